@@ -1,0 +1,14 @@
+import type { Generated, Insertable, Selectable } from 'kysely';
+
+export interface UserTable {
+  id: Generated<number>;
+  email: string;
+  password_hash: string;
+  /** IANA zone name, e.g. Europe/Berlin: decides which local day a meal belongs to. */
+  timezone: string;
+  /** ISO 8601, UTC. */
+  created_at: string;
+}
+
+export type User = Selectable<UserTable>;
+export type NewUser = Insertable<UserTable>;

@@ -1,0 +1,132 @@
+import { existsSync } from 'node:fs';
+import { z } from 'zod';
+import { StartupError } from './errors.js';
+import { scopeListSchema } from './provider/scopes.js';
+
+/**
+ * Every setting of the app, parsed once at start-up from the environment.
+ * Entry points call `loadConfig` and stop with its one-line message when it throws;
+ * nothing else in the app reads `process.env`.
+ */
+
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/** One wording for every variable: "X is required: <what>" when absent, "X must be <what>" when wrong. */
+function expecting(what: string) {
+  return {
+    error: (issue: { input?: unknown }) =>
+      issue.input === undefined ? `is required: ${what}` : `must be ${what}`,
+  };
+}
+
+const ENCRYPTION_KEY_HINT = '32 random bytes in base64 (create one with: openssl rand -base64 32)';
+
+const baseUrl = z
+  .url({ protocol: /^https?$/, ...expecting('an http(s) URL such as https://sync.example.com') })
+  .transform((value) => value.replace(/\/+$/, ''));
+
+/** The service holds tokens and health data: plain http is only for a sandbox on this machine. */
+const serviceUrl = baseUrl.refine(
+  (value) => {
+    const url = new URL(value);
+    return url.protocol === 'https:' || LOOPBACK_HOSTS.has(url.hostname);
+  },
+  { error: 'must be https (plain http is allowed only for localhost, 127.0.0.1 or [::1])' },
+);
+
+const sqliteUrl = z
+  .string()
+  .regex(/^sqlite:.+/, expecting('sqlite:<path>, for example sqlite:./data/app.db'))
+  .transform((value) => ({ kind: 'sqlite' as const, path: value.slice('sqlite:'.length) }));
+
+const encryptionKey = z
+  .base64(expecting(ENCRYPTION_KEY_HINT))
+  .transform((value) => Buffer.from(value, 'base64'))
+  .refine((key) => key.length === 32, expecting(ENCRYPTION_KEY_HINT));
+
+const nonEmpty = (what: string) => z.string(expecting(what)).min(1, expecting(what));
+
+const envSchema = z.object({
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  APP_BASE_URL: baseUrl,
+  PORT: z.coerce
+    .number(expecting('a port number (0-65535)'))
+    .int(expecting('a port number (0-65535)'))
+    .min(0, expecting('a port number (0-65535)'))
+    .max(65535, expecting('a port number (0-65535)'))
+    .default(3000),
+  DATABASE_URL: sqliteUrl.prefault('sqlite:./data/app.db'),
+  REDIS_URL: z
+    .url({ protocol: /^rediss?$/, ...expecting('a redis:// or rediss:// URL') })
+    .default('redis://127.0.0.1:6379'),
+  REDIS_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_.-]+$/, expecting('letters, digits, "_", "." or "-"'))
+    .default('athlete-sync'),
+  SESSION_SECRET: z
+    .string(expecting('at least 32 random characters'))
+    .min(32, expecting('at least 32 random characters')),
+  TOKEN_ENCRYPTION_KEY: z.string(expecting(ENCRYPTION_KEY_HINT)).pipe(encryptionKey),
+  ATHLETE_BASE_URL: serviceUrl,
+  ATHLETE_CLIENT_ID: nonEmpty('the client id registered with the Athlete Data Service'),
+  ATHLETE_CLIENT_SECRET: nonEmpty('the client secret registered with the Athlete Data Service'),
+  ATHLETE_SCOPES: z
+    .string()
+    .prefault('workout:read workout:write health:write nutrition:write')
+    .pipe(scopeListSchema),
+});
+
+export type Config = ReturnType<typeof toConfig>;
+
+export class ConfigError extends StartupError {
+  override name = 'ConfigError';
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv): Config {
+  return toConfig(parseOrThrow(envSchema, env));
+}
+
+/** For commands that only touch the database (`npm run migrate`): no secrets needed. */
+export function loadDatabaseConfig(env: NodeJS.ProcessEnv): Config['database'] {
+  return parseOrThrow(envSchema.pick({ DATABASE_URL: true }), env).DATABASE_URL;
+}
+
+function parseOrThrow<Schema extends z.ZodType>(schema: Schema, env: NodeJS.ProcessEnv): z.output<Schema> {
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) throw new ConfigError(describeIssues(parsed.error));
+  return parsed.data;
+}
+
+/** Reads `.env` from the working directory when there is one; real environment variables win. */
+export function readEnvironment(): NodeJS.ProcessEnv {
+  if (existsSync('.env')) process.loadEnvFile('.env');
+  return process.env;
+}
+
+function toConfig(env: z.infer<typeof envSchema>) {
+  return {
+    logLevel: env.LOG_LEVEL,
+    appBaseUrl: env.APP_BASE_URL,
+    port: env.PORT,
+    database: env.DATABASE_URL,
+    redis: { url: env.REDIS_URL, prefix: env.REDIS_PREFIX },
+    sessionSecret: env.SESSION_SECRET,
+    tokenEncryptionKey: env.TOKEN_ENCRYPTION_KEY,
+    athlete: {
+      baseUrl: env.ATHLETE_BASE_URL,
+      clientId: env.ATHLETE_CLIENT_ID,
+      clientSecret: env.ATHLETE_CLIENT_SECRET,
+      scopes: env.ATHLETE_SCOPES,
+    },
+  };
+}
+
+/** One line, one problem per variable: the first thing wrong with it. */
+function describeIssues(error: z.ZodError): string {
+  const problemByVariable = new Map<string, string>();
+  for (const issue of error.issues) {
+    const variable = String(issue.path[0]);
+    if (!problemByVariable.has(variable)) problemByVariable.set(variable, `${variable} ${issue.message}`);
+  }
+  return `Invalid configuration: ${[...problemByVariable.values()].join('; ')}`;
+}

@@ -1,0 +1,40 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+
+/** Starts a TypeScript entry point of this project in its own Node process, its output prefixed. */
+export function startEntryPoint(label: string, file: string, env: NodeJS.ProcessEnv): ChildProcess {
+  const path = fileURLToPath(new URL(`../${file}`, import.meta.url));
+  const child = spawn(process.execPath, ['--import', 'tsx', path], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  for (const stream of [child.stdout, child.stderr]) {
+    createInterface({ input: stream }).on('line', (line) => console.log(`[${label}] ${line}`));
+  }
+  return child;
+}
+
+/** Resolves once `url` answers 2xx; rejects if `child` exits first or time runs out. */
+export async function waitForHealthy(child: ChildProcess, url: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`${url}: its process exited with code ${child.exitCode}`);
+    const healthy = await fetch(url).then(
+      (response) => response.ok,
+      () => false,
+    );
+    if (healthy) return;
+    await sleep(200);
+  }
+  throw new Error(`${url} did not answer within ${timeoutMs / 1000} s`);
+}
+
+export async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = once(child, 'exit');
+  child.kill('SIGTERM');
+  await exited;
+}

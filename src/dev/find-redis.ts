@@ -1,0 +1,83 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
+import getPort from 'get-port';
+import { StartupError } from '../errors.js';
+import { redisAnswers } from '../queue/redis.js';
+
+/**
+ * How the demo and the tests find a Redis, in order: REDIS_URL if set; a server on the
+ * standard local port; a private `redis-server` started on a free port (no persistence,
+ * stopped with us); otherwise a one-line error that says how to get one.
+ */
+
+export interface FoundRedis {
+  url: string;
+  /** Stops the private server when we started one; a no-op for a server we merely found. */
+  stop(): Promise<void>;
+}
+
+export class RedisNotFoundError extends StartupError {
+  override name = 'RedisNotFoundError';
+}
+
+const INSTALL_HINT =
+  'No Redis found: set REDIS_URL, start one on 127.0.0.1:6379, or install redis-server ' +
+  '(Debian/Ubuntu: sudo apt-get install redis-server; macOS: brew install redis).';
+
+export interface FindRedisOptions {
+  /** Where REDIS_URL and PATH (to find `redis-server`) are read from. */
+  env?: NodeJS.ProcessEnv;
+  localUrl?: string;
+}
+
+export async function findRedis({
+  env = process.env,
+  localUrl = 'redis://127.0.0.1:6379',
+}: FindRedisOptions = {}): Promise<FoundRedis> {
+  const configured = env.REDIS_URL;
+  if (configured) return { url: configured, stop: async () => {} };
+  if (await redisAnswers(localUrl)) return { url: localUrl, stop: async () => {} };
+  return startPrivateRedis(env);
+}
+
+async function startPrivateRedis(env: NodeJS.ProcessEnv): Promise<FoundRedis> {
+  const port = await getPort({ host: '127.0.0.1' });
+  const server = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    { stdio: 'ignore', env },
+  );
+  const url = `redis://127.0.0.1:${port}`;
+  await waitUntilAnswering(server, url);
+  const stopOnExit = () => server.kill();
+  process.once('exit', stopOnExit);
+  return {
+    url,
+    stop: async () => {
+      process.off('exit', stopOnExit);
+      await stopProcess(server);
+    },
+  };
+}
+
+async function waitUntilAnswering(server: ChildProcess, url: string): Promise<void> {
+  // `once` rejects when the 'error' event comes first, which is how a missing binary shows.
+  await once(server, 'spawn').catch(() => {
+    throw new RedisNotFoundError(INSTALL_HINT);
+  });
+  for (let attempt = 0; attempt < 100; attempt++) {
+    if (server.exitCode !== null) throw new Error(`redis-server exited with code ${server.exitCode}`);
+    if (await redisAnswers(url, 200)) return;
+    await sleep(50);
+  }
+  server.kill();
+  throw new Error(`redis-server did not answer at ${url} within 5 seconds`);
+}
+
+async function stopProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = once(child, 'exit');
+  child.kill('SIGTERM');
+  await exited;
+}

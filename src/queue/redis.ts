@@ -1,0 +1,29 @@
+import { Redis } from 'ioredis';
+
+/**
+ * A connection for BullMQ and the app's own keys. `maxRetriesPerRequest: null` is what BullMQ
+ * workers require: a blocking command must wait through a reconnect instead of failing.
+ * A database index in the URL (redis://host:6379/2) is honoured by ioredis.
+ */
+export function createRedisConnection(url: string): Redis {
+  return new Redis(url, { maxRetriesPerRequest: null });
+}
+
+/** True when a Redis server answers PING at `url` within `timeoutMs`. */
+export async function redisAnswers(url: string, timeoutMs = 1000): Promise<boolean> {
+  const probe = new Redis(url, {
+    lazyConnect: true,
+    connectTimeout: timeoutMs,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+  });
+  probe.on('error', () => {});
+  try {
+    await probe.connect();
+    return (await probe.ping()) === 'PONG';
+  } catch {
+    return false;
+  } finally {
+    probe.disconnect();
+  }
+}

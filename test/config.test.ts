@@ -1,0 +1,104 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig, loadDatabaseConfig } from '../src/config.js';
+
+const KEY = Buffer.alloc(32, 7).toString('base64');
+
+const validEnv = {
+  APP_BASE_URL: 'https://sync.example.com/',
+  SESSION_SECRET: 's'.repeat(32),
+  TOKEN_ENCRYPTION_KEY: KEY,
+  ATHLETE_BASE_URL: 'https://athlete.example.com',
+  ATHLETE_CLIENT_ID: 'client',
+  ATHLETE_CLIENT_SECRET: 'secret',
+};
+
+function configErrorFor(env: Record<string, string>): string {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as ConfigError).message;
+  }
+  throw new Error('expected the configuration to be refused');
+}
+
+describe('loadConfig', () => {
+  it('parses a complete environment, with defaults for the optional settings', () => {
+    const config = loadConfig(validEnv);
+    expect(config).toMatchObject({
+      appBaseUrl: 'https://sync.example.com',
+      port: 3000,
+      database: { kind: 'sqlite', path: './data/app.db' },
+      redis: { url: 'redis://127.0.0.1:6379', prefix: 'athlete-sync' },
+      athlete: {
+        baseUrl: 'https://athlete.example.com',
+        clientId: 'client',
+        scopes: ['workout:read', 'workout:write', 'health:write', 'nutrition:write'],
+      },
+    });
+    expect(config.tokenEncryptionKey).toEqual(Buffer.alloc(32, 7));
+  });
+
+  it('reads every optional setting when given', () => {
+    const config = loadConfig({
+      ...validEnv,
+      PORT: '8080',
+      DATABASE_URL: 'sqlite:/var/lib/app.db',
+      REDIS_URL: 'redis://cache:6379/3',
+      REDIS_PREFIX: 'partner-a',
+      ATHLETE_SCOPES: 'nutrition:write  health:write',
+    });
+    expect(config.port).toBe(8080);
+    expect(config.database.path).toBe('/var/lib/app.db');
+    expect(config.redis).toEqual({ url: 'redis://cache:6379/3', prefix: 'partner-a' });
+    expect(config.athlete.scopes).toEqual(['nutrition:write', 'health:write']);
+  });
+
+  it.each(Object.keys(validEnv))('names %s in one line when it is missing', (variable) => {
+    const env: Record<string, string> = { ...validEnv };
+    delete env[variable];
+    const message = configErrorFor(env);
+    expect(message).toMatch(new RegExp(`^Invalid configuration: ${variable} is required: `));
+    expect(message).not.toContain('\n');
+  });
+
+  it.each([
+    ['APP_BASE_URL', 'not a url', 'an http(s) URL'],
+    ['PORT', '70000', 'a port number'],
+    ['PORT', 'eighty', 'a port number'],
+    ['DATABASE_URL', 'mysql://db', 'sqlite:<path>'],
+    ['REDIS_URL', 'http://cache', 'redis://'],
+    ['REDIS_PREFIX', 'has space', 'letters, digits'],
+    ['SESSION_SECRET', 'short', 'at least 32'],
+    ['TOKEN_ENCRYPTION_KEY', 'not base64!', '32 random bytes in base64'],
+    ['TOKEN_ENCRYPTION_KEY', Buffer.alloc(16).toString('base64'), '32 random bytes in base64'],
+    ['ATHLETE_BASE_URL', 'http://athlete.example.com', 'must be https'],
+    ['ATHLETE_SCOPES', 'nutrition:write calories:write', 'one or more of profile:read'],
+    ['ATHLETE_SCOPES', ' ', 'one or more of profile:read'],
+  ])('refuses %s=%j saying what it expects', (variable, value, expectation) => {
+    const message = configErrorFor({ ...validEnv, [variable]: value });
+    expect(message).toContain(`${variable} must be`);
+    expect(message).toContain(expectation);
+  });
+
+  it.each(['http://localhost:4100', 'http://127.0.0.1:4100', 'http://[::1]:4100'])(
+    'allows plain http for a sandbox on this machine: %s',
+    (url) => {
+      expect(loadConfig({ ...validEnv, ATHLETE_BASE_URL: url }).athlete.baseUrl).toBe(url);
+    },
+  );
+
+  it('names every wrong variable once, in one line', () => {
+    const message = configErrorFor({ ...validEnv, PORT: 'x', SESSION_SECRET: '', ATHLETE_CLIENT_ID: '' });
+    expect(message.match(/PORT/g)).toHaveLength(1);
+    expect(message).toContain('SESSION_SECRET');
+    expect(message).toContain('ATHLETE_CLIENT_ID');
+  });
+});
+
+describe('loadDatabaseConfig', () => {
+  it('needs no secrets, only DATABASE_URL (with its default)', () => {
+    expect(loadDatabaseConfig({})).toEqual({ kind: 'sqlite', path: './data/app.db' });
+    expect(loadDatabaseConfig({ DATABASE_URL: 'sqlite::memory:' })).toEqual({ kind: 'sqlite', path: ':memory:' });
+  });
+});

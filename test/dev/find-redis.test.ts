@@ -1,0 +1,40 @@
+import getPort from 'get-port';
+import { describe, expect, inject, it } from 'vitest';
+import { RedisNotFoundError, findRedis } from '../../src/dev/find-redis.js';
+import { redisAnswers } from '../../src/queue/redis.js';
+
+async function closedPortUrl(): Promise<string> {
+  return `redis://127.0.0.1:${await getPort({ host: '127.0.0.1' })}`;
+}
+
+describe('findRedis', () => {
+  it('takes REDIS_URL as given without probing it', async () => {
+    const found = await findRedis({ env: { REDIS_URL: 'redis://elsewhere:6390/2' } });
+    expect(found.url).toBe('redis://elsewhere:6390/2');
+  });
+
+  it('uses the local server when it answers', async () => {
+    const running = inject('redisUrl');
+    const found = await findRedis({ env: {}, localUrl: running });
+    expect(found.url).toBe(running);
+    await found.stop();
+    expect(await redisAnswers(running)).toBe(true);
+  });
+
+  it('starts a private redis-server on a free port when none answers, and stops it', async () => {
+    const found = await findRedis({ env: { PATH: process.env.PATH }, localUrl: await closedPortUrl() });
+    try {
+      expect(found.url).toMatch(/^redis:\/\/127\.0\.0\.1:\d+$/);
+      expect(await redisAnswers(found.url)).toBe(true);
+    } finally {
+      await found.stop();
+    }
+    expect(await redisAnswers(found.url, 300)).toBe(false);
+  });
+
+  it('says in one line how to install Redis when there is none to find or start', async () => {
+    const search = findRedis({ env: { PATH: '/nonexistent' }, localUrl: await closedPortUrl() });
+    await expect(search).rejects.toBeInstanceOf(RedisNotFoundError);
+    await expect(search).rejects.toThrow(/apt-get install redis-server/);
+  });
+});

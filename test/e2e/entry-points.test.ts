@@ -1,0 +1,70 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import getPort from 'get-port';
+import { describe, expect, inject, it } from 'vitest';
+import { run, start } from '../helpers/processes.js';
+
+const validEnv = {
+  PATH: process.env.PATH,
+  HOME: process.env.HOME,
+  LOG_LEVEL: 'info',
+  APP_BASE_URL: 'http://localhost:3000',
+  SESSION_SECRET: 's'.repeat(32),
+  TOKEN_ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64'),
+  ATHLETE_BASE_URL: 'http://127.0.0.1:4100',
+  ATHLETE_CLIENT_ID: 'client',
+  ATHLETE_CLIENT_SECRET: 'secret',
+};
+
+function newDatabaseUrl(): string {
+  return `sqlite:${join(mkdtempSync(join(tmpdir(), 'athlete-sync-entry-')), 'app.db')}`;
+}
+
+describe.each([
+  ['npm start', 'start'],
+  ['npm run worker', 'worker'],
+])('%s', (_title, script) => {
+  it('refuses a database with pending migrations and says to run npm run migrate', async () => {
+    const result = await run('npm', ['run', '--silent', script], { ...validEnv, DATABASE_URL: newDatabaseUrl() });
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim()).toMatch(/^The database has \d+ pending migration\(s\) .*run `npm run migrate` first\.$/);
+  });
+
+  it('stops with one line naming a missing setting', async () => {
+    const env: NodeJS.ProcessEnv = { ...validEnv, DATABASE_URL: newDatabaseUrl() };
+    delete env.SESSION_SECRET;
+    const result = await run('npm', ['run', '--silent', script], env);
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim()).toBe(
+      'Invalid configuration: SESSION_SECRET is required: at least 32 random characters',
+    );
+  });
+});
+
+describe('npm run migrate, then npm start and npm run worker', () => {
+  it('migrates a new database, after which web and worker start and stop on a signal', async () => {
+    const env = {
+      ...validEnv,
+      DATABASE_URL: newDatabaseUrl(),
+      PORT: String(await getPort()),
+      REDIS_URL: inject('redisUrl'),
+    };
+    const migrate = await run('npm', ['run', '--silent', 'migrate'], env);
+    expect(migrate.stdout).toMatch(/Applied: .*create_users/);
+    expect((await run('npm', ['run', '--silent', 'migrate'], env)).stdout).toContain('up to date');
+
+    const web = start('npm', ['run', '--silent', 'start'], env);
+    const worker = start('npm', ['run', '--silent', 'worker'], env);
+    try {
+      await web.waitForOutput(/web listening/);
+      await worker.waitForOutput(/worker ready/);
+      const home = await fetch(`http://127.0.0.1:${env.PORT}/`);
+      expect(home.status).toBe(200);
+      expect(await home.text()).toContain('athlete-sync');
+    } finally {
+      await web.stop();
+      await worker.stop();
+    }
+  });
+});

@@ -1,0 +1,76 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+
+export interface Finished {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface Running {
+  child: ChildProcess;
+  /** Everything printed so far on stdout and stderr, in order. */
+  output(): string;
+  /** Resolves with the output once `pattern` appears in it. */
+  waitForOutput(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** Starts `command` (an npm script or a node entry point) the way a person would in a shell. */
+export function start(command: string, args: string[], env: NodeJS.ProcessEnv): Running {
+  const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  let output = '';
+  const listeners = new Set<() => void>();
+  for (const stream of [child.stdout, child.stderr]) {
+    stream?.setEncoding('utf8').on('data', (chunk: string) => {
+      output += chunk;
+      for (const listener of listeners) listener();
+    });
+  }
+  const exited = once(child, 'exit').then(() => child.exitCode);
+
+  return {
+    child,
+    output: () => output,
+    waitForOutput: (pattern, timeoutMs = 60_000) =>
+      new Promise((resolve, reject) => {
+        const check = () => {
+          const match = output.match(pattern);
+          if (!match) return;
+          cleanup();
+          resolve(match);
+        };
+        const timer = setTimeout(() => {
+          cleanup();
+          reject(new Error(`timed out waiting for ${pattern}; output so far:\n${output}`));
+        }, timeoutMs);
+        const cleanup = () => {
+          clearTimeout(timer);
+          listeners.delete(check);
+        };
+        void exited.then(() => {
+          if (!listeners.has(check)) return;
+          cleanup();
+          reject(new Error(`exited before printing ${pattern}; output:\n${output}`));
+        });
+        listeners.add(check);
+        check();
+      }),
+    // Like Ctrl+C in a terminal: the signal goes to the whole process group (npm, tsx, node).
+    stop: async (signal = 'SIGINT') => {
+      if (child.exitCode === null && child.signalCode === null && child.pid) process.kill(-child.pid, signal);
+      return exited;
+    },
+  };
+}
+
+/** Runs a command to the end and returns what it printed. */
+export async function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<Finished> {
+  const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const [code] = (await once(child, 'exit')) as [number | null];
+  return { code, stdout, stderr };
+}

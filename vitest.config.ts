@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    globalSetup: ['test/global-setup.ts'],
+    testTimeout: 20_000,
+    hookTimeout: 60_000,
+    // Kysely's migrator imports migration files at run time; inlining lets Vite load the .ts ones.
+    server: { deps: { inline: ['kysely'] } },
+  },
+});
