@@ -1,34 +1,98 @@
+import { fileURLToPath } from 'node:url';
 import express, { type ErrorRequestHandler, type Express } from 'express';
+import type { Store } from 'express-session';
 import helmet from 'helmet';
+import { accountApi } from './accounts/accounts.api.js';
+import { accountPages } from './accounts/accounts.pages.js';
 import type { Config } from './config.js';
+import { connectRoutes } from './connections/connect.routes.js';
+import type { TokenCipher } from './connections/token-crypto.js';
+import { dashboardPages } from './dashboard/dashboard.pages.js';
+import type { Db } from './db/database.js';
 import type { Logger } from './logger.js';
+import type { OAuthClient } from './provider/oauth.js';
+import { loadCurrentUser } from './web/authentication.js';
+import { createCsrfProtection } from './web/csrf.js';
+import { createPageRenderer } from './web/pages.js';
+import { refuseForeignOrigin, requireJsonBody } from './web/request-guards.js';
+import { createSessionMiddleware } from './web/session.js';
 import { createViewRenderer } from './web/views.js';
 
 export interface AppDependencies {
   config: Config;
   logger: Logger;
+  db: Db;
+  sessionStore: Store;
+  oauth: OAuthClient;
+  cipher: TokenCipher;
+  clock: () => Date;
 }
 
+const ASSETS_FOLDER = fileURLToPath(new URL('../views/assets', import.meta.url));
+
 /** Builds the web app: middleware, routes, error handler. It never listens; `server.ts` does. */
-export function createApp({ logger }: AppDependencies): Express {
+export function createApp({ config, logger, db, sessionStore, oauth, cipher, clock }: AppDependencies): Express {
   const app = express();
-  const render = createViewRenderer();
+  const renderPage = createPageRenderer(createViewRenderer());
+  const secure = config.appBaseUrl.startsWith('https:');
 
   app.disable('x-powered-by');
-  app.use(helmet());
-
+  // Behind a TLS-terminating proxy, trust its X-Forwarded-Proto so Secure cookies are set.
+  if (secure) app.set('trust proxy', 1);
+  app.use(
+    helmet({
+      // Over plain http (the local demo) neither upgrade requests nor pin https.
+      contentSecurityPolicy: { directives: { upgradeInsecureRequests: secure ? [] : null } },
+      strictTransportSecurity: secure,
+    }),
+  );
+  app.use('/assets', express.static(ASSETS_FOLDER));
   app.get('/healthz', (_req, res) => {
     res.json({ ok: true });
   });
-  app.get('/', (_req, res) => {
-    res.send(render('home'));
+
+  app.use(refuseForeignOrigin(config.appBaseUrl));
+  app.use(createSessionMiddleware({ secret: config.sessionSecret, store: sessionStore, secure }));
+  app.use(loadCurrentUser(db));
+
+  app.use('/api', requireJsonBody, express.json({ limit: '100kb' }));
+  app.use(accountApi({ db, clock }));
+  app.use('/api', (_req, res) => {
+    res.status(404).json({ error: 'not_found', message: 'No such endpoint.' });
+  });
+
+  app.use(express.urlencoded({ extended: false, limit: '20kb' }), createCsrfProtection());
+  app.use(accountPages({ db, renderPage, clock }));
+  app.use(dashboardPages({ db, renderPage }));
+  app.use(
+    connectRoutes({ db, oauth, cipher, appBaseUrl: config.appBaseUrl, renderPage, logger, clock }),
+  );
+  app.use((req, res) => {
+    renderPage(req, res, 'error', { title: 'Not found', heading: 'Page not found', message: 'There is nothing at this address.' }, 404);
   });
 
   app.use(((error, req, res, _next) => {
-    logger.error({ err: error, method: req.method, path: req.path }, 'request failed');
+    const status = clientErrorStatus(error);
+    if (status === undefined) logger.error({ err: error, method: req.method, path: req.path }, 'request failed');
+    const message =
+      status === undefined ? 'Something went wrong on our side. Please try again.' : errorMessage(error);
     // 5xx details stay in the log; the person sees a plain sentence.
-    res.status(500).send('Something went wrong on our side. Please try again.');
+    if (req.path.startsWith('/api/')) {
+      res.status(status ?? 500).json({ error: status === undefined ? 'internal_error' : 'bad_request', message });
+    } else {
+      renderPage(req, res, 'error', { title: 'Error', heading: 'That did not work', message }, status ?? 500);
+    }
   }) satisfies ErrorRequestHandler);
 
   return app;
+}
+
+/** The 4xx status that middleware (body parsers, CSRF) attached to an error, if any. */
+function clientErrorStatus(error: unknown): number | undefined {
+  const status = typeof error === 'object' && error !== null && 'status' in error ? error.status : undefined;
+  return typeof status === 'number' && status >= 400 && status < 500 ? status : undefined;
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : 'The request was not valid.';
 }

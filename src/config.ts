@@ -67,9 +67,17 @@ const envSchema = z.object({
     .string(expecting('at least 32 random characters'))
     .min(32, expecting('at least 32 random characters')),
   TOKEN_ENCRYPTION_KEY: z.string(expecting(ENCRYPTION_KEY_HINT)).pipe(encryptionKey),
+  TOKEN_ENCRYPTION_PREVIOUS_KEYS: z
+    .string()
+    .default('')
+    .transform((value) => value.split(',').map((key) => key.trim()).filter((key) => key !== ''))
+    .pipe(z.array(encryptionKey)),
   ATHLETE_BASE_URL: serviceUrl,
   ATHLETE_CLIENT_ID: nonEmpty('the client id registered with the Athlete Data Service'),
   ATHLETE_CLIENT_SECRET: nonEmpty('the client secret registered with the Athlete Data Service'),
+  // Section 4.2 shows the code exchange as JSON; the refresh request is "not shown" and we assume
+  // it is encoded the same way (README, Assumptions). 'form' is RFC 6749's own encoding.
+  ATHLETE_TOKEN_REQUEST_ENCODING: z.enum(['json', 'form'], expecting('json or form')).default('json'),
   ATHLETE_SCOPES: z
     .string()
     .prefault('workout:read workout:write health:write nutrition:write')
@@ -111,12 +119,15 @@ function toConfig(env: z.infer<typeof envSchema>) {
     database: env.DATABASE_URL,
     redis: { url: env.REDIS_URL, prefix: env.REDIS_PREFIX },
     sessionSecret: env.SESSION_SECRET,
-    tokenEncryptionKey: env.TOKEN_ENCRYPTION_KEY,
+    tokenEncryption: { key: env.TOKEN_ENCRYPTION_KEY, previousKeys: env.TOKEN_ENCRYPTION_PREVIOUS_KEYS },
     athlete: {
       baseUrl: env.ATHLETE_BASE_URL,
       clientId: env.ATHLETE_CLIENT_ID,
       clientSecret: env.ATHLETE_CLIENT_SECRET,
       scopes: env.ATHLETE_SCOPES,
+      tokenRequestEncoding: env.ATHLETE_TOKEN_REQUEST_ENCODING,
+      /** Registered with the service exactly as written here (section 4.1). */
+      redirectUri: `${env.APP_BASE_URL}/oauth/callback`,
     },
   };
 }

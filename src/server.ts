@@ -1,23 +1,38 @@
 import { once } from 'node:events';
 import { createApp } from './app.js';
 import { loadConfig, readEnvironment } from './config.js';
+import { createTokenCipher } from './connections/token-crypto.js';
 import { createDb } from './db/database.js';
 import { assertMigrated } from './db/migrate.js';
 import { closeOnSignal, runEntryPoint } from './entry-point.js';
 import { createLogger } from './logger.js';
+import { createOAuthClient } from './provider/oauth.js';
+import { createRedisSessionStore } from './web/session.js';
 
 runEntryPoint(async () => {
   const config = loadConfig(readEnvironment());
   const logger = createLogger(config.logLevel, 'web');
   const db = createDb(config.database);
   await assertMigrated(db);
+  const sessions = await createRedisSessionStore(config.redis.url, config.redis.prefix);
+  const clock = () => new Date();
 
-  const server = createApp({ config, logger }).listen(config.port);
+  const app = createApp({
+    config,
+    logger,
+    db,
+    sessionStore: sessions.store,
+    oauth: createOAuthClient(config.athlete, clock),
+    cipher: createTokenCipher(config.tokenEncryption.key, config.tokenEncryption.previousKeys),
+    clock,
+  });
+  const server = app.listen(config.port);
   await once(server, 'listening');
   logger.info({ url: config.appBaseUrl }, 'web listening');
 
   closeOnSignal(async () => {
     server.close();
+    await sessions.close();
     await db.destroy();
   });
 });

@@ -36,7 +36,7 @@ describe('loadConfig', () => {
         scopes: ['workout:read', 'workout:write', 'health:write', 'nutrition:write'],
       },
     });
-    expect(config.tokenEncryptionKey).toEqual(Buffer.alloc(32, 7));
+    expect(config.tokenEncryption).toEqual({ key: Buffer.alloc(32, 7), previousKeys: [] });
   });
 
   it('reads every optional setting when given', () => {
@@ -47,7 +47,9 @@ describe('loadConfig', () => {
       REDIS_URL: 'redis://cache:6379/3',
       REDIS_PREFIX: 'partner-a',
       ATHLETE_SCOPES: 'nutrition:write  health:write',
+      TOKEN_ENCRYPTION_PREVIOUS_KEYS: `${Buffer.alloc(32, 1).toString('base64')}, ${Buffer.alloc(32, 2).toString('base64')}`,
     });
+    expect(config.tokenEncryption.previousKeys).toEqual([Buffer.alloc(32, 1), Buffer.alloc(32, 2)]);
     expect(config.port).toBe(8080);
     expect(config.database.path).toBe('/var/lib/app.db');
     expect(config.redis).toEqual({ url: 'redis://cache:6379/3', prefix: 'partner-a' });
@@ -72,6 +74,7 @@ describe('loadConfig', () => {
     ['SESSION_SECRET', 'short', 'at least 32'],
     ['TOKEN_ENCRYPTION_KEY', 'not base64!', '32 random bytes in base64'],
     ['TOKEN_ENCRYPTION_KEY', Buffer.alloc(16).toString('base64'), '32 random bytes in base64'],
+    ['TOKEN_ENCRYPTION_PREVIOUS_KEYS', `${KEY},short`, '32 random bytes in base64'],
     ['ATHLETE_BASE_URL', 'http://athlete.example.com', 'must be https'],
     ['ATHLETE_SCOPES', 'nutrition:write calories:write', 'one or more of profile:read'],
     ['ATHLETE_SCOPES', ' ', 'one or more of profile:read'],

@@ -3,11 +3,13 @@ import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 import type { UserTable } from '../accounts/user.table.js';
+import type { ConnectionTable } from '../connections/connection.table.js';
 import type { Config } from '../config.js';
 
 /** The whole schema as Kysely sees it; it changes only through `migrations/`. */
 export interface Database {
   users: UserTable;
+  connections: ConnectionTable;
 }
 
 export type Db = Kysely<Database>;

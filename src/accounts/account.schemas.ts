@@ -1,0 +1,27 @@
+import { IANAZone } from 'luxon';
+import { z } from 'zod';
+
+/** Emails are compared in lower case: Ana@Example.com and ana@example.com are one account. */
+export const emailSchema = z
+  .string({ error: 'is required' })
+  .trim()
+  .toLowerCase()
+  .pipe(z.email({ error: 'must be an email address' }).max(254, { error: 'must be at most 254 characters' }));
+
+export const passwordSchema = z
+  .string({ error: 'is required' })
+  .min(10, { error: 'must be at least 10 characters' })
+  .max(256, { error: 'must be at most 256 characters' });
+
+/** An IANA zone name known to the zone database, e.g. Europe/Berlin or America/St_Johns. */
+export const timezoneSchema = z
+  .string({ error: 'is required' })
+  .trim()
+  .refine((zone) => IANAZone.isValidZone(zone), { error: 'must be an IANA time zone such as Europe/Berlin' });
+
+export const signUpSchema = z.object({ email: emailSchema, password: passwordSchema, timezone: timezoneSchema });
+export const signInSchema = z.object({ email: emailSchema, password: z.string({ error: 'is required' }) });
+export const timezoneChangeSchema = z.object({ timezone: timezoneSchema });
+
+export type SignUpInput = z.infer<typeof signUpSchema>;
+export type SignInInput = z.infer<typeof signInSchema>;

@@ -1,0 +1,57 @@
+import { Router, type Response } from 'express';
+import { findConnection } from '../connections/connection.repository.js';
+import type { Db } from '../db/database.js';
+import { currentUser, requireUserApi } from '../web/authentication.js';
+import { sendInvalidInput } from '../web/invalid-input.js';
+import { endSession, startUserSession } from '../web/session.js';
+import { signInSchema, signUpSchema } from './account.schemas.js';
+import { signIn, signUp } from './accounts.js';
+import type { User } from './user.table.js';
+
+interface Dependencies {
+  db: Db;
+  clock: () => Date;
+}
+
+/** The JSON API for scripts and mobile clients: the same accounts and session cookie as the pages. */
+export function accountApi({ db, clock }: Dependencies): Router {
+  const router = Router();
+
+  async function sendAccount(res: Response, user: User, status = 200) {
+    const connection = await findConnection(db, user.id);
+    res.status(status).json({
+      email: user.email,
+      timezone: user.timezone,
+      connection: connection ? { status: connection.status, scopes: connection.scopes } : null,
+    });
+  }
+
+  router.post('/api/signup', async (req, res) => {
+    const input = signUpSchema.safeParse(req.body ?? {});
+    if (!input.success) return sendInvalidInput(res, input.error);
+    const result = await signUp(db, input.data, clock());
+    if (!result.ok) return res.status(409).json({ error: 'email_taken', message: 'An account with this email already exists.' });
+    await startUserSession(req, result.user.id);
+    await sendAccount(res, result.user, 201);
+  });
+
+  router.post('/api/login', async (req, res) => {
+    const input = signInSchema.safeParse(req.body ?? {});
+    if (!input.success) return sendInvalidInput(res, input.error);
+    const user = await signIn(db, input.data);
+    if (!user) return res.status(401).json({ error: 'invalid_credentials', message: 'Wrong email or password.' });
+    await startUserSession(req, user.id);
+    await sendAccount(res, user);
+  });
+
+  router.post('/api/logout', async (req, res) => {
+    await endSession(req);
+    res.status(204).end();
+  });
+
+  router.get('/api/me', requireUserApi, async (_req, res) => {
+    await sendAccount(res, currentUser(res));
+  });
+
+  return router;
+}

@@ -1,0 +1,24 @@
+import type { Db } from '../db/database.js';
+import type { NewUser, User } from './user.table.js';
+
+/** Inserts the user, or returns undefined when the email is already taken. */
+export async function insertUser(db: Db, user: NewUser): Promise<User | undefined> {
+  return db
+    .insertInto('users')
+    .values(user)
+    .onConflict((conflict) => conflict.column('email').doNothing())
+    .returningAll()
+    .executeTakeFirst();
+}
+
+export async function findUserByEmail(db: Db, email: string): Promise<User | undefined> {
+  return db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst();
+}
+
+export async function findUserById(db: Db, id: number): Promise<User | undefined> {
+  return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function updateTimezone(db: Db, id: number, timezone: string): Promise<void> {
+  await db.updateTable('users').set({ timezone }).where('id', '=', id).execute();
+}

@@ -1,0 +1,112 @@
+import { Router, type Request, type Response } from 'express';
+import { z } from 'zod';
+import type { Db } from '../db/database.js';
+import type { Logger } from '../logger.js';
+import type { OAuthClient } from '../provider/oauth.js';
+import type { TokenSet } from '../provider/token-set.js';
+import { classifyTokenRequestError } from '../provider/token-errors.js';
+import { currentUser, requireUserPage } from '../web/authentication.js';
+import type { RenderPage } from '../web/pages.js';
+import { saveSession, startUserSession } from '../web/session.js';
+import { deleteConnection, saveConnection } from './connection.repository.js';
+import { addPendingConnect, takePendingConnect } from './pending-connects.js';
+import type { TokenCipher } from './token-crypto.js';
+
+interface Dependencies {
+  db: Db;
+  oauth: OAuthClient;
+  cipher: TokenCipher;
+  appBaseUrl: string;
+  renderPage: RenderPage;
+  logger: Logger;
+  clock: () => Date;
+}
+
+/**
+ * The callback's query (section 4.1; RFC 6749 §4.1.2 and §4.1.2.1). Each key at most once:
+ * a repeated key arrives as an array and fails the parse.
+ */
+const callbackQuerySchema = z.union([
+  z.object({ state: z.string().min(1), code: z.string().min(1) }),
+  z.object({ state: z.string().min(1), error: z.string().min(1), error_description: z.string().optional() }),
+]);
+
+/** Connect (OAuth authorization code flow with PKCE), its callback, and Disconnect. */
+export function connectRoutes({ db, oauth, cipher, appBaseUrl, renderPage, logger, clock }: Dependencies): Router {
+  const router = Router();
+  const log = logger.child({ module: 'connect' });
+
+  function showProblem(req: Request, res: Response, status: number, page: { heading: string; message: string; detail?: string }) {
+    renderPage(req, res, 'connect-result', { title: page.heading, tone: 'error', ...page }, status);
+  }
+
+  router.get('/connect', requireUserPage, async (req, res) => {
+    const attempt = await oauth.startAuthorization();
+    req.session.pendingConnects = addPendingConnect(req.session.pendingConnects, attempt, clock());
+    // The session must hold the verifier before the browser can come back with a code.
+    await saveSession(req);
+    res.redirect(303, attempt.url.href);
+  });
+
+  router.get('/oauth/callback', requireUserPage, async (req, res) => {
+    const query = callbackQuerySchema.safeParse(req.query);
+    if (!query.success) {
+      return showProblem(req, res, 400, {
+        heading: 'This link is not valid',
+        message: 'The answer from the Athlete Data Service was incomplete. Start connecting again.',
+      });
+    }
+    const { remaining, codeVerifier } = takePendingConnect(req.session.pendingConnects, query.data.state, clock());
+    req.session.pendingConnects = remaining;
+    await saveSession(req);
+    if (codeVerifier === undefined) {
+      return showProblem(req, res, 400, {
+        heading: 'This connection attempt is no longer valid',
+        message: 'It has expired, was already used, or was started in another browser. Start connecting again.',
+      });
+    }
+
+    if ('error' in query.data) {
+      if (query.data.error === 'access_denied') {
+        return renderPage(req, res, 'connect-result', {
+          title: 'Not connected',
+          heading: 'You chose not to connect',
+          tone: 'warning',
+          message: 'Nothing was shared. You can connect whenever you like.',
+        });
+      }
+      log.warn({ error: query.data.error, description: query.data.error_description }, 'authorization refused');
+      return showProblem(req, res, 502, {
+        heading: 'The Athlete Data Service refused the connection',
+        message: 'Try again; if it keeps failing, contact support with the message below.',
+        detail: [query.data.error, query.data.error_description].filter(Boolean).join(': '),
+      });
+    }
+
+    const user = currentUser(res);
+    const notCompleted = { heading: 'Connecting did not complete', message: 'Nothing was saved. Please try again.' };
+    let tokens: TokenSet;
+    try {
+      tokens = await oauth.exchangeCode(new URL(req.originalUrl, appBaseUrl), { state: query.data.state, codeVerifier });
+    } catch (error) {
+      const failure = classifyTokenRequestError(error);
+      log.warn({ failure, userId: user.id }, 'code exchange failed');
+      const detail = failure.kind === 'retryable' ? undefined : [failure.code, failure.description].filter(Boolean).join(': ');
+      return showProblem(req, res, 502, { ...notCompleted, ...(detail && { detail }) });
+    }
+    if (!tokens.refreshToken) {
+      log.warn({ userId: user.id }, 'code exchange returned no refresh token');
+      return showProblem(req, res, 502, notCompleted);
+    }
+    await saveConnection(db, cipher, user.id, { ...tokens, refreshToken: tokens.refreshToken }, clock());
+    await startUserSession(req, user.id);
+    res.redirect(303, '/?notice=connected');
+  });
+
+  router.post('/disconnect', requireUserPage, async (_req, res) => {
+    await deleteConnection(db, currentUser(res).id);
+    res.redirect(303, '/?notice=disconnected');
+  });
+
+  return router;
+}

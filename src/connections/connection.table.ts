@@ -1,0 +1,23 @@
+import type { Selectable } from 'kysely';
+
+export type ConnectionStatus = 'connected' | 'needs_reconnect';
+
+/** One row per partner user: their grant at the Athlete Data Service. Tokens are sealed (token-crypto.ts). */
+export interface ConnectionTable {
+  user_id: number;
+  token_key_id: string;
+  access_token_sealed: string;
+  refresh_token_sealed: string;
+  /** ISO 8601 UTC instants. */
+  expires_at: string;
+  refresh_expires_at: string | null;
+  /** Granted scopes, space-separated as the service sends them. */
+  scopes: string;
+  status: ConnectionStatus;
+  /** Bumped on every write; writers compare-and-swap on it so newer tokens are never overwritten. */
+  version: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export type ConnectionRow = Selectable<ConnectionTable>;

@@ -1,0 +1,37 @@
+import type { SessionData } from 'express-session';
+import type { AuthorizationRequest } from '../provider/oauth.js';
+
+type PendingConnects = SessionData['pendingConnects'];
+
+/** How long a person has to approve at the service before the attempt expires. */
+export const PENDING_CONNECT_TTL_MS = 10 * 60 * 1000;
+/** Enough for a few tabs; more would only let a session grow without bound. */
+const MAX_PENDING_CONNECTS = 5;
+
+/** Adds an attempt, dropping expired ones and, past the limit, the oldest. */
+export function addPendingConnect(
+  pending: PendingConnects | undefined,
+  attempt: AuthorizationRequest,
+  now: Date,
+): PendingConnects {
+  const live = Object.entries(pending ?? {})
+    .filter(([, entry]) => entry.expiresAt > now.getTime())
+    .sort(([, a], [, b]) => a.expiresAt - b.expiresAt)
+    .slice(-(MAX_PENDING_CONNECTS - 1));
+  const added = { codeVerifier: attempt.codeVerifier, expiresAt: now.getTime() + PENDING_CONNECT_TTL_MS };
+  return Object.fromEntries([...live, [attempt.state, added]]);
+}
+
+/**
+ * Removes and returns the attempt with this state, if it is still live. The removal makes a state
+ * good for one callback only: a replayed callback finds nothing and makes no token request.
+ */
+export function takePendingConnect(
+  pending: PendingConnects | undefined,
+  state: string,
+  now: Date,
+): { remaining: PendingConnects; codeVerifier: string | undefined } {
+  const { [state]: entry, ...remaining } = pending ?? {};
+  const live = entry !== undefined && entry.expiresAt > now.getTime();
+  return { remaining, codeVerifier: live ? entry.codeVerifier : undefined };
+}

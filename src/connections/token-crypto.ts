@@ -1,0 +1,54 @@
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+
+/**
+ * OAuth tokens are encrypted at rest with AES-256-GCM. Each sealed value records nothing but
+ * iv, tag and ciphertext; the id of the key that sealed it is stored beside it, so a new key
+ * can be introduced while rows sealed with an older one still open. The associated data binds
+ * a ciphertext to its row and field: a token copied to another user's row does not decrypt.
+ */
+
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+
+export interface SealedToken {
+  keyId: string;
+  sealed: string;
+}
+
+export interface TokenCipher {
+  seal(plaintext: string, associatedData: string): SealedToken;
+  open(token: SealedToken, associatedData: string): string;
+}
+
+export class UnknownTokenKeyError extends Error {
+  override name = 'UnknownTokenKeyError';
+}
+
+/** A key's id is derived from the key itself, so it needs no separate setting. */
+export function tokenKeyId(key: Buffer): string {
+  return createHash('sha256').update(key).digest('hex').slice(0, 16);
+}
+
+export function createTokenCipher(currentKey: Buffer, previousKeys: Buffer[] = []): TokenCipher {
+  const currentKeyId = tokenKeyId(currentKey);
+  const keysById = new Map([currentKey, ...previousKeys].map((key) => [tokenKeyId(key), key]));
+
+  return {
+    seal(plaintext, associatedData) {
+      const iv = randomBytes(IV_BYTES);
+      const cipher = createCipheriv('aes-256-gcm', currentKey, iv).setAAD(Buffer.from(associatedData));
+      const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+      const sealed = Buffer.concat([iv, cipher.getAuthTag(), ciphertext]).toString('base64');
+      return { keyId: currentKeyId, sealed };
+    },
+    open({ keyId, sealed }, associatedData) {
+      const key = keysById.get(keyId);
+      if (!key) throw new UnknownTokenKeyError(`no token encryption key with id ${keyId} is configured`);
+      const bytes = Buffer.from(sealed, 'base64');
+      const decipher = createDecipheriv('aes-256-gcm', key, bytes.subarray(0, IV_BYTES))
+        .setAAD(Buffer.from(associatedData))
+        .setAuthTag(bytes.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
+      return Buffer.concat([decipher.update(bytes.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
+    },
+  };
+}

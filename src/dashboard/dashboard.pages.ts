@@ -1,0 +1,50 @@
+import { Router, type Request, type Response } from 'express';
+import { timezoneChangeSchema } from '../accounts/account.schemas.js';
+import { updateTimezone } from '../accounts/user.repository.js';
+import { describeCapabilities } from '../connections/capabilities.js';
+import { findConnection } from '../connections/connection.repository.js';
+import type { Db } from '../db/database.js';
+import { currentUser, requireUserPage } from '../web/authentication.js';
+import { describeInvalidFields } from '../web/invalid-input.js';
+import type { RenderPage } from '../web/pages.js';
+
+interface Dependencies {
+  db: Db;
+  renderPage: RenderPage;
+}
+
+/** Notices that other pages hand over by redirecting to `/?notice=<key>`; only these keys are shown. */
+const NOTICES: Record<string, string> = {
+  connected: 'Connected. Your data will now be kept in the Athlete Data Service.',
+  disconnected: 'Disconnected. This app no longer holds access to your Athlete Data Service account.',
+  timezone_saved: 'Time zone saved.',
+};
+
+/** The signed-in person's home: connection status, what the grant allows, and the time zone. */
+export function dashboardPages({ db, renderPage }: Dependencies): Router {
+  const router = Router();
+
+  async function renderDashboard(req: Request, res: Response, extra: Record<string, unknown> = {}, status = 200) {
+    const user = currentUser(res);
+    const connection = await findConnection(db, user.id);
+    const notice = typeof req.query.notice === 'string' ? NOTICES[req.query.notice] : undefined;
+    renderPage(
+      req,
+      res,
+      'dashboard',
+      { title: 'Dashboard', connection, capabilities: describeCapabilities(connection?.scopes ?? []), notice, ...extra },
+      status,
+    );
+  }
+
+  router.get('/', requireUserPage, async (req, res) => renderDashboard(req, res));
+
+  router.post('/settings/timezone', requireUserPage, async (req, res) => {
+    const input = timezoneChangeSchema.safeParse(req.body ?? {});
+    if (!input.success) return renderDashboard(req, res, { timezoneError: describeInvalidFields(input.error).message }, 400);
+    await updateTimezone(db, currentUser(res).id, input.data.timezone);
+    res.redirect(303, '/?notice=timezone_saved');
+  });
+
+  return router;
+}

@@ -1,0 +1,30 @@
+import type { RequestHandler, Response } from 'express';
+import { findUserById } from '../accounts/user.repository.js';
+import type { User } from '../accounts/user.table.js';
+import type { Db } from '../db/database.js';
+
+/** The signed-in user, loaded once per request into res.locals (undefined when signed out). */
+export function loadCurrentUser(db: Db): RequestHandler {
+  return async (req, res, next) => {
+    const userId = req.session.userId;
+    res.locals.user = userId === undefined ? undefined : await findUserById(db, userId);
+    next();
+  };
+}
+
+export function currentUser(res: Response): User {
+  const user: User | undefined = res.locals.user;
+  if (!user) throw new Error('currentUser() used on a route that does not require a signed-in user');
+  return user;
+}
+
+/** Pages send a signed-out person to sign in; the API answers 401. */
+export const requireUserPage: RequestHandler = (_req, res, next) => {
+  if (res.locals.user) return next();
+  res.redirect(303, '/login');
+};
+
+export const requireUserApi: RequestHandler = (_req, res, next) => {
+  if (res.locals.user) return next();
+  res.status(401).json({ error: 'unauthenticated', message: 'Sign in first.' });
+};

@@ -1,0 +1,24 @@
+import type { RequestHandler } from 'express';
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * Refuses state-changing requests sent from another site's page. Browsers send Origin with
+ * such requests; scripts and mobile clients send none and are served (they carry no ambient
+ * cookie from a victim's browser).
+ */
+export function refuseForeignOrigin(appBaseUrl: string): RequestHandler {
+  const ownOrigin = new URL(appBaseUrl).origin;
+  return (req, res, next) => {
+    const origin = req.get('origin');
+    if (SAFE_METHODS.has(req.method) || origin === undefined || origin === ownOrigin) return next();
+    res.status(403).json({ error: 'forbidden', message: 'Requests from another origin are not accepted.' });
+  };
+}
+
+/** The JSON API takes JSON only; a body of any other type is refused before it is parsed. */
+export const requireJsonBody: RequestHandler = (req, res, next) => {
+  // req.is() is null for a request without a body, false for a body of another type.
+  if (req.is('application/json') !== false) return next();
+  res.status(415).json({ error: 'unsupported_media_type', message: 'Send the body as Content-Type: application/json.' });
+};

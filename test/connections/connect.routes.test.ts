@@ -1,0 +1,201 @@
+import { readFileSync, existsSync } from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { connect, signUpNewUser, startConnect } from '../helpers/flows.js';
+import { startStack, type Stack } from '../helpers/stack.js';
+
+let stack: Stack;
+
+afterEach(async () => {
+  await stack.close();
+});
+
+async function tokenRequests(): Promise<number> {
+  const counts = (await stack.sandboxState()).counters.requests['POST /api/oauth/token'] ?? {};
+  return Object.values(counts).reduce((sum, n) => sum + n, 0);
+}
+
+async function me(client: ReturnType<Stack['browser']>) {
+  return (await client.get('/api/me')).json();
+}
+
+describe('Connect', () => {
+  it('sends the browser to the authorize endpoint with every parameter of section 4.1', async () => {
+    stack = await startStack({ env: { ATHLETE_SCOPES: 'nutrition:write health:write' } });
+    const client = stack.browser();
+    await signUpNewUser(client);
+    const response = await client.get('/connect');
+    const location = new URL(response.headers.get('location')!);
+    expect(location.origin + location.pathname).toBe(`${stack.sandboxUrl}/api/oauth/authorize`);
+    expect(Object.fromEntries(location.searchParams)).toEqual({
+      response_type: 'code',
+      client_id: 'athlete-sync-demo',
+      redirect_uri: `${stack.appUrl}/oauth/callback`,
+      scope: 'nutrition:write health:write',
+      state: expect.stringMatching(/.{20,}/),
+      code_challenge: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+      code_challenge_method: 'S256',
+    });
+  });
+
+  it('asks a signed-out person to sign in first', async () => {
+    stack = await startStack();
+    const response = await stack.browser().get('/connect');
+    expect(response.status).toBe(303);
+    expect(response.headers.get('location')).toBe('/login');
+  });
+
+  it('stores the connection and shows it on the dashboard', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
+    const client = stack.browser();
+    await signUpNewUser(client);
+    const callback = await connect(client);
+    expect(callback.status).toBe(303);
+    expect(callback.headers.get('location')).toBe('/?notice=connected');
+    expect((await me(client)).connection).toEqual({
+      status: 'connected',
+      scopes: ['workout:read', 'workout:write', 'health:write', 'nutrition:write'],
+    });
+    const dashboard = await (await client.get('/')).text();
+    expect(dashboard).toContain('Connected');
+    expect((await stack.sandboxState()).grants).toHaveLength(1);
+  });
+
+  it('keeps the granted scopes when the service grants fewer than asked, and shows what is off', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana', withheldScopes: ['health:write', 'workout:read'] } });
+    const client = stack.browser();
+    await signUpNewUser(client);
+    await connect(client);
+    expect((await me(client)).connection.scopes).toEqual(['workout:write', 'nutrition:write']);
+    const dashboard = await (await client.get('/')).text();
+    expect(dashboard).toMatch(/data-capability="wellness">[\s\S]*?class="off">Off/);
+    expect(dashboard).toMatch(/data-capability="nutrition">[\s\S]*?class="on">On/);
+  });
+});
+
+describe('the OAuth callback', () => {
+  it('refuses a callback without state', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
+    const client = stack.browser();
+    await signUpNewUser(client);
+    const callback = await startConnect(client);
+    callback.searchParams.delete('state');
+    expect((await client.get(callback.href)).status).toBe(400);
+    expect(await tokenRequests()).toBe(0);
+  });
+
+  it('refuses a tampered state without calling the token endpoint', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
+    const client = stack.browser();
+    await signUpNewUser(client);
+    const callback = await startConnect(client);
+    callback.searchParams.set('state', `${callback.searchParams.get('state')}x`);
+    const response = await client.get(callback.href);
+    expect(response.status).toBe(400);
+    expect(await response.text()).toContain('no longer valid');
+    expect(await tokenRequests()).toBe(0);
+    expect((await me(client)).connection).toBeNull();
+  });
+
+  it("refuses another session's state: a callback is bound to the browser that started it", async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
+    const victim = stack.browser();
+    const attacker = stack.browser();
+    await signUpNewUser(victim);
+    await signUpNewUser(attacker);
+    const attackersCallback = await startConnect(attacker);
+    expect((await victim.get(attackersCallback.href)).status).toBe(400);
+    expect(await tokenRequests()).toBe(0);
+    expect((await me(victim)).connection).toBeNull();
+  });
+
+  it('refuses a repeated query key', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
+    const client = stack.browser();
+    await signUpNewUser(client);
+    const callback = await startConnect(client);
+    callback.searchParams.append('code', 'second');
+    expect((await client.get(callback.href)).status).toBe(400);
+    expect(await tokenRequests()).toBe(0);
+  });
+
+  it('makes no second token request when a callback is replayed after success', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
+    const client = stack.browser();
+    await signUpNewUser(client);
+    const callback = await startConnect(client);
+    expect((await client.get(callback.href)).status).toBe(303);
+    const replay = await client.get(callback.href);
+    expect(replay.status).toBe(400);
+    expect(await tokenRequests()).toBe(1);
+    expect((await stack.sandboxState()).grants.filter((grant) => grant.status === 'active')).toHaveLength(1);
+  });
+
+  it('leaves no connection when the code exchange fails', async () => {
+    stack = await startStack({
+      sandbox: { autoApprove: 'Ana', faultRate: 1, faultKinds: ['503'], faultTargets: ['token'] },
+    });
+    const client = stack.browser();
+    await signUpNewUser(client);
+    const response = await connect(client);
+    expect(response.status).toBe(502);
+    expect(await response.text()).toContain('Nothing was saved');
+    expect(await tokenRequests()).toBe(1);
+    expect((await me(client)).connection).toBeNull();
+    expect(await stack.db.selectFrom('connections').selectAll().execute()).toEqual([]);
+  });
+
+  it('shows the service message when the code is refused, and saves nothing', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
+    const client = stack.browser();
+    await signUpNewUser(client);
+    const callback = await startConnect(client);
+    callback.searchParams.set('code', 'sbx_code_forged');
+    const response = await client.get(callback.href);
+    expect(response.status).toBe(502);
+    expect(await response.text()).toContain('invalid_grant');
+    expect((await me(client)).connection).toBeNull();
+  });
+
+  it('shows a friendly page when the person denies access', async () => {
+    stack = await startStack();
+    const client = stack.browser();
+    await signUpNewUser(client);
+    const toService = new URL((await client.get('/connect')).headers.get('location')!);
+    const state = toService.searchParams.get('state')!;
+    const response = await client.get(`/oauth/callback?error=access_denied&state=${encodeURIComponent(state)}`);
+    expect(response.status).toBe(200);
+    expect(await response.text()).toContain('You chose not to connect');
+  });
+
+  it('stores no token in clear text: the SQLite files hold none of the sandbox tokens', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
+    const client = stack.browser();
+    await signUpNewUser(client);
+    await connect(client);
+    const files = [stack.databasePath, `${stack.databasePath}-wal`].filter(existsSync);
+    const bytes = Buffer.concat(files.map((file) => readFileSync(file)));
+    expect(bytes.length).toBeGreaterThan(0);
+    expect(await stack.db.selectFrom('connections').select('user_id').execute()).toHaveLength(1);
+    // The sandbox issues recognisable tokens: sbx_at_…, sbx_rt_….
+    expect(bytes.includes('sbx_at_')).toBe(false);
+    expect(bytes.includes('sbx_rt_')).toBe(false);
+  });
+});
+
+describe('Disconnect', () => {
+  it('deletes the stored tokens after a form post with the CSRF token', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
+    const client = stack.browser();
+    await signUpNewUser(client);
+    await connect(client);
+    const dashboard = await (await client.get('/')).text();
+    expect(dashboard).toContain('revoke');
+    const csrf = dashboard.match(/name="_csrf" value="([^"]+)"/)![1]!;
+    const refused = await client.postForm('/disconnect', {});
+    expect(refused.status).toBe(403);
+    const response = await client.postForm('/disconnect', { _csrf: csrf });
+    expect(response.headers.get('location')).toBe('/?notice=disconnected');
+    expect((await me(client)).connection).toBeNull();
+    expect(await stack.db.selectFrom('connections').selectAll().execute()).toEqual([]);
+  });
+});

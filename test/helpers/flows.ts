@@ -1,0 +1,27 @@
+import { expect } from 'vitest';
+import type { CookieClient } from './http-client.js';
+
+let counter = 0;
+
+/** Signs up a new user through the JSON API; the client then holds their session. */
+export async function signUpNewUser(client: CookieClient, timezone = 'Europe/Berlin'): Promise<string> {
+  const email = `user${++counter}-${Date.now()}@example.com`;
+  const response = await client.postJson('/api/signup', { email, password: 'a long password', timezone });
+  expect(response.status).toBe(201);
+  return email;
+}
+
+/** GET /connect and the sandbox's authorize (set to auto-approve): returns the callback URL it sent back. */
+export async function startConnect(client: CookieClient): Promise<URL> {
+  const toService = await client.get('/connect');
+  expect(toService.status).toBe(303);
+  const authorize = await fetch(toService.headers.get('location')!, { redirect: 'manual' });
+  expect(authorize.status).toBe(302);
+  return new URL(authorize.headers.get('location')!);
+}
+
+/** The whole Connect flow against an auto-approving sandbox; returns the callback's response. */
+export async function connect(client: CookieClient): Promise<Response> {
+  const callback = await startConnect(client);
+  return client.get(callback.href);
+}

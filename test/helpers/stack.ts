@@ -1,0 +1,119 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { once } from 'node:events';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import getPort from 'get-port';
+import { inject } from 'vitest';
+import { createApp } from '../../src/app.js';
+import { loadConfig, type Config } from '../../src/config.js';
+import { createTokenCipher } from '../../src/connections/token-crypto.js';
+import { createDb, type Db } from '../../src/db/database.js';
+import { migrateToLatest } from '../../src/db/migrate.js';
+import { createLogger } from '../../src/logger.js';
+import { createOAuthClient } from '../../src/provider/oauth.js';
+import { createRedisSessionStore } from '../../src/web/session.js';
+import { createSandbox, type Sandbox } from '../../src/sandbox/app.js';
+import { DEFAULT_SETTINGS, type Settings } from '../../src/sandbox/settings.js';
+import { CookieClient } from './http-client.js';
+
+export interface Stack {
+  appUrl: string;
+  sandboxUrl: string;
+  config: Config;
+  db: Db;
+  sandbox: Sandbox;
+  databasePath: string;
+  /** A new client with its own cookies, like a new browser. */
+  browser(): CookieClient;
+  /** The sandbox's /_sandbox/state JSON. */
+  sandboxState(): Promise<SandboxState>;
+  close(): Promise<void>;
+}
+
+export interface SandboxState {
+  grants: Array<{ athlete: string; scopes: string[]; status: string }>;
+  counters: { requests: Record<string, Record<string, number>>; [counter: string]: unknown };
+  [key: string]: unknown;
+}
+
+export interface StackOptions {
+  sandbox?: Partial<Settings>;
+  env?: Record<string, string>;
+}
+
+async function listen(server: Server): Promise<number> {
+  await once(server, 'listening');
+  return (server.address() as AddressInfo).port;
+}
+
+/**
+ * The web app and the sandbox, each on its own port on this machine, talking over real HTTP;
+ * a fresh SQLite file and a Redis key prefix of its own.
+ */
+export async function startStack(options: StackOptions = {}): Promise<Stack> {
+  const appPort = await getPort({ host: '127.0.0.1' });
+  const appUrl = `http://127.0.0.1:${appPort}`;
+
+  const sandbox = createSandbox({
+    settings: {
+      ...DEFAULT_SETTINGS,
+      logLevel: 'silent',
+      redirectUris: [`${appUrl}/oauth/callback`],
+      ...options.sandbox,
+    },
+  });
+  const sandboxServer = sandbox.app.listen(0, '127.0.0.1');
+  const sandboxUrl = `http://127.0.0.1:${await listen(sandboxServer)}`;
+
+  const databasePath = join(mkdtempSync(join(tmpdir(), 'athlete-sync-stack-')), 'app.db');
+  const config = loadConfig({
+    LOG_LEVEL: 'silent',
+    APP_BASE_URL: appUrl,
+    PORT: String(appPort),
+    DATABASE_URL: `sqlite:${databasePath}`,
+    REDIS_URL: inject('redisUrl'),
+    REDIS_PREFIX: `test-${randomUUID()}`,
+    SESSION_SECRET: randomUUID() + randomUUID(),
+    TOKEN_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    ATHLETE_BASE_URL: sandboxUrl,
+    ATHLETE_CLIENT_ID: DEFAULT_SETTINGS.clientId,
+    ATHLETE_CLIENT_SECRET: DEFAULT_SETTINGS.clientSecret,
+    ...options.env,
+  });
+  const db = createDb(config.database);
+  await migrateToLatest(db);
+  const sessions = await createRedisSessionStore(config.redis.url, config.redis.prefix);
+  const clock = () => new Date();
+  const app = createApp({
+    config,
+    logger: createLogger(config.logLevel),
+    db,
+    sessionStore: sessions.store,
+    oauth: createOAuthClient(config.athlete, clock),
+    cipher: createTokenCipher(config.tokenEncryption.key),
+    clock,
+  });
+  const appServer = app.listen(appPort, '127.0.0.1');
+  await listen(appServer);
+
+  return {
+    appUrl,
+    sandboxUrl,
+    config,
+    db,
+    sandbox,
+    databasePath,
+    browser: () => new CookieClient(appUrl),
+    sandboxState: async () => (await (await fetch(`${sandboxUrl}/_sandbox/state`)).json()) as SandboxState,
+    close: async () => {
+      appServer.closeAllConnections();
+      sandboxServer.closeAllConnections();
+      await Promise.all([new Promise((r) => appServer.close(r)), new Promise((r) => sandboxServer.close(r))]);
+      await sessions.close();
+      await db.destroy();
+    },
+  };
+}

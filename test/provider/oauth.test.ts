@@ -1,0 +1,134 @@
+import nock from 'nock';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createOAuthClient, type OAuthSettings } from '../../src/provider/oauth.js';
+import { classifyTokenRequestError } from '../../src/provider/token-errors.js';
+
+const BASE_URL = 'https://athlete.test';
+const settings: OAuthSettings = {
+  baseUrl: BASE_URL,
+  clientId: 'client-1',
+  clientSecret: 'secret-1',
+  scopes: ['nutrition:write', 'health:write'],
+  redirectUri: 'https://app.test/oauth/callback',
+  tokenRequestEncoding: 'json',
+};
+const now = new Date('2026-11-21T12:00:00Z');
+const client = createOAuthClient(settings, () => now);
+
+beforeAll(() => nock.disableNetConnect());
+afterEach(() => nock.cleanAll());
+afterAll(() => nock.enableNetConnect());
+
+async function exchange() {
+  const attempt = await client.startAuthorization();
+  const callback = new URL(`${settings.redirectUri}?code=the-code&state=${attempt.state}`);
+  return client.exchangeCode(callback, attempt);
+}
+
+async function exchangeFailure() {
+  return exchange().then(
+    () => {
+      throw new Error('expected the exchange to fail');
+    },
+    (error: unknown) => classifyTokenRequestError(error),
+  );
+}
+
+describe('the authorization URL', () => {
+  it('carries every parameter of section 4.1, with an S256 challenge', async () => {
+    const { url, state } = await client.startAuthorization();
+    expect(url.origin + url.pathname).toBe(`${BASE_URL}/api/oauth/authorize`);
+    expect(Object.fromEntries(url.searchParams)).toEqual({
+      response_type: 'code',
+      client_id: 'client-1',
+      redirect_uri: 'https://app.test/oauth/callback',
+      scope: 'nutrition:write health:write',
+      state,
+      code_challenge: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+      code_challenge_method: 'S256',
+    });
+  });
+});
+
+describe('the code exchange', () => {
+  it('posts the fields of section 4.2 as JSON and reads the token response of section 2.1', async () => {
+    let sent: unknown;
+    nock(BASE_URL)
+      .post('/api/oauth/token', (body) => ((sent = body), true))
+      .matchHeader('content-type', 'application/json')
+      .reply(200, {
+        access_token: 'at',
+        token_type: 'Bearer',
+        expires_in: 3600,
+        refresh_token: 'rt',
+        scope: 'nutrition:write',
+        refresh_token_expires_in: 86400,
+      });
+    const tokens = await exchange();
+    expect(sent).toEqual({
+      grant_type: 'authorization_code',
+      client_id: 'client-1',
+      client_secret: 'secret-1',
+      code: 'the-code',
+      redirect_uri: 'https://app.test/oauth/callback',
+      code_verifier: expect.stringMatching(/^[A-Za-z0-9_-]{43,128}$/),
+    });
+    expect(tokens).toEqual({
+      accessToken: 'at',
+      refreshToken: 'rt',
+      expiresAt: new Date('2026-11-21T13:00:00Z'),
+      refreshExpiresAt: new Date('2026-11-22T12:00:00Z'),
+      scopes: ['nutrition:write'],
+    });
+  });
+
+  it('takes the requested scopes when the response names none (RFC 6749 §5.1)', async () => {
+    nock(BASE_URL)
+      .post('/api/oauth/token')
+      .reply(200, { access_token: 'at', token_type: 'Bearer', expires_in: 60, refresh_token: 'rt' });
+    expect((await exchange()).scopes).toEqual(['nutrition:write', 'health:write']);
+  });
+
+  it('refuses a callback whose state is not the pending one, before any request', async () => {
+    const attempt = await client.startAuthorization();
+    const callback = new URL(`${settings.redirectUri}?code=c&state=forged`);
+    await expect(client.exchangeCode(callback, attempt)).rejects.toThrow();
+  });
+});
+
+describe('classifying a failed token request', () => {
+  it('invalid_grant: the grant is gone, reconnecting is needed', async () => {
+    nock(BASE_URL).post('/api/oauth/token').reply(400, { error: 'invalid_grant', error_description: 'code used' });
+    expect(await exchangeFailure()).toEqual({ kind: 'needs-reconnect', code: 'invalid_grant', description: 'code used' });
+  });
+
+  it('another OAuth error is permanent and keeps the service message', async () => {
+    nock(BASE_URL).post('/api/oauth/token').reply(401, { error: 'invalid_client', error_description: 'bad secret' });
+    expect(await exchangeFailure()).toEqual({ kind: 'permanent', status: 401, code: 'invalid_client', description: 'bad secret' });
+  });
+
+  it.each([500, 502, 503, 429])('HTTP %i without an OAuth body is retryable', async (status) => {
+    nock(BASE_URL).post('/api/oauth/token').reply(status, '<html>busy</html>', { 'content-type': 'text/html' });
+    expect(await exchangeFailure()).toMatchObject({ kind: 'retryable', status });
+  });
+
+  it('a reset connection is retryable', async () => {
+    nock(BASE_URL).post('/api/oauth/token').replyWithError({ code: 'ECONNRESET', message: 'socket hang up' });
+    expect(await exchangeFailure()).toMatchObject({ kind: 'retryable', status: undefined });
+  });
+
+  it('a 200 that is not a token response is permanent', async () => {
+    nock(BASE_URL).post('/api/oauth/token').reply(200, { hello: 'world' });
+    expect(await exchangeFailure()).toMatchObject({ kind: 'permanent', code: 'invalid_response' });
+  });
+
+  it('a token response that breaks section 2.1 (expires_in missing) is permanent', async () => {
+    nock(BASE_URL).post('/api/oauth/token').reply(200, { access_token: 'at', token_type: 'Bearer', refresh_token: 'rt' });
+    expect(await exchangeFailure()).toMatchObject({ kind: 'permanent', code: 'invalid_response' });
+  });
+
+  it('a 404 is permanent', async () => {
+    nock(BASE_URL).post('/api/oauth/token').reply(404, 'not here');
+    expect(await exchangeFailure()).toMatchObject({ kind: 'permanent', status: 404, code: 'unexpected_response' });
+  });
+});
