@@ -44,6 +44,9 @@ export function createApp({ config, logger, db, sessionStore, oauth, cipher, clo
       // Over plain http (the local demo) neither upgrade requests nor pin https.
       contentSecurityPolicy: { directives: { upgradeInsecureRequests: secure ? [] : null } },
       strictTransportSecurity: secure,
+      // helmet's default, no-referrer, makes browsers send `Origin: null` on same-origin form posts,
+      // which refuseForeignOrigin would then refuse.
+      referrerPolicy: { policy: 'same-origin' },
     }),
   );
   app.use('/assets', express.static(ASSETS_FOLDER));

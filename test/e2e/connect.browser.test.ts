@@ -1,0 +1,67 @@
+import { mkdirSync } from 'node:fs';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from '../helpers/browser.js';
+import { startStack, type Stack } from '../helpers/stack.js';
+
+const SCREENSHOTS = 'test-output';
+
+let stack: Stack;
+let browser: Browser;
+
+beforeAll(async () => {
+  stack = await startStack({ sandbox: { withheldScopes: ['workout:read'] } });
+  browser = await launchChromium();
+  mkdirSync(SCREENSHOTS, { recursive: true });
+});
+afterAll(async () => {
+  await browser?.close();
+  await stack?.close();
+});
+
+async function signUpAndOpenConsent(email: string): Promise<Page> {
+  const context = await browser.newContext({ timezoneId: 'Pacific/Chatham' });
+  const page = await context.newPage();
+  await page.goto(`${stack.appUrl}/signup`);
+  await expect.poll(() => page.getByLabel('Time zone').inputValue()).toBe('Pacific/Chatham');
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill('a long password');
+  await page.getByRole('button', { name: 'Sign up' }).click();
+  await page.getByTestId('connection-status').waitFor();
+  expect(await page.getByTestId('connection-status').textContent()).toBe('Not connected');
+  await page.getByRole('link', { name: 'Connect' }).click();
+  await page.waitForURL(`${stack.sandboxUrl}/api/oauth/authorize?**`);
+  return page;
+}
+
+describe('Connect in a real browser', () => {
+  it('signs up, approves on the consent page and lands on the dashboard, connected', async () => {
+    const page = await signUpAndOpenConsent('browser@example.com');
+    await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toContain('Allow');
+    await page.getByLabel('Sandbox athlete').fill('Ana');
+    await page.getByRole('button', { name: 'Approve' }).click();
+
+    await page.waitForURL(`${stack.appUrl}/?notice=connected`);
+    expect(await page.getByTestId('connection-status').textContent()).toBe('Connected');
+    expect(await page.getByTestId('granted-scopes').textContent()).toBe('workout:write health:write nutrition:write');
+    expect(await page.locator('[data-capability="nutrition"] .on').count()).toBe(1);
+    expect(await page.locator('[data-capability="workouts"] .off').count()).toBe(1);
+    await page.screenshot({ path: `${SCREENSHOTS}/connected-dashboard.png`, fullPage: true });
+
+    const state = await stack.sandboxState();
+    expect(state.grants).toHaveLength(1);
+    expect(state.grants[0]).toMatchObject({ athlete: 'Ana', status: 'active' });
+  });
+
+  it('shows a friendly page with a way to try again when the person denies', async () => {
+    const page = await signUpAndOpenConsent('denier@example.com');
+    await page.getByLabel('Sandbox athlete').fill('Ben');
+    await page.getByRole('button', { name: 'Deny' }).click();
+
+    await page.waitForURL(`${stack.appUrl}/oauth/callback?**`);
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('You chose not to connect');
+    expect(await page.getByRole('link', { name: 'Try again' }).getAttribute('href')).toBe('/connect');
+    await page.getByRole('link', { name: 'Back to your dashboard' }).click();
+    expect(await page.getByTestId('connection-status').textContent()).toBe('Not connected');
+  });
+});
