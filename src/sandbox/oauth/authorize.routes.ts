@@ -1,0 +1,112 @@
+import { randomBytes } from 'node:crypto';
+import express, { Router, type Response } from 'express';
+import { z } from 'zod';
+import type { SandboxRuntime } from '../runtime.js';
+import type { Views } from '../views.js';
+import { checkAuthorizeQuery, type AuthorizationRequest } from './authorize-request.js';
+import { issueAuthorizationCode } from './codes.js';
+import { SCOPE_DESCRIPTIONS, type ScopeName } from './scopes.js';
+
+const DECISION_PATH = '/api/oauth/authorize/decision';
+
+const decisionFormSchema = z.object({
+  request_id: z.string(),
+  decision: z.enum(['approve', 'deny']),
+  athlete: z.string().default(''),
+});
+
+/** GET /api/oauth/authorize (section 4.1) and the consent page's decision. */
+export function authorizeRoutes(runtime: SandboxRuntime, views: Views): Router {
+  const router = Router();
+
+  router.get('/api/oauth/authorize', (req, res) => {
+    const outcome = checkAuthorizeQuery(req.query, runtime.settings);
+    switch (outcome.kind) {
+      case 'error_page':
+        return showErrorPage(res, views, outcome.description);
+      case 'redirect_error': {
+        const { redirectUri, error, description, state } = outcome;
+        return res.redirect(callbackUrl(redirectUri, { error, error_description: description, state }));
+      }
+      case 'valid': {
+        const { autoApprove } = runtime.settings;
+        if (autoApprove !== null) return res.redirect(approve(runtime, outcome.request, autoApprove));
+        // The request waits server-side; the page carries only an unguessable id for it.
+        const requestId = randomBytes(24).toString('base64url');
+        runtime.state.pendingAuthorizations.set(requestId, outcome.request);
+        return showConsentPage(res, views, runtime, { requestId, request: outcome.request }, null);
+      }
+    }
+  });
+
+  router.post(DECISION_PATH, express.urlencoded({ extended: false }), (req, res) => {
+    const form = decisionFormSchema.safeParse(req.body);
+    if (!form.success) return showErrorPage(res, views, 'The consent form was incomplete.');
+    const { request_id: requestId, decision, athlete } = form.data;
+    const request = runtime.state.pendingAuthorizations.get(requestId);
+    if (request === undefined) {
+      return showErrorPage(res, views, 'This authorization request is unknown or was already decided.');
+    }
+    if (decision === 'approve' && athlete.trim() === '') {
+      const problem = 'Choose an athlete or type a new name.';
+      return showConsentPage(res.status(400), views, runtime, { requestId, request }, problem);
+    }
+    runtime.state.pendingAuthorizations.delete(requestId);
+    // 303: the browser follows a POST's answer with a GET.
+    if (decision === 'deny') {
+      return res.redirect(
+        303,
+        callbackUrl(request.redirectUri, {
+          error: 'access_denied',
+          error_description: 'the athlete denied access',
+          state: request.state,
+        }),
+      );
+    }
+    return res.redirect(303, approve(runtime, request, athlete.trim()));
+  });
+
+  return router;
+}
+
+function approve(runtime: SandboxRuntime, request: AuthorizationRequest, athleteName: string): string {
+  const code = issueAuthorizationCode(runtime, request, athleteName);
+  return callbackUrl(request.redirectUri, { code, state: request.state });
+}
+
+/** RFC 6749 §4.1.2: parameters are added to the registered URI, keeping any query it already has. */
+function callbackUrl(redirectUri: string, params: Record<string, string | undefined>): string {
+  const url = new URL(redirectUri);
+  for (const [name, value] of Object.entries(params)) {
+    if (value !== undefined) url.searchParams.set(name, value);
+  }
+  return url.href;
+}
+
+function showErrorPage(res: Response, views: Views, description: string): void {
+  res.status(400).type('html').send(views.error({ description }));
+}
+
+function showConsentPage(
+  res: Response,
+  views: Views,
+  runtime: SandboxRuntime,
+  { requestId, request }: { requestId: string; request: AuthorizationRequest },
+  problem: string | null,
+): void {
+  res.type('html').send(
+    views.consent({
+      decisionPath: DECISION_PATH,
+      clientId: request.clientId,
+      requestId,
+      scopes: request.scopes.map(describeScope),
+      withheldScopes: request.withheldScopes.map(describeScope),
+      athletes: [...runtime.state.athletes.keys()],
+      problem,
+    }),
+  );
+}
+
+function describeScope(name: ScopeName): { name: ScopeName; description: string } {
+  return { name, description: SCOPE_DESCRIPTIONS[name] };
+}

@@ -1,0 +1,90 @@
+import { z } from 'zod';
+import { scopeNameSchema } from './oauth/scopes.js';
+
+export const FAULT_KINDS = ['500', '503', '429', 'stall', 'drop'] as const;
+export type FaultKind = (typeof FAULT_KINDS)[number];
+
+/** `data`: the four data endpoints; `token`: POST /api/oauth/token. */
+export const FAULT_TARGETS = ['data', 'token'] as const;
+export type FaultTarget = (typeof FAULT_TARGETS)[number];
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+const seconds = (minimum: number) => z.int({ error: `expected a whole number of seconds >= ${minimum}` }).min(minimum);
+
+/** Every setting of the sandbox. Where the interface document is silent, the default is the strict choice. */
+export const settingsSchema = z.object({
+  port: z.int().min(0).max(65535, { error: 'expected a port number from 0 to 65535' }),
+  host: z.string().min(1),
+  /** `test` serves the /_sandbox admin routes; `service` behaves like the real service only. */
+  mode: z.enum(['test', 'service']),
+  logLevel: z.enum(LOG_LEVELS),
+  clientId: z.string().min(1),
+  clientSecret: z.string().min(1),
+  redirectUris: z
+    .array(
+      z.url().refine((uri) => !uri.includes('#'), { error: 'must not contain a fragment (RFC 6749 §3.1.2)' }),
+    )
+    .min(1, { error: 'expected at least one redirect URI' }),
+  /** Athlete name to approve as at once, skipping the consent page; null shows the page. */
+  autoApprove: z.string().min(1).nullable(),
+  accessTokenTtlS: seconds(1),
+  codeTtlS: seconds(1),
+  rotateRefreshTokens: z.boolean(),
+  /** null: refresh tokens never expire and responses carry no refresh_token_expires_in. */
+  refreshTokenTtlS: seconds(1).nullable(),
+  reuseDetection: z.boolean(),
+  reuseGraceS: seconds(0),
+  /** Scopes never granted even when asked for. */
+  withheldScopes: z.array(scopeNameSchema),
+  faultRate: z.number().min(0).max(1, { error: 'expected a share from 0 to 1' }),
+  faultKinds: z.array(z.enum(FAULT_KINDS)).min(1, { error: `expected one or more of ${FAULT_KINDS.join(', ')}` }),
+  faultTargets: z.array(z.enum(FAULT_TARGETS)),
+  faultSeed: z.int(),
+  retryAfterS: seconds(0),
+  stallMs: z.int().min(0),
+  maxFitBytes: z.int().min(1),
+});
+
+export type Settings = z.infer<typeof settingsSchema>;
+
+export const DEFAULT_SETTINGS: Settings = {
+  port: 4100,
+  host: '127.0.0.1',
+  mode: 'test',
+  logLevel: 'info',
+  // The demo app's registration; keep these in step with it.
+  clientId: 'athlete-sync-demo',
+  clientSecret: 'athlete-sync-demo-secret',
+  redirectUris: ['http://localhost:3000/oauth/callback'],
+  autoApprove: null,
+  accessTokenTtlS: 3600,
+  codeTtlS: 60,
+  rotateRefreshTokens: true,
+  refreshTokenTtlS: null,
+  reuseDetection: true,
+  reuseGraceS: 0,
+  withheldScopes: [],
+  faultRate: 0,
+  faultKinds: [...FAULT_KINDS],
+  faultTargets: ['data'],
+  faultSeed: 1,
+  retryAfterS: 1,
+  stallMs: 30_000,
+  maxFitBytes: 25 * 1024 * 1024,
+};
+
+/** What POST /_sandbox/settings may change: everything but what only matters at start-up. */
+export const settingsPatchSchema = settingsSchema
+  .omit({ port: true, host: true, mode: true, logLevel: true })
+  .partial()
+  .strict();
+
+export type SettingsPatch = z.infer<typeof settingsPatchSchema>;
+
+export type PublicSettings = Omit<Settings, 'clientSecret'>;
+
+/** The effective settings as shown by the admin routes: everything but the client secret. */
+export function publicSettings({ clientSecret: _secret, ...shown }: Settings): PublicSettings {
+  return shown;
+}

@@ -1,0 +1,140 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Settings } from '../../src/sandbox/settings.js';
+import {
+  changeSettings,
+  getWithToken,
+  obtainTokens,
+  postJson,
+  readState,
+  startSandbox,
+  type RunningSandbox,
+} from './helpers.js';
+
+let sandbox: RunningSandbox;
+afterEach(() => sandbox.stop());
+
+async function start(overrides: Partial<Settings> = {}): Promise<RunningSandbox> {
+  sandbox = await startSandbox(overrides);
+  return sandbox;
+}
+
+const at = (path: string) => new URL(path, sandbox.baseUrl);
+
+describe('admin routes in service mode', () => {
+  it.each([
+    ['GET', '/_sandbox/state'],
+    ['GET', '/_sandbox'],
+    ['POST', '/_sandbox/reset'],
+    ['POST', '/_sandbox/settings'],
+  ])('%s %s does not exist', async (method, path) => {
+    await start({ mode: 'service' });
+    const response = await fetch(at(path), { method, headers: { 'Content-Type': 'application/json' }, body: method === 'POST' ? '{}' : null });
+    expect(response.status).toBe(404);
+    expect(await response.json()).toMatchObject({ error: 'not_found' });
+  });
+});
+
+describe('GET /_sandbox/state', () => {
+  it('shows settings without the client secret', async () => {
+    await start();
+    const state = await readState(sandbox);
+    expect(state).toMatchObject({ settings: { clientId: 'athlete-sync-demo', refreshTokenTtlS: null } });
+    expect(state).not.toHaveProperty(['settings', 'clientSecret']);
+    expect(JSON.stringify(state)).not.toContain(sandbox.settings.clientSecret);
+  });
+
+  it('never shows a credential', async () => {
+    await start();
+    const tokens = await obtainTokens(sandbox);
+    const state = JSON.stringify(await readState(sandbox));
+    expect(state).not.toContain(tokens.access_token);
+    expect(state).not.toContain(tokens.refresh_token);
+    expect(state).not.toMatch(/sbx_(at|rt|code)_/);
+  });
+
+  it('does not count its own requests', async () => {
+    await start();
+    await readState(sandbox);
+    expect(await readState(sandbox)).toHaveProperty(['counters', 'requests'], {});
+  });
+});
+
+describe('GET /_sandbox', () => {
+  it('shows athletes, their records, grants and counters to a person, escaped', async () => {
+    await start({ autoApprove: '<b>Ada</b>' });
+    const { access_token } = await obtainTokens(sandbox);
+    await postJson(sandbox, '/api/wellness', { date: '2026-03-01', note: '<script>alert(1)</script>' }, access_token);
+    const response = await fetch(at('/_sandbox'));
+    expect(response.headers.get('content-type')).toMatch(/^text\/html/);
+    const page = await response.text();
+    expect(page).toContain('Athlete &lt;b&gt;Ada&lt;/b&gt;');
+    expect(page).toContain('2026-03-01');
+    expect(page).toContain('&lt;script&gt;');
+    expect(page).not.toContain('<script>');
+    expect(page).toContain('POST /api/wellness');
+    expect(page).toContain('nutrition:write');
+  });
+});
+
+describe('POST /_sandbox/settings', () => {
+  it('changes settings and answers with the effective ones', async () => {
+    await start();
+    const response = await changeSettings(sandbox, { accessTokenTtlS: 5, refreshTokenTtlS: 50 });
+    expect(response.status).toBe(200);
+    const effective: unknown = await response.json();
+    expect(effective).toMatchObject({ accessTokenTtlS: 5, refreshTokenTtlS: 50, codeTtlS: 60 });
+    expect(effective).not.toHaveProperty('clientSecret');
+    expect(await obtainTokens(sandbox)).toMatchObject({ expires_in: 5, refresh_token_expires_in: 50 });
+  });
+
+  it.each([
+    ['an unknown key', { accessTokenTTL: 5 }, 'accessTokenTTL'],
+    ['a start-up-only key', { port: 5000 }, 'port'],
+    ['a wrong type', { rotateRefreshTokens: 'no' }, 'rotateRefreshTokens'],
+    ['a value out of range', { faultRate: 1.5 }, 'faultRate'],
+    ['an unknown fault kind', { faultKinds: ['404'] }, 'faultKinds.0'],
+    ['an unknown scope', { withheldScopes: ['calendar:read'] }, 'withheldScopes.0'],
+  ])('refuses %s, naming it', async (_case, patch, field) => {
+    await start();
+    const response = await changeSettings(sandbox, patch);
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({ error: 'invalid_request', fields: [field] });
+  });
+});
+
+describe('POST /_sandbox/reset', () => {
+  it('forgets data, grants and counters, and goes back to the start-up settings', async () => {
+    await start();
+    const { access_token } = await obtainTokens(sandbox);
+    await postJson(sandbox, '/api/wellness', { date: '2026-03-01' }, access_token);
+    await changeSettings(sandbox, { accessTokenTtlS: 5 });
+
+    expect((await fetch(at('/_sandbox/reset'), { method: 'POST' })).status).toBe(200);
+
+    expect(await readState(sandbox)).toEqual(
+      expect.objectContaining({
+        athletes: {},
+        grants: [],
+        counters: expect.objectContaining({ requests: {}, refreshRequests: 0, tokenGrants: { authorization_code: 0, refresh_token: 0 } }),
+        settings: expect.objectContaining({ accessTokenTtlS: 3600 }),
+      }),
+    );
+    expect((await getWithToken(sandbox, '/api/workouts', access_token)).status).toBe(401);
+  });
+});
+
+describe('other routes', () => {
+  it('answers GET /healthz', async () => {
+    await start({ mode: 'service' });
+    const response = await fetch(at('/healthz'));
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ ok: true });
+  });
+
+  it('answers an unknown route with a JSON 404', async () => {
+    await start();
+    const response = await fetch(at('/api/profile'));
+    expect(response.status).toBe(404);
+    expect(await response.json()).toMatchObject({ error: 'not_found' });
+  });
+});
