@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signUpNewUser } from '../helpers/flows.js';
+import { bodyOf, type ApiError } from '../helpers/http-client.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 
 let stack: Stack;
@@ -39,7 +40,7 @@ describe('POST /api/signup', () => {
   ])('answers 400 naming the invalid field (%j)', async (body, field) => {
     const response = await stack.browser().postJson('/api/signup', body);
     expect(response.status).toBe(400);
-    const error = await response.json();
+    const error = await bodyOf<ApiError>(response);
     expect(error.fields).toEqual([field]);
     expect(error.message).toContain(field);
   });
@@ -81,7 +82,7 @@ describe('POST /api/login and /api/logout', () => {
   it('answers 400 for a login without a password', async () => {
     const response = await stack.browser().postJson('/api/login', { email: 'a@example.com' });
     expect(response.status).toBe(400);
-    expect((await response.json()).fields).toEqual(['password']);
+    expect((await bodyOf<ApiError>(response)).fields).toEqual(['password']);
   });
 });
 

@@ -1,6 +1,7 @@
 import { readFileSync, existsSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { connect, signUpNewUser, startConnect } from '../helpers/flows.js';
+import { bodyOf, type CookieClient, type Me } from '../helpers/http-client.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 
 let stack: Stack;
@@ -14,8 +15,8 @@ async function tokenRequests(): Promise<number> {
   return Object.values(counts).reduce((sum, n) => sum + n, 0);
 }
 
-async function me(client: ReturnType<Stack['browser']>) {
-  return (await client.get('/api/me')).json();
+async function me(client: CookieClient): Promise<Me> {
+  return bodyOf<Me>(await client.get('/api/me'));
 }
 
 describe('Connect', () => {
@@ -65,7 +66,7 @@ describe('Connect', () => {
     const client = stack.browser();
     await signUpNewUser(client);
     await connect(client);
-    expect((await me(client)).connection.scopes).toEqual(['workout:write', 'nutrition:write']);
+    expect((await me(client)).connection?.scopes).toEqual(['workout:write', 'nutrition:write']);
     const dashboard = await (await client.get('/')).text();
     expect(dashboard).toMatch(/data-capability="wellness">[\s\S]*?class="off">Off/);
     expect(dashboard).toMatch(/data-capability="nutrition">[\s\S]*?class="on">On/);

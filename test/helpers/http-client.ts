@@ -62,3 +62,20 @@ export function hiddenField(html: string, name: string): string {
   if (!match?.[1]) throw new Error(`no hidden field ${name} in the page`);
   return match[1];
 }
+
+export interface Me {
+  email: string;
+  timezone: string;
+  connection: null | { status: 'connected' | 'needs_reconnect'; scopes: string[] };
+}
+
+export interface ApiError {
+  error: string;
+  message: string;
+  fields?: string[];
+}
+
+/** A response body as the test expects it to be shaped; the assertions that follow check it. */
+export async function bodyOf<T>(response: Response): Promise<T> {
+  return (await response.json()) as T;
+}

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { SESSION_COOKIE } from '../../src/web/session.js';
 import { connect, signUpNewUser } from '../helpers/flows.js';
-import { hiddenField } from '../helpers/http-client.js';
+import { bodyOf, hiddenField, type Me } from '../helpers/http-client.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 
 let stack: Stack;
@@ -100,6 +100,6 @@ describe('HTML forms', () => {
     expect(invalid.status).toBe(400);
     expect(await invalid.text()).toContain('IANA time zone');
     await client.postForm('/settings/timezone', { timezone: 'Pacific/Chatham', _csrf: csrf });
-    expect((await (await client.get('/api/me')).json()).timezone).toBe('Pacific/Chatham');
+    expect((await bodyOf<Me>(await client.get('/api/me'))).timezone).toBe('Pacific/Chatham');
   });
 });

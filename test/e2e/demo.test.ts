@@ -1,0 +1,37 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import getPort from 'get-port';
+import { describe, expect, inject, it } from 'vitest';
+import { start } from '../helpers/processes.js';
+
+describe('npm run demo', () => {
+  it('starts sandbox, web and worker, prints the URL to open, and stops them all on Ctrl+C', async () => {
+    const webPort = await getPort();
+    const sandboxPort = await getPort();
+    const demo = start('npm', ['run', 'demo'], {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      PORT: String(webPort),
+      SANDBOX_PORT: String(sandboxPort),
+      DATABASE_URL: `sqlite:${join(mkdtempSync(join(tmpdir(), 'athlete-sync-demo-')), 'demo.db')}`,
+      REDIS_URL: inject('redisUrl'),
+    });
+    try {
+      const [, url] = await demo.waitForOutput(/Open (http:\/\/localhost:\d+)/);
+      expect(url).toBe(`http://localhost:${webPort}`);
+      expect(demo.output()).toMatch(/\[worker\].*worker ready/);
+
+      const signIn = await fetch(`http://127.0.0.1:${webPort}/`, { redirect: 'manual' });
+      expect(signIn.status).toBe(303);
+      expect(signIn.headers.get('location')).toBe('/login');
+      const sandbox = await fetch(`http://127.0.0.1:${sandboxPort}/_sandbox/state`);
+      expect(sandbox.status).toBe(200);
+    } finally {
+      await demo.stop('SIGINT');
+    }
+    expect(demo.output()).not.toContain('stopping the demo');
+    await expect(fetch(`http://127.0.0.1:${webPort}/healthz`)).rejects.toThrow();
+    await expect(fetch(`http://127.0.0.1:${sandboxPort}/healthz`)).rejects.toThrow();
+  }, 90_000);
+});
