@@ -8,6 +8,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('token_key_id', 'text', (column) => column.notNull())
     .addColumn('access_token_sealed', 'text', (column) => column.notNull())
     .addColumn('refresh_token_sealed', 'text', (column) => column.notNull())
+    .addColumn('issued_at', 'text', (column) => column.notNull())
     .addColumn('expires_at', 'text', (column) => column.notNull())
     .addColumn('refresh_expires_at', 'text')
     .addColumn('scopes', 'text', (column) => column.notNull())

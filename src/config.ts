@@ -78,6 +78,15 @@ const envSchema = z.object({
   // Section 4.2 shows the code exchange as JSON; the refresh request is "not shown" and we assume
   // it is encoded the same way (README, Assumptions). 'form' is RFC 6749's own encoding.
   ATHLETE_TOKEN_REQUEST_ENCODING: z.enum(['json', 'form'], expecting('json or form')).default('json'),
+  ATHLETE_TIMEOUT_S: z.coerce
+    .number(expecting('a number of seconds, e.g. 15'))
+    .positive(expecting('a number of seconds, e.g. 15'))
+    .default(15),
+  TOKEN_REFRESH_MARGIN_S: z.coerce
+    .number(expecting('a number of seconds, e.g. 300'))
+    .int(expecting('a whole number of seconds, e.g. 300'))
+    .min(0, expecting('a number of seconds, e.g. 300'))
+    .default(300),
   ATHLETE_SCOPES: z
     .string()
     .prefault('workout:read workout:write health:write nutrition:write')
@@ -118,6 +127,7 @@ function toConfig(env: z.infer<typeof envSchema>) {
     port: env.PORT,
     database: env.DATABASE_URL,
     redis: { url: env.REDIS_URL, prefix: env.REDIS_PREFIX },
+    tokenRefreshMarginS: env.TOKEN_REFRESH_MARGIN_S,
     sessionSecret: env.SESSION_SECRET,
     tokenEncryption: { key: env.TOKEN_ENCRYPTION_KEY, previousKeys: env.TOKEN_ENCRYPTION_PREVIOUS_KEYS },
     athlete: {
@@ -126,6 +136,7 @@ function toConfig(env: z.infer<typeof envSchema>) {
       clientSecret: env.ATHLETE_CLIENT_SECRET,
       scopes: env.ATHLETE_SCOPES,
       tokenRequestEncoding: env.ATHLETE_TOKEN_REQUEST_ENCODING,
+      timeoutS: env.ATHLETE_TIMEOUT_S,
       /** Registered with the service exactly as written here (section 4.1). */
       redirectUri: `${env.APP_BASE_URL}/oauth/callback`,
     },

@@ -1,6 +1,6 @@
+import type { Db } from '../db/database.js';
 import type { Scope } from '../provider/scopes.js';
 import type { TokenSet } from '../provider/token-set.js';
-import type { Db } from '../db/database.js';
 import type { ConnectionRow, ConnectionStatus } from './connection.table.js';
 import type { TokenCipher } from './token-crypto.js';
 
@@ -9,16 +9,44 @@ export interface Connection {
   userId: number;
   status: ConnectionStatus;
   scopes: Scope[];
+  issuedAt: Date;
   expiresAt: Date;
   refreshExpiresAt: Date | undefined;
   version: number;
 }
 
+/** A connection with its tokens opened: only access-token.ts asks for this. */
+export interface StoredGrant extends Connection {
+  accessToken: string;
+  refreshToken: string;
+}
+
 export type IssuedTokens = TokenSet & { refreshToken: string };
 
+type TokenField = 'access_token' | 'refresh_token';
+
 /** Binds each sealed token to its row and field (see token-crypto.ts). */
-export function tokenAssociatedData(userId: number, field: 'access_token' | 'refresh_token'): string {
+function associatedData(userId: number, field: TokenField): string {
   return `connection:${userId}:${field}`;
+}
+
+/**
+ * The columns a token response writes. Both tokens are sealed afresh, so the row's one key id
+ * is right for both even when the refresh token itself did not change.
+ */
+function tokenColumns(cipher: TokenCipher, userId: number, tokens: IssuedTokens, now: Date) {
+  const access = cipher.seal(tokens.accessToken, associatedData(userId, 'access_token'));
+  const refresh = cipher.seal(tokens.refreshToken, associatedData(userId, 'refresh_token'));
+  return {
+    token_key_id: access.keyId,
+    access_token_sealed: access.sealed,
+    refresh_token_sealed: refresh.sealed,
+    issued_at: tokens.issuedAt.toISOString(),
+    expires_at: tokens.expiresAt.toISOString(),
+    ...(tokens.refreshExpiresAt && { refresh_expires_at: tokens.refreshExpiresAt.toISOString() }),
+    scopes: tokens.scopes.join(' '),
+    updated_at: now.toISOString(),
+  };
 }
 
 /**
@@ -32,17 +60,10 @@ export async function saveConnection(
   tokens: IssuedTokens,
   now: Date,
 ): Promise<void> {
-  const access = cipher.seal(tokens.accessToken, tokenAssociatedData(userId, 'access_token'));
-  const refresh = cipher.seal(tokens.refreshToken, tokenAssociatedData(userId, 'refresh_token'));
   const grant = {
-    token_key_id: access.keyId,
-    access_token_sealed: access.sealed,
-    refresh_token_sealed: refresh.sealed,
-    expires_at: tokens.expiresAt.toISOString(),
+    ...tokenColumns(cipher, userId, tokens, now),
     refresh_expires_at: tokens.refreshExpiresAt?.toISOString() ?? null,
-    scopes: tokens.scopes.join(' '),
     status: 'connected' as const,
-    updated_at: now.toISOString(),
   };
   await db
     .insertInto('connections')
@@ -53,13 +74,61 @@ export async function saveConnection(
     .execute();
 }
 
+/**
+ * Stores refreshed tokens in one write, only if the row is still at `expectedVersion`
+ * (compare-and-swap): a late writer never overwrites newer tokens. True when stored.
+ * `refreshToken` is the new one, or the one held when the service issued none (RFC 6749 §6).
+ */
+export async function storeRefreshedTokens(
+  db: Db,
+  cipher: TokenCipher,
+  userId: number,
+  expectedVersion: number,
+  tokens: IssuedTokens,
+  now: Date,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('connections')
+    .set((eb) => ({ ...tokenColumns(cipher, userId, tokens, now), version: eb('version', '+', 1) }))
+    .where('user_id', '=', userId)
+    .where('version', '=', expectedVersion)
+    .executeTakeFirst();
+  return result.numUpdatedRows === 1n;
+}
+
+/** The grant is gone at the service: only the person can restore it, by connecting again. */
+export async function markNeedsReconnect(db: Db, userId: number, expectedVersion: number, now: Date): Promise<void> {
+  await db
+    .updateTable('connections')
+    .set((eb) => ({ status: 'needs_reconnect', version: eb('version', '+', 1), updated_at: now.toISOString() }))
+    .where('user_id', '=', userId)
+    .where('version', '=', expectedVersion)
+    .execute();
+}
+
 export async function findConnection(db: Db, userId: number): Promise<Connection | undefined> {
-  const row = await db.selectFrom('connections').selectAll().where('user_id', '=', userId).executeTakeFirst();
+  const row = await selectConnection(db, userId);
   return row && toConnection(row);
+}
+
+export async function loadGrant(db: Db, cipher: TokenCipher, userId: number): Promise<StoredGrant | undefined> {
+  const row = await selectConnection(db, userId);
+  if (!row) return undefined;
+  const open = (sealed: string, field: TokenField) =>
+    cipher.open({ keyId: row.token_key_id, sealed }, associatedData(userId, field));
+  return {
+    ...toConnection(row),
+    accessToken: open(row.access_token_sealed, 'access_token'),
+    refreshToken: open(row.refresh_token_sealed, 'refresh_token'),
+  };
 }
 
 export async function deleteConnection(db: Db, userId: number): Promise<void> {
   await db.deleteFrom('connections').where('user_id', '=', userId).execute();
+}
+
+function selectConnection(db: Db, userId: number): Promise<ConnectionRow | undefined> {
+  return db.selectFrom('connections').selectAll().where('user_id', '=', userId).executeTakeFirst();
 }
 
 function toConnection(row: ConnectionRow): Connection {
@@ -67,6 +136,7 @@ function toConnection(row: ConnectionRow): Connection {
     userId: row.user_id,
     status: row.status,
     scopes: row.scopes === '' ? [] : (row.scopes.split(' ') as Scope[]),
+    issuedAt: new Date(row.issued_at),
     expiresAt: new Date(row.expires_at),
     refreshExpiresAt: row.refresh_expires_at === null ? undefined : new Date(row.refresh_expires_at),
     version: row.version,

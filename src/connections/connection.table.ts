@@ -8,7 +8,8 @@ export interface ConnectionTable {
   token_key_id: string;
   access_token_sealed: string;
   refresh_token_sealed: string;
-  /** ISO 8601 UTC instants. */
+  /** ISO 8601 UTC instants: when the access token was issued and when it expires. */
+  issued_at: string;
   expires_at: string;
   refresh_expires_at: string | null;
   /** Granted scopes, space-separated as the service sends them. */

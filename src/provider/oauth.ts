@@ -16,6 +16,8 @@ export interface OAuthSettings {
   redirectUri: string;
   /** How token requests are encoded: the setting ATHLETE_TOKEN_REQUEST_ENCODING (config.ts). */
   tokenRequestEncoding: 'json' | 'form';
+  /** A token request not answered within this many seconds is abandoned (and retryable). */
+  timeoutS: number;
 }
 
 /** A started authorization: send the browser to `url`, keep `state` and `codeVerifier` server-side. */
@@ -29,6 +31,8 @@ export interface OAuthClient {
   startAuthorization(): Promise<AuthorizationRequest>;
   /** Exchanges the code in `callbackUrl`, checking its state against the pending attempt. */
   exchangeCode(callbackUrl: URL, pending: { state: string; codeVerifier: string }): Promise<TokenSet>;
+  /** The refresh_token grant (RFC 6749 §6); see tokenRequestEncoding for its shape. */
+  refresh(refreshToken: string): Promise<TokenSet>;
 }
 
 export function createOAuthClient(settings: OAuthSettings, clock: () => Date = () => new Date()): OAuthClient {
@@ -55,6 +59,11 @@ export function createOAuthClient(settings: OAuthSettings, clock: () => Date = (
       });
       return parseTokenResponse(response, settings.scopes, clock());
     },
+
+    async refresh(refreshToken) {
+      const response = await oidc.refreshTokenGrant(configuration, refreshToken);
+      return parseTokenResponse(response, settings.scopes, clock());
+    },
   };
 }
 
@@ -69,6 +78,7 @@ function createConfiguration(settings: OAuthSettings): oidc.Configuration {
     { redirect_uris: [settings.redirectUri] },
     oidc.ClientSecretPost(settings.clientSecret),
   );
+  configuration.timeout = settings.timeoutS;
   if (settings.tokenRequestEncoding === 'json') {
     configuration[oidc.customFetch] = sendTokenRequestsAsJson;
   }

@@ -1,5 +1,6 @@
 import { ResponseBodyError } from 'openid-client';
 import { ZodError } from 'zod';
+import { ServiceError } from './service-error.js';
 
 /**
  * The one place that decides what a failed token request means (RFC 6749 §5.2 error bodies are
@@ -31,6 +32,15 @@ export function classifyTokenRequestError(error: unknown): TokenRequestFailure {
     return { kind: 'permanent', status: undefined, code: 'invalid_response', description: describeError(error) };
   }
   return { kind: 'retryable', status: undefined, reason: describeError(error) };
+}
+
+/** The failure as an error to throw; its message names the cause but never a token. */
+export function toServiceError(failure: TokenRequestFailure): ServiceError {
+  const message =
+    failure.kind === 'retryable'
+      ? `token endpoint unavailable (${failure.status ?? 'no answer'}: ${failure.reason})`
+      : `token endpoint refused: ${[failure.code, failure.description].filter(Boolean).join(': ')}`;
+  return new ServiceError(failure.kind, message);
 }
 
 function isRetryableStatus(status: number): boolean {

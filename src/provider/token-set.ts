@@ -6,6 +6,8 @@ export interface TokenSet {
   accessToken: string;
   /** Absent when the service did not issue a new one (RFC 6749 §6): keep the one you have. */
   refreshToken: string | undefined;
+  /** When the response arrived; with expiresAt it gives the token's lifetime. */
+  issuedAt: Date;
   expiresAt: Date;
   /** Present only when the service enforces a refresh-token lifetime (section 2.1). */
   refreshExpiresAt: Date | undefined;
@@ -34,6 +36,7 @@ export function parseTokenResponse(body: unknown, requestedScopes: readonly Scop
   return {
     accessToken: response.access_token,
     refreshToken: response.refresh_token,
+    issuedAt: now,
     expiresAt: secondsAfter(now, response.expires_in),
     refreshExpiresAt:
       response.refresh_token_expires_in === undefined ? undefined : secondsAfter(now, response.refresh_token_expires_in),

@@ -1,5 +1,6 @@
 import { expect } from 'vitest';
 import type { CookieClient } from './http-client.js';
+import type { Stack } from './stack.js';
 
 let counter = 0;
 
@@ -24,4 +25,13 @@ export async function startConnect(client: CookieClient): Promise<URL> {
 export async function connect(client: CookieClient): Promise<Response> {
   const callback = await startConnect(client);
   return client.get(callback.href);
+}
+
+/** A new user who has connected (the sandbox must auto-approve); returns their client and id. */
+export async function connectedUser(stack: Stack): Promise<{ client: CookieClient; userId: number }> {
+  const client = stack.browser();
+  const email = await signUpNewUser(client);
+  expect((await connect(client)).status).toBe(303);
+  const user = await stack.db.selectFrom('users').select('id').where('email', '=', email).executeTakeFirstOrThrow();
+  return { client, userId: user.id };
 }

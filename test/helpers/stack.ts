@@ -9,11 +9,14 @@ import getPort from 'get-port';
 import { inject } from 'vitest';
 import { createApp } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
+import { createAccessTokens, type AccessTokens } from '../../src/connections/access-token.js';
+import { loadGrant, type StoredGrant } from '../../src/connections/connection.repository.js';
 import { createTokenCipher } from '../../src/connections/token-crypto.js';
 import { createDb, type Db } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { createLogger } from '../../src/logger.js';
-import { createOAuthClient } from '../../src/provider/oauth.js';
+import { createOAuthClient, type OAuthClient } from '../../src/provider/oauth.js';
+import { createRedisConnection } from '../../src/queue/redis.js';
 import { createRedisSessionStore } from '../../src/web/session.js';
 import { createSandbox, type Sandbox } from '../../src/sandbox/app.js';
 import { DEFAULT_SETTINGS, type Settings } from '../../src/sandbox/settings.js';
@@ -30,12 +33,27 @@ export interface Stack {
   browser(): CookieClient;
   /** The sandbox's /_sandbox/state JSON. */
   sandboxState(): Promise<SandboxState>;
+  /** Changes the sandbox's settings at run time (POST /_sandbox/settings). */
+  changeSandbox(settings: Partial<Settings>): Promise<void>;
+  /**
+   * The token lifecycle as a worker process would build it. `clock` lets a test move the app's
+   * time; `redisPrefix` (default: the stack's) lets it play a process that does not share locks.
+   */
+  accessTokens(options?: { clock?: () => Date; redisPrefix?: string; oauth?: OAuthClient }): AccessTokens;
+  /** The user's stored tokens, opened. */
+  storedGrant(userId: number): Promise<StoredGrant | undefined>;
   close(): Promise<void>;
 }
 
 export interface SandboxState {
-  grants: Array<{ athlete: string; scopes: string[]; status: string }>;
-  counters: { requests: Record<string, Record<string, number>>; [counter: string]: unknown };
+  grants: Array<{ athlete: string; scopes: string[]; status: string; currentRefreshTokenSha256: string | null }>;
+  counters: {
+    requests: Record<string, Record<string, number>>;
+    tokenGrants: Record<string, number>;
+    refreshRequests: number;
+    reuseDetections: number;
+    [counter: string]: unknown;
+  };
   [key: string]: unknown;
 }
 
@@ -84,6 +102,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     ...options.env,
   });
   const db = createDb(config.database);
+  const redis = createRedisConnection(config.redis.url);
+  const cipher = createTokenCipher(config.tokenEncryption.key);
   await migrateToLatest(db);
   const sessions = await createRedisSessionStore(config.redis.url, config.redis.prefix);
   const clock = () => new Date();
@@ -93,7 +113,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     db,
     sessionStore: sessions.store,
     oauth: createOAuthClient(config.athlete, clock),
-    cipher: createTokenCipher(config.tokenEncryption.key),
+    cipher,
     clock,
   });
   const appServer = app.listen(appPort, '127.0.0.1');
@@ -108,11 +128,33 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     databasePath,
     browser: () => new CookieClient(appUrl),
     sandboxState: async () => (await (await fetch(`${sandboxUrl}/_sandbox/state`)).json()) as SandboxState,
+    changeSandbox: async (settings) => {
+      const response = await fetch(`${sandboxUrl}/_sandbox/settings`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(settings),
+      });
+      if (!response.ok) throw new Error(`sandbox settings refused: ${await response.text()}`);
+    },
+    accessTokens: ({ clock: tokenClock = clock, redisPrefix = config.redis.prefix, oauth } = {}) =>
+      createAccessTokens({
+        db,
+        cipher,
+        oauth: oauth ?? createOAuthClient(config.athlete, tokenClock),
+        redis,
+        redisPrefix,
+        refreshMarginS: config.tokenRefreshMarginS,
+        tokenRequestTimeoutS: config.athlete.timeoutS,
+        clock: tokenClock,
+        logger: createLogger(config.logLevel),
+      }),
+    storedGrant: (userId) => loadGrant(db, cipher, userId),
     close: async () => {
       appServer.closeAllConnections();
       sandboxServer.closeAllConnections();
       await Promise.all([new Promise((r) => appServer.close(r)), new Promise((r) => sandboxServer.close(r))]);
       await sessions.close();
+      redis.disconnect();
       await db.destroy();
     },
   };

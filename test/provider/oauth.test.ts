@@ -11,6 +11,7 @@ const settings: OAuthSettings = {
   scopes: ['nutrition:write', 'health:write'],
   redirectUri: 'https://app.test/oauth/callback',
   tokenRequestEncoding: 'json',
+  timeoutS: 5,
 };
 const now = new Date('2026-11-21T12:00:00Z');
 const client = createOAuthClient(settings, () => now);
@@ -76,6 +77,7 @@ describe('the code exchange', () => {
     expect(tokens).toEqual({
       accessToken: 'at',
       refreshToken: 'rt',
+      issuedAt: now,
       expiresAt: new Date('2026-11-21T13:00:00Z'),
       refreshExpiresAt: new Date('2026-11-22T12:00:00Z'),
       scopes: ['nutrition:write'],

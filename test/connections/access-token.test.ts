@@ -1,0 +1,228 @@
+import { createHash } from 'node:crypto';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createOAuthClient, type OAuthClient } from '../../src/provider/oauth.js';
+import { ServiceError } from '../../src/provider/service-error.js';
+import { connect, connectedUser } from '../helpers/flows.js';
+import { startStack, type Stack } from '../helpers/stack.js';
+
+let stack: Stack;
+
+afterEach(async () => {
+  await stack.close();
+});
+
+const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
+/** The app's clock moved forward: tokens look older to the app, while the sandbox keeps real time. */
+const later = (seconds: number) => () => new Date(Date.now() + seconds * 1000);
+
+async function refreshCounts() {
+  const { counters } = await stack.sandboxState();
+  return { requests: counters.refreshRequests, succeeded: counters.tokenGrants.refresh_token ?? 0 };
+}
+
+async function failure(promise: Promise<unknown>): Promise<ServiceError> {
+  const error = await promise.then(
+    () => undefined,
+    (thrown: unknown) => thrown,
+  );
+  expect(error).toBeInstanceOf(ServiceError);
+  return error as ServiceError;
+}
+
+/** Presents a refresh token straight to the sandbox's token endpoint, as another client would. */
+async function presentRefreshToken(refreshToken: string): Promise<Response> {
+  return fetch(`${stack.sandboxUrl}/api/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      grant_type: 'refresh_token',
+      refresh_token: refreshToken,
+      client_id: stack.config.athlete.clientId,
+      client_secret: stack.config.athlete.clientSecret,
+    }),
+  });
+}
+
+describe('accessTokenFor', () => {
+  it('returns the stored token while it is fresh, without calling the service', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
+    const { userId } = await connectedUser(stack);
+    const stored = await stack.storedGrant(userId);
+    expect(await stack.accessTokens().accessTokenFor(userId)).toBe(stored!.accessToken);
+    expect((await refreshCounts()).requests).toBe(0);
+  });
+
+  it('refreshes within the margin, stores the rotated refresh token in the same write, and returns the new token', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana', accessTokenTtlS: 3600 } });
+    const { userId } = await connectedUser(stack);
+    const before = (await stack.storedGrant(userId))!;
+    const token = await stack.accessTokens({ clock: later(3600 - 299) }).accessTokenFor(userId);
+    const after = (await stack.storedGrant(userId))!;
+    expect(token).not.toBe(before.accessToken);
+    expect(after.accessToken).toBe(token);
+    expect(after.refreshToken).not.toBe(before.refreshToken);
+    expect(after.version).toBe(before.version + 1);
+    expect((await stack.sandboxState()).grants[0]!.currentRefreshTokenSha256).toBe(sha256(after.refreshToken));
+    expect(await refreshCounts()).toEqual({ requests: 1, succeeded: 1 });
+  });
+
+  it('does not refresh just outside the margin', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana', accessTokenTtlS: 3600 } });
+    const { userId } = await connectedUser(stack);
+    await stack.accessTokens({ clock: later(3600 - 310) }).accessTokenFor(userId);
+    expect((await refreshCounts()).requests).toBe(0);
+  });
+
+  it('refreshes a short-lived token at half its lifetime', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana', accessTokenTtlS: 60 } });
+    const { userId } = await connectedUser(stack);
+    await stack.accessTokens({ clock: later(25) }).accessTokenFor(userId);
+    expect((await refreshCounts()).requests).toBe(0);
+    await stack.accessTokens({ clock: later(31) }).accessTokenFor(userId);
+    expect((await refreshCounts()).requests).toBe(1);
+  });
+
+  it('shares one refresh among concurrent callers of one process', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
+    const { userId } = await connectedUser(stack);
+    const tokens = stack.accessTokens({ clock: later(3600) });
+    const results = await Promise.all(Array.from({ length: 25 }, () => tokens.accessTokenFor(userId)));
+    expect(new Set(results).size).toBe(1);
+    expect(await refreshCounts()).toEqual({ requests: 1, succeeded: 1 });
+  });
+
+  it('shares one refresh among processes through the Redis lock: the others read what it stored', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
+    const { userId } = await connectedUser(stack);
+    const processes = [1, 2, 3].map(() => stack.accessTokens({ clock: later(3600) }));
+    const results = await Promise.all(processes.flatMap((tokens) => [tokens.accessTokenFor(userId), tokens.accessTokenFor(userId)]));
+    expect(new Set(results).size).toBe(1);
+    expect(await refreshCounts()).toEqual({ requests: 1, succeeded: 1 });
+    expect((await stack.sandboxState()).counters.reuseDetections).toBe(0);
+  });
+
+  it('keeps the old refresh token when the response carries none', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana', rotateRefreshTokens: false } });
+    const { userId } = await connectedUser(stack);
+    const before = (await stack.storedGrant(userId))!;
+    const token = await stack.accessTokens({ clock: later(3600) }).accessTokenFor(userId);
+    const after = (await stack.storedGrant(userId))!;
+    expect(token).not.toBe(before.accessToken);
+    expect(after.refreshToken).toBe(before.refreshToken);
+    await stack.accessTokens({ clock: later(7200) }).accessTokenFor(userId);
+    expect(await refreshCounts()).toEqual({ requests: 2, succeeded: 2 });
+  });
+
+  it('records refresh_token_expires_in, and past it asks for reconnecting without calling the service', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana', refreshTokenTtlS: 86_400 } });
+    const { userId, client } = await connectedUser(stack);
+    const grant = (await stack.storedGrant(userId))!;
+    expect(grant.refreshExpiresAt!.getTime() - Date.now()).toBeGreaterThan(86_000_000);
+    const error = await failure(stack.accessTokens({ clock: later(86_401) }).accessTokenFor(userId));
+    expect(error.kind).toBe('needs-reconnect');
+    expect((await refreshCounts()).requests).toBe(0);
+    expect((await stack.storedGrant(userId))!.status).toBe('needs_reconnect');
+    expect(await (await client.get('/')).text()).toContain('Needs reconnecting');
+  });
+});
+
+describe('when a refresh fails', () => {
+  it('leaves the tokens untouched on a 503, and succeeds once the service is back', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
+    const { userId } = await connectedUser(stack);
+    const before = (await stack.storedGrant(userId))!;
+    await stack.changeSandbox({ faultRate: 1, faultKinds: ['503'], faultTargets: ['token'] });
+    const tokens = stack.accessTokens({ clock: later(3600) });
+    expect((await failure(tokens.accessTokenFor(userId))).kind).toBe('retryable');
+    expect(await stack.storedGrant(userId)).toEqual(before);
+    await stack.changeSandbox({ faultRate: 0 });
+    expect(await tokens.accessTokenFor(userId)).not.toBe(before.accessToken);
+    expect((await stack.storedGrant(userId))!.status).toBe('connected');
+  });
+
+  it('recovers from invalid_grant after a lost race by using the tokens the winner stored', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana', reuseDetection: false } });
+    const { userId } = await connectedUser(stack);
+    // A process whose lock did not cover the other (here: another key prefix) refreshes first.
+    const winner = stack.accessTokens({ clock: later(3600), redisPrefix: 'elsewhere' });
+    const real = stack.accessTokens({ clock: later(3600) });
+    const realOAuth = createOAuthClient(stack.config.athlete);
+    const racingOAuth: OAuthClient = {
+      ...realOAuth,
+      refresh: async (refreshToken) => {
+        await winner.accessTokenFor(userId);
+        return realOAuth.refresh(refreshToken);
+      },
+    };
+    const loser = stack.accessTokens({ clock: later(3600), oauth: racingOAuth });
+    const token = await loser.accessTokenFor(userId);
+    expect(token).toBe((await stack.storedGrant(userId))!.accessToken);
+    expect((await stack.storedGrant(userId))!.status).toBe('connected');
+    expect(await refreshCounts()).toEqual({ requests: 2, succeeded: 1 });
+    expect(await real.accessTokenFor(userId)).toBe(token);
+  });
+
+  it('marks the connection needs_reconnect when the grant is truly revoked, and reconnecting restores it', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
+    const { userId, client } = await connectedUser(stack);
+    const stolen = (await stack.storedGrant(userId))!.refreshToken;
+    expect((await presentRefreshToken(stolen)).status).toBe(200);
+    expect((await presentRefreshToken(stolen)).status).toBe(400); // reuse: the sandbox revokes the grant
+    const error = await failure(stack.accessTokens({ clock: later(3600) }).accessTokenFor(userId));
+    expect(error.kind).toBe('needs-reconnect');
+    expect((await stack.storedGrant(userId))!.status).toBe('needs_reconnect');
+    expect(await (await client.get('/api/me')).json()).toMatchObject({ connection: { status: 'needs_reconnect' } });
+    expect((await failure(stack.accessTokens().accessTokenFor(userId))).kind).toBe('needs-reconnect');
+
+    expect((await connect(client)).status).toBe(303);
+    expect((await stack.storedGrant(userId))!.status).toBe('connected');
+    await expect(stack.accessTokens({ clock: later(3600) }).accessTokenFor(userId)).resolves.toMatch(/^sbx_at_/);
+  });
+
+  it('when refresh answers are lost after the service rotated, without a grace period: needs_reconnect, no loop', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
+    const { userId } = await connectedUser(stack);
+    const before = (await stack.storedGrant(userId))!;
+    await stack.changeSandbox({ faultRate: 1, faultKinds: ['drop'], faultTargets: ['token'] });
+    const tokens = stack.accessTokens({ clock: later(3600) });
+    // Both the refresh and its immediate retry are applied, their answers lost; the retry presented
+    // a rotated-out token, so this strict service revoked the grant.
+    expect((await failure(tokens.accessTokenFor(userId))).kind).toBe('retryable');
+    expect(await stack.storedGrant(userId)).toEqual(before);
+    await stack.changeSandbox({ faultRate: 0 });
+    expect((await failure(tokens.accessTokenFor(userId))).kind).toBe('needs-reconnect');
+    expect((await failure(tokens.accessTokenFor(userId))).kind).toBe('needs-reconnect');
+    const state = await stack.sandboxState();
+    expect(state.counters.refreshRequests).toBe(3);
+    expect(state.counters.reuseDetections).toBe(1);
+    expect((await stack.storedGrant(userId))!.status).toBe('needs_reconnect');
+  });
+
+  it('when a refresh answer is lost but the service grants a reuse grace period: recovers without reconnecting', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana', reuseGraceS: 30 } });
+    const { userId } = await connectedUser(stack);
+    await stack.changeSandbox({ faultRate: 1, faultKinds: ['drop'], faultTargets: ['token'] });
+    const tokens = stack.accessTokens({ clock: later(3600) });
+    expect((await failure(tokens.accessTokenFor(userId))).kind).toBe('retryable');
+    await stack.changeSandbox({ faultRate: 0 });
+    const token = await tokens.accessTokenFor(userId);
+    const state = await stack.sandboxState();
+    expect(state.counters.reuseDetections).toBe(0);
+    expect(state.grants[0]!.status).toBe('active');
+    expect(state.grants[0]!.currentRefreshTokenSha256).toBe(sha256((await stack.storedGrant(userId))!.refreshToken));
+    expect((await stack.storedGrant(userId))!.accessToken).toBe(token);
+  });
+});
+
+describe('replaceRejected (after a 401)', () => {
+  it('refreshes once even though the token is not near expiry', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
+    const { userId } = await connectedUser(stack);
+    const tokens = stack.accessTokens();
+    const rejected = await tokens.accessTokenFor(userId);
+    const replacement = await tokens.replaceRejected(userId, rejected);
+    expect(replacement).not.toBe(rejected);
+    expect(await tokens.replaceRejected(userId, rejected)).toBe(replacement);
+    expect((await refreshCounts()).requests).toBe(1);
+  });
+});
