@@ -1,4 +1,5 @@
 import { fileURLToPath } from 'node:url';
+import type { Queue } from 'bullmq';
 import express, { type ErrorRequestHandler, type Express } from 'express';
 import type { Store } from 'express-session';
 import helmet from 'helmet';
@@ -10,7 +11,12 @@ import type { TokenCipher } from './connections/token-crypto.js';
 import { dashboardPages } from './dashboard/dashboard.pages.js';
 import type { Db } from './db/database.js';
 import type { Logger } from './logger.js';
+import { mealsApi } from './nutrition/meals.api.js';
+import { createMeals } from './nutrition/meals.js';
+import { mealsPages } from './nutrition/meals.pages.js';
 import type { OAuthClient } from './provider/oauth.js';
+import { createDayChangeHint } from './sync/hint.js';
+import { syncStatusApi } from './sync/sync-status.api.js';
 import { loadCurrentUser } from './web/authentication.js';
 import { createCsrfProtection } from './web/csrf.js';
 import { createPageRenderer } from './web/pages.js';
@@ -25,15 +31,22 @@ export interface AppDependencies {
   sessionStore: Store;
   oauth: OAuthClient;
   cipher: TokenCipher;
+  syncQueue: Queue;
   clock: () => Date;
 }
 
 const ASSETS_FOLDER = fileURLToPath(new URL('../views/assets', import.meta.url));
 
 /** Builds the web app: middleware, routes, error handler. It never listens; `server.ts` does. */
-export function createApp({ config, logger, db, sessionStore, oauth, cipher, clock }: AppDependencies): Express {
+export function createApp({ config, logger, db, sessionStore, oauth, cipher, syncQueue, clock }: AppDependencies): Express {
   const app = express();
   const renderPage = createPageRenderer(createViewRenderer());
+  const meals = createMeals({
+    db,
+    limits: config.meals,
+    clock,
+    daysChanged: createDayChangeHint(syncQueue, config.sync.quietMs, logger),
+  });
   const secure = config.appBaseUrl.startsWith('https:');
 
   app.disable('x-powered-by');
@@ -60,6 +73,8 @@ export function createApp({ config, logger, db, sessionStore, oauth, cipher, clo
 
   app.use('/api', requireJsonBody, express.json({ limit: '100kb' }));
   app.use(accountApi({ db, clock }));
+  app.use(mealsApi({ meals, limits: config.meals }));
+  app.use(syncStatusApi({ db }));
   app.use('/api', (_req, res) => {
     res.status(404).json({ error: 'not_found', message: 'No such endpoint.' });
   });
@@ -67,9 +82,8 @@ export function createApp({ config, logger, db, sessionStore, oauth, cipher, clo
   app.use(express.urlencoded({ extended: false, limit: '20kb' }), createCsrfProtection());
   app.use(accountPages({ db, renderPage, clock }));
   app.use(dashboardPages({ db, renderPage }));
-  app.use(
-    connectRoutes({ db, oauth, cipher, appBaseUrl: config.appBaseUrl, renderPage, logger, clock }),
-  );
+  app.use(mealsPages({ db, meals, limits: config.meals, renderPage }));
+  app.use(connectRoutes({ db, oauth, cipher, syncQueue, appBaseUrl: config.appBaseUrl, renderPage, logger, clock }));
   app.use((req, res) => {
     renderPage(req, res, 'error', { title: 'Not found', heading: 'Page not found', message: 'There is nothing at this address.' }, 404);
   });

@@ -46,6 +46,9 @@ const encryptionKey = z
 
 const nonEmpty = (what: string) => z.string(expecting(what)).min(1, expecting(what));
 
+const positiveInt = (what: string, fallback: number) =>
+  z.coerce.number(expecting(what)).int(expecting(what)).positive(expecting(what)).default(fallback);
+
 const envSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   APP_BASE_URL: baseUrl,
@@ -87,6 +90,20 @@ const envSchema = z.object({
     .int(expecting('a whole number of seconds, e.g. 300'))
     .min(0, expecting('a number of seconds, e.g. 300'))
     .default(300),
+  SYNC_QUIET_MS: positiveInt('milliseconds, e.g. 5000', 5000),
+  SYNC_SWEEP_INTERVAL_MS: positiveInt('milliseconds, e.g. 30000', 30_000),
+  SYNC_ATTEMPTS: positiveInt('a number of attempts, e.g. 8', 8),
+  WORKER_CONCURRENCY: positiveInt('a number of jobs, e.g. 5', 5),
+  ATHLETE_RATE_LIMIT_PER_S: positiveInt('requests per second, e.g. 10', 10),
+  ABSORPTION_TYPES: z
+    .string()
+    .default('RAPID')
+    .transform((value) => value.split(',').map((type) => type.trim()).filter((type) => type !== ''))
+    .pipe(z.array(z.string().regex(/^[A-Z_]+$/)).min(1, expecting('comma-separated names in capitals, e.g. RAPID,SLOW'))),
+  MEAL_MAX_ITEMS_PER_DAY: positiveInt('a number of items, e.g. 100', 100),
+  MEAL_NAME_MAX_LENGTH: positiveInt('a number of characters, e.g. 120', 120),
+  MEAL_MAX_GRAMS: positiveInt('grams, e.g. 1000', 1000),
+  MEAL_MAX_KCAL: positiveInt('kilocalories, e.g. 10000', 10_000),
   ATHLETE_SCOPES: z
     .string()
     .prefault('workout:read workout:write health:write nutrition:write')
@@ -128,6 +145,20 @@ function toConfig(env: z.infer<typeof envSchema>) {
     database: env.DATABASE_URL,
     redis: { url: env.REDIS_URL, prefix: env.REDIS_PREFIX },
     tokenRefreshMarginS: env.TOKEN_REFRESH_MARGIN_S,
+    sync: {
+      quietMs: env.SYNC_QUIET_MS,
+      sweepIntervalMs: env.SYNC_SWEEP_INTERVAL_MS,
+      attempts: env.SYNC_ATTEMPTS,
+      concurrency: env.WORKER_CONCURRENCY,
+      rateLimitPerS: env.ATHLETE_RATE_LIMIT_PER_S,
+    },
+    meals: {
+      absorptionTypes: env.ABSORPTION_TYPES,
+      maxItemsPerDay: env.MEAL_MAX_ITEMS_PER_DAY,
+      maxNameLength: env.MEAL_NAME_MAX_LENGTH,
+      maxGrams: env.MEAL_MAX_GRAMS,
+      maxKcal: env.MEAL_MAX_KCAL,
+    },
     sessionSecret: env.SESSION_SECRET,
     tokenEncryption: { key: env.TOKEN_ENCRYPTION_KEY, previousKeys: env.TOKEN_ENCRYPTION_PREVIOUS_KEYS },
     athlete: {

@@ -7,6 +7,8 @@ import { assertMigrated } from './db/migrate.js';
 import { closeOnSignal, runEntryPoint } from './entry-point.js';
 import { createLogger } from './logger.js';
 import { createOAuthClient } from './provider/oauth.js';
+import { createRedisConnection } from './queue/redis.js';
+import { createSyncQueue } from './sync/queue.js';
 import { createRedisSessionStore } from './web/session.js';
 
 runEntryPoint(async () => {
@@ -15,6 +17,8 @@ runEntryPoint(async () => {
   const db = createDb(config.database);
   await assertMigrated(db);
   const sessions = await createRedisSessionStore(config.redis.url, config.redis.prefix);
+  const redis = createRedisConnection(config.redis.url);
+  const syncQueue = createSyncQueue({ connection: redis, prefix: config.redis.prefix, attempts: config.sync.attempts });
   const clock = () => new Date();
 
   const app = createApp({
@@ -24,6 +28,7 @@ runEntryPoint(async () => {
     sessionStore: sessions.store,
     oauth: createOAuthClient(config.athlete, clock),
     cipher: createTokenCipher(config.tokenEncryption.key, config.tokenEncryption.previousKeys),
+    syncQueue,
     clock,
   });
   const server = app.listen(config.port);
@@ -32,6 +37,8 @@ runEntryPoint(async () => {
 
   closeOnSignal(async () => {
     server.close();
+    await syncQueue.close();
+    redis.disconnect();
     await sessions.close();
     await db.destroy();
   });

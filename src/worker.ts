@@ -1,22 +1,54 @@
 import { loadConfig, readEnvironment } from './config.js';
+import { createAccessTokens } from './connections/access-token.js';
+import { createTokenCipher } from './connections/token-crypto.js';
 import { createDb } from './db/database.js';
 import { assertMigrated } from './db/migrate.js';
 import { closeOnSignal, runEntryPoint } from './entry-point.js';
 import { createLogger } from './logger.js';
+import { createServiceApi } from './provider/api.js';
+import { createOAuthClient } from './provider/oauth.js';
 import { createRedisConnection } from './queue/redis.js';
+import { createSyncQueue, scheduleSweeps } from './sync/queue.js';
+import { createSyncWorker } from './sync/worker.js';
 
-// The sync jobs arrive with the nutrition issue; until then the worker checks its
-// database and Redis, reports ready, and waits to be stopped.
 runEntryPoint(async () => {
   const config = loadConfig(readEnvironment());
   const logger = createLogger(config.logLevel, 'worker');
   const db = createDb(config.database);
   await assertMigrated(db);
   const redis = createRedisConnection(config.redis.url);
-  await redis.ping();
-  logger.info({ prefix: config.redis.prefix }, 'worker ready');
+  const clock = () => new Date();
+
+  const accessTokens = createAccessTokens({
+    db,
+    cipher: createTokenCipher(config.tokenEncryption.key, config.tokenEncryption.previousKeys),
+    oauth: createOAuthClient(config.athlete, clock),
+    redis,
+    redisPrefix: config.redis.prefix,
+    refreshMarginS: config.tokenRefreshMarginS,
+    tokenRequestTimeoutS: config.athlete.timeoutS,
+    clock,
+    logger,
+  });
+  const api = createServiceApi({ baseUrl: config.athlete.baseUrl, timeoutS: config.athlete.timeoutS, accessTokens, clock });
+  const queue = createSyncQueue({ connection: redis, prefix: config.redis.prefix, attempts: config.sync.attempts });
+  await scheduleSweeps(queue, config.sync.sweepIntervalMs);
+  const worker = createSyncWorker({
+    connection: redis,
+    prefix: config.redis.prefix,
+    concurrency: config.sync.concurrency,
+    rateLimitPerS: config.sync.rateLimitPerS,
+    queue,
+    deps: { db, api, clock },
+    logger,
+  });
+  await worker.waitUntilReady();
+  logger.info({ concurrency: config.sync.concurrency }, 'worker ready');
 
   closeOnSignal(async () => {
+    // Lets running jobs finish; a job cut short by a kill is retried, its day still dirty.
+    await worker.close();
+    await queue.close();
     redis.disconnect();
     await db.destroy();
   });

@@ -11,6 +11,12 @@ export const CAPABILITIES = [
   { id: 'workouts', label: 'Workouts list: read your workouts', scope: 'workout:read' },
 ] as const satisfies ReadonlyArray<{ id: string; label: string; scope: Scope }>;
 
+export type Capability = (typeof CAPABILITIES)[number]['id'];
+
+export function hasCapability(grantedScopes: readonly Scope[], capability: Capability): boolean {
+  return CAPABILITIES.some(({ id, scope }) => id === capability && grantedScopes.includes(scope));
+}
+
 export function describeCapabilities(grantedScopes: readonly Scope[]) {
   return CAPABILITIES.map(({ id, label, scope }) => ({ id, label, scope, granted: grantedScopes.includes(scope) }));
 }

@@ -1,3 +1,4 @@
+import type { Queue } from 'bullmq';
 import { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
 import type { Db } from '../db/database.js';
@@ -5,6 +6,7 @@ import type { Logger } from '../logger.js';
 import type { OAuthClient } from '../provider/oauth.js';
 import type { TokenSet } from '../provider/token-set.js';
 import { classifyTokenRequestError } from '../provider/token-errors.js';
+import { dropQueuedDays, resumeWaitingDays } from '../sync/connection-changes.js';
 import { currentUser, requireUserPage } from '../web/authentication.js';
 import type { RenderPage } from '../web/pages.js';
 import { saveSession, startUserSession } from '../web/session.js';
@@ -16,6 +18,7 @@ interface Dependencies {
   db: Db;
   oauth: OAuthClient;
   cipher: TokenCipher;
+  syncQueue: Queue;
   appBaseUrl: string;
   renderPage: RenderPage;
   logger: Logger;
@@ -32,7 +35,7 @@ const callbackQuerySchema = z.union([
 ]);
 
 /** Connect (OAuth authorization code flow with PKCE), its callback, and Disconnect. */
-export function connectRoutes({ db, oauth, cipher, appBaseUrl, renderPage, logger, clock }: Dependencies): Router {
+export function connectRoutes({ db, oauth, cipher, syncQueue, appBaseUrl, renderPage, logger, clock }: Dependencies): Router {
   const router = Router();
   const log = logger.child({ module: 'connect' });
 
@@ -99,12 +102,19 @@ export function connectRoutes({ db, oauth, cipher, appBaseUrl, renderPage, logge
       return showProblem(req, res, 502, notCompleted);
     }
     await saveConnection(db, cipher, user.id, { ...tokens, refreshToken: tokens.refreshToken }, clock());
+    await resumeWaitingDays(db, syncQueue, user.id).catch((error: unknown) =>
+      log.warn({ err: error, userId: user.id }, 'could not resume waiting days; the sweeper will'),
+    );
     await startUserSession(req, user.id);
     res.redirect(303, '/?notice=connected');
   });
 
   router.post('/disconnect', requireUserPage, async (_req, res) => {
-    await deleteConnection(db, currentUser(res).id);
+    const userId = currentUser(res).id;
+    await deleteConnection(db, userId);
+    await dropQueuedDays(db, syncQueue, userId).catch((error: unknown) =>
+      log.warn({ err: error, userId }, 'could not drop queued days; they will find no connection and wait'),
+    );
     res.redirect(303, '/?notice=disconnected');
   });
 

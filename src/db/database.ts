@@ -4,12 +4,16 @@ import SQLite from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 import type { UserTable } from '../accounts/user.table.js';
 import type { ConnectionTable } from '../connections/connection.table.js';
+import type { MealItemTable } from '../nutrition/meal.table.js';
+import type { SyncDayTable } from '../sync/sync-day.table.js';
 import type { Config } from '../config.js';
 
 /** The whole schema as Kysely sees it; it changes only through `migrations/`. */
 export interface Database {
   users: UserTable;
   connections: ConnectionTable;
+  meal_items: MealItemTable;
+  sync_days: SyncDayTable;
 }
 
 export type Db = Kysely<Database>;

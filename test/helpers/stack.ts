@@ -17,6 +17,7 @@ import { migrateToLatest } from '../../src/db/migrate.js';
 import { createLogger } from '../../src/logger.js';
 import { createOAuthClient, type OAuthClient } from '../../src/provider/oauth.js';
 import { createRedisConnection } from '../../src/queue/redis.js';
+import { createSyncQueue } from '../../src/sync/queue.js';
 import { createRedisSessionStore } from '../../src/web/session.js';
 import { createSandbox, type Sandbox } from '../../src/sandbox/app.js';
 import { DEFAULT_SETTINGS, type Settings } from '../../src/sandbox/settings.js';
@@ -104,6 +105,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const db = createDb(config.database);
   const redis = createRedisConnection(config.redis.url);
   const cipher = createTokenCipher(config.tokenEncryption.key);
+  const syncQueue = createSyncQueue({ connection: redis, prefix: config.redis.prefix, attempts: config.sync.attempts });
   await migrateToLatest(db);
   const sessions = await createRedisSessionStore(config.redis.url, config.redis.prefix);
   const clock = () => new Date();
@@ -114,6 +116,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     sessionStore: sessions.store,
     oauth: createOAuthClient(config.athlete, clock),
     cipher,
+    syncQueue,
     clock,
   });
   const appServer = app.listen(appPort, '127.0.0.1');
@@ -154,6 +157,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       sandboxServer.closeAllConnections();
       await Promise.all([new Promise((r) => appServer.close(r)), new Promise((r) => sandboxServer.close(r))]);
       await sessions.close();
+      await syncQueue.obliterate({ force: true });
+      await syncQueue.close();
       redis.disconnect();
       await db.destroy();
     },

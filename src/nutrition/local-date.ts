@@ -1,0 +1,47 @@
+import { DateTime } from 'luxon';
+import { z } from 'zod';
+
+/**
+ * Which local day a meal item belongs to, and how its time goes out (DESIGN, decision 2;
+ * interface document §2.4 and §4.7 rules 2 and 3):
+ * - with an offset (+05:45): the calendar date at that offset, and the offset is kept;
+ * - in UTC (Z): converted to the user's IANA zone at that instant;
+ * - without an offset: wall time in the user's zone. A time in a DST gap moves forward by the
+ *   gap; a time that occurs twice takes the earlier instant.
+ * The instant never changes. It goes out as `yyyy-MM-ddTHH:mm:ss[.SSS]±hh:mm`: seconds always,
+ * milliseconds only when not zero, never Z.
+ */
+
+/** ISO 8601 date-time with an offset, Z, or none; at most millisecond precision, so the instant is kept exactly. */
+export const loggedAtInputSchema = z
+  .iso.datetime({ offset: true, local: true, error: 'must be an ISO 8601 date-time such as 2026-11-21T08:30:00+01:00' })
+  .refine((value) => !/\.\d{4,}/.test(value), { error: 'must have at most millisecond precision' });
+
+export interface PlacedTime {
+  /** As it will be sent: the local offset, never Z. */
+  loggedAt: string;
+  /** YYYY-MM-DD in that offset. */
+  localDate: string;
+}
+
+const HAS_OFFSET = /[+-]\d{2}:\d{2}$/;
+
+export function placeLoggedAt(input: string, userZone: string): PlacedTime {
+  const local = localDateTime(input, userZone);
+  return { loggedAt: formatWithOffset(local), localDate: local.toISODate()! };
+}
+
+function localDateTime(input: string, userZone: string): DateTime {
+  if (HAS_OFFSET.test(input)) return DateTime.fromISO(input, { setZone: true });
+  if (/z$/i.test(input)) return DateTime.fromISO(input, { zone: userZone });
+  return earliest(DateTime.fromISO(input, { zone: userZone }).getPossibleOffsets());
+}
+
+/** Of the instants that show a wall time twice (DST fall-back), the first. */
+function earliest(candidates: DateTime[]): DateTime {
+  return candidates.reduce((first, candidate) => (candidate.toMillis() < first.toMillis() ? candidate : first));
+}
+
+export function formatWithOffset(time: DateTime): string {
+  return time.toFormat(time.millisecond === 0 ? "yyyy-MM-dd'T'HH:mm:ssZZ" : "yyyy-MM-dd'T'HH:mm:ss.SSSZZ");
+}

@@ -1,0 +1,60 @@
+import { z } from 'zod';
+
+/**
+ * The meal page's form fields, turned into the JSON the API takes, so one schema (meal.schemas.ts)
+ * validates both. The page asks for a time of day on the page's date: wall time in the user's zone.
+ */
+const formSchema = z.object({
+  date: z.string().default(''),
+  time: z.string().default(''),
+  name: z.string().default(''),
+  carbs: z.string().default(''),
+  protein: z.string().default(''),
+  fat: z.string().default(''),
+  kcal: z.string().default(''),
+  absorptionType: z.string().default(''),
+  /** On the edit form: the item's time as shown, so an unchanged time keeps the item's own offset. */
+  originalTime: z.string().default(''),
+});
+
+type MealForm = z.infer<typeof formSchema>;
+
+export function readMealForm(body: unknown): MealForm {
+  return formSchema.catch(formSchema.parse({})).parse(body ?? {});
+}
+
+/** Numbers stay numbers only when they look like one, so the schema can name a bad field. */
+const asNumber = (value: string): number | string => (value.trim() !== '' && !Number.isNaN(Number(value)) ? Number(value) : value);
+const withSeconds = (time: string) => (/^\d{2}:\d{2}$/.test(time) ? `${time}:00` : time);
+
+/** For a new item: empty optional fields are left out. */
+export function mealInputFromForm(form: MealForm): Record<string, unknown> {
+  const optional = (value: string) => (value.trim() === '' ? undefined : value);
+  return {
+    name: form.name,
+    carbs: form.carbs.trim() === '' ? undefined : asNumber(form.carbs),
+    protein: optional(form.protein) && asNumber(form.protein),
+    fat: optional(form.fat) && asNumber(form.fat),
+    kcal: optional(form.kcal) && asNumber(form.kcal),
+    absorptionType: optional(form.absorptionType),
+    logged_at: `${form.date}T${withSeconds(form.time)}`,
+  };
+}
+
+/**
+ * For an edited item: every field is set, and an emptied optional field is removed (null).
+ * The time is sent only when it was changed, so editing a meal logged while travelling
+ * does not move it into the user's home zone.
+ */
+export function mealChangesFromForm(form: MealForm): Record<string, unknown> {
+  const { logged_at: loggedAt, ...input } = mealInputFromForm(form);
+  const orNull = (value: unknown) => value ?? null;
+  return {
+    ...input,
+    ...(form.time !== form.originalTime && { logged_at: loggedAt }),
+    protein: orNull(input.protein),
+    fat: orNull(input.fat),
+    kcal: orNull(input.kcal),
+    absorptionType: orNull(input.absorptionType),
+  };
+}

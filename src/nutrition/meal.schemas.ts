@@ -1,0 +1,55 @@
+import { z } from 'zod';
+import type { Config } from '../config.js';
+import { loggedAtInputSchema } from './local-date.js';
+
+export type MealLimits = Config['meals'];
+
+/** The JSON of POST and PATCH /api/meals, with the configured limits. Unknown fields are refused. */
+export function mealInputSchemas(limits: MealLimits) {
+  const grams = z
+    .number({ error: 'must be a number of grams' })
+    .min(0, { error: 'must not be negative' })
+    .max(limits.maxGrams, { error: `must be at most ${limits.maxGrams} g` });
+  const fields = {
+    name: z
+      .string({ error: 'is required' })
+      .trim()
+      .min(1, { error: 'must not be empty' })
+      .max(limits.maxNameLength, { error: `must be at most ${limits.maxNameLength} characters` }),
+    carbs: grams,
+    protein: grams,
+    fat: grams,
+    kcal: z
+      .number({ error: 'must be a number of kilocalories' })
+      .min(0, { error: 'must not be negative' })
+      .max(limits.maxKcal, { error: `must be at most ${limits.maxKcal} kcal` }),
+    absorptionType: z.enum(limits.absorptionTypes, { error: `must be one of ${limits.absorptionTypes.join(', ')}` }),
+    logged_at: loggedAtInputSchema,
+  };
+  const create = z.strictObject({
+    ...fields,
+    protein: fields.protein.optional(),
+    fat: fields.fat.optional(),
+    kcal: fields.kcal.optional(),
+    absorptionType: fields.absorptionType.optional(),
+  });
+  // In a PATCH, null removes an optional field; absent leaves it as it is.
+  const update = z
+    .strictObject({
+      name: fields.name.optional(),
+      carbs: fields.carbs.optional(),
+      protein: fields.protein.nullable().optional(),
+      fat: fields.fat.nullable().optional(),
+      kcal: fields.kcal.nullable().optional(),
+      absorptionType: fields.absorptionType.nullable().optional(),
+      logged_at: fields.logged_at.optional(),
+    })
+    .refine((changes) => Object.keys(changes).length > 0, { error: 'must change at least one field' });
+  return { create, update };
+}
+
+export type MealInput = z.infer<ReturnType<typeof mealInputSchemas>['create']>;
+export type MealChanges = z.infer<ReturnType<typeof mealInputSchemas>['update']>;
+
+export const dateParamSchema = z.iso.date({ error: 'must be a date as YYYY-MM-DD' });
+export const mealIdSchema = z.coerce.number({ error: 'must be a meal id' }).int().positive();

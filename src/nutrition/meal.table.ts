@@ -1,0 +1,26 @@
+import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
+
+export interface MealItemTable {
+  id: Generated<number>;
+  user_id: number;
+  name: string;
+  /** Grams. */
+  carbs: number;
+  protein: number | null;
+  fat: number | null;
+  kcal: number | null;
+  absorption_type: string | null;
+  /**
+   * The instant as it will be sent: ISO 8601 in the offset the item belongs to (+hh:mm, never Z).
+   * Keeping the offset means a later change of the user's zone never moves an old item.
+   */
+  logged_at: string;
+  /** YYYY-MM-DD: the calendar date of logged_at at its offset. */
+  local_date: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export type MealItem = Selectable<MealItemTable>;
+export type NewMealItem = Insertable<MealItemTable>;
+export type MealItemChanges = Updateable<MealItemTable>;

@@ -1,0 +1,53 @@
+import { Router, type Response } from 'express';
+import { currentUser, requireUserApi } from '../web/authentication.js';
+import { sendInvalidInput } from '../web/invalid-input.js';
+import { dateParamSchema, mealIdSchema, mealInputSchemas, type MealLimits } from './meal.schemas.js';
+import type { MealOutcome, Meals } from './meals.js';
+
+/** The meals JSON API: a user only ever sees and touches their own items. */
+export function mealsApi({ meals, limits }: { meals: Meals; limits: MealLimits }): Router {
+  const router = Router();
+  const schemas = mealInputSchemas(limits);
+  router.use('/api/meals', requireUserApi);
+
+  function sendOutcome(res: Response, outcome: MealOutcome, successStatus: 200 | 201) {
+    if (outcome.ok) return res.status(successStatus).json(outcome.meal);
+    if (outcome.reason === 'not_found') return sendNotFound(res);
+    res.status(409).json({ error: 'day_full', message: outcome.message });
+  }
+
+  router.get('/api/meals', async (req, res) => {
+    const date = dateParamSchema.safeParse(req.query.date);
+    if (!date.success) return res.status(400).json({ error: 'invalid_request', fields: ['date'], message: `date ${date.error.issues[0]?.message}` });
+    res.json({ date: date.data, meals: await meals.list(currentUser(res), date.data) });
+  });
+
+  router.post('/api/meals', async (req, res) => {
+    const input = schemas.create.safeParse(req.body ?? {});
+    if (!input.success) return sendInvalidInput(res, input.error);
+    sendOutcome(res, await meals.add(currentUser(res), input.data), 201);
+  });
+
+  router.patch('/api/meals/:id', async (req, res) => {
+    const id = mealIdSchema.safeParse(req.params.id);
+    if (!id.success) return sendNotFound(res);
+    const changes = schemas.update.safeParse(req.body ?? {});
+    if (!changes.success) return sendInvalidInput(res, changes.error);
+    sendOutcome(res, await meals.change(currentUser(res), id.data, changes.data), 200);
+  });
+
+  router.delete('/api/meals/:id', async (req, res) => {
+    const id = mealIdSchema.safeParse(req.params.id);
+    if (!id.success) return sendNotFound(res);
+    const outcome = await meals.remove(currentUser(res), id.data);
+    if (!outcome.ok) return sendNotFound(res);
+    res.status(204).end();
+  });
+
+  return router;
+}
+
+/** Another user's item is "not found" too: its existence is not revealed. */
+function sendNotFound(res: Response) {
+  res.status(404).json({ error: 'not_found', message: 'No such meal item.' });
+}

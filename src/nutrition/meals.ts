@@ -1,0 +1,136 @@
+import type { User } from '../accounts/user.table.js';
+import type { Db } from '../db/database.js';
+import { markDirty, type DayKey } from '../sync/outbox.js';
+import { placeLoggedAt } from './local-date.js';
+import { countMealsOfDay, deleteMeal, findMeal, insertMeal, mealsOfDay, updateMeal } from './meal.repository.js';
+import type { MealChanges, MealInput, MealLimits } from './meal.schemas.js';
+import type { MealItem } from './meal.table.js';
+
+/** A meal item as the API shows it: its local date, and logged_at exactly as it will be sent. */
+export interface MealView {
+  id: number;
+  name: string;
+  carbs: number;
+  protein?: number;
+  fat?: number;
+  kcal?: number;
+  absorptionType?: string;
+  logged_at: string;
+  date: string;
+}
+
+type DayFull = { ok: false; reason: 'day_full'; message: string };
+
+export type MealOutcome = { ok: true; meal: MealView } | { ok: false; reason: 'not_found' } | DayFull;
+
+export interface MealsDependencies {
+  db: Db;
+  limits: MealLimits;
+  clock: () => Date;
+  /** Told after commit which days changed; a hint only, so it must not throw (see sync/hint.ts). */
+  daysChanged: (days: DayKey[]) => Promise<void>;
+}
+
+/**
+ * Logging meals: every write changes the items and marks their local day(s) dirty in one
+ * transaction, then hints the queue. A move to another day marks both days.
+ */
+export function createMeals({ db, limits, clock, daysChanged }: MealsDependencies) {
+  const nutritionDay = (user: User, date: string): DayKey => ({ userId: user.id, kind: 'nutrition', date });
+  const dayFull = (date: string): DayFull => ({
+    ok: false,
+    reason: 'day_full',
+    message: `${date} already has ${limits.maxItemsPerDay} items, the most a day can hold`,
+  });
+
+  return {
+    async list(user: User, date: string): Promise<MealView[]> {
+      return (await mealsOfDay(db, user.id, date)).map(toView);
+    },
+
+    async add(user: User, input: MealInput): Promise<MealOutcome> {
+      const now = clock();
+      const placed = placeLoggedAt(input.logged_at, user.timezone);
+      const meal = await db.transaction().execute(async (trx) => {
+        if ((await countMealsOfDay(trx, user.id, placed.localDate)) >= limits.maxItemsPerDay) return undefined;
+        const item = await insertMeal(trx, {
+          user_id: user.id,
+          name: input.name,
+          carbs: input.carbs,
+          protein: input.protein ?? null,
+          fat: input.fat ?? null,
+          kcal: input.kcal ?? null,
+          absorption_type: input.absorptionType ?? null,
+          logged_at: placed.loggedAt,
+          local_date: placed.localDate,
+          created_at: now.toISOString(),
+          updated_at: now.toISOString(),
+        });
+        await markDirty(trx, nutritionDay(user, placed.localDate), now);
+        return item;
+      });
+      if (!meal) return dayFull(placed.localDate);
+      await daysChanged([nutritionDay(user, meal.local_date)]);
+      return { ok: true, meal: toView(meal) };
+    },
+
+    async change(user: User, id: number, changes: MealChanges): Promise<MealOutcome> {
+      const now = clock();
+      const placed = changes.logged_at === undefined ? undefined : placeLoggedAt(changes.logged_at, user.timezone);
+      const outcome = await db.transaction().execute(async (trx) => {
+        const before = await findMeal(trx, user.id, id);
+        if (!before) return { ok: false as const, reason: 'not_found' as const };
+        const date = placed?.localDate ?? before.local_date;
+        if (date !== before.local_date && (await countMealsOfDay(trx, user.id, date)) >= limits.maxItemsPerDay) {
+          return dayFull(date);
+        }
+        const after = await updateMeal(trx, user.id, id, {
+          ...(changes.name !== undefined && { name: changes.name }),
+          ...(changes.carbs !== undefined && { carbs: changes.carbs }),
+          ...(changes.protein !== undefined && { protein: changes.protein }),
+          ...(changes.fat !== undefined && { fat: changes.fat }),
+          ...(changes.kcal !== undefined && { kcal: changes.kcal }),
+          ...(changes.absorptionType !== undefined && { absorption_type: changes.absorptionType }),
+          ...(placed && { logged_at: placed.loggedAt, local_date: placed.localDate }),
+          updated_at: now.toISOString(),
+        });
+        const days = [...new Set([before.local_date, after.local_date])].map((day) => nutritionDay(user, day));
+        for (const day of days) await markDirty(trx, day, now);
+        return { ok: true as const, meal: after, days };
+      });
+      if (!outcome.ok) return outcome;
+      await daysChanged(outcome.days);
+      return { ok: true, meal: toView(outcome.meal) };
+    },
+
+    async remove(user: User, id: number): Promise<MealOutcome> {
+      const now = clock();
+      const removed = await db.transaction().execute(async (trx) => {
+        const item = await findMeal(trx, user.id, id);
+        if (!item) return undefined;
+        await deleteMeal(trx, user.id, id);
+        await markDirty(trx, nutritionDay(user, item.local_date), now);
+        return item;
+      });
+      if (!removed) return { ok: false, reason: 'not_found' };
+      await daysChanged([nutritionDay(user, removed.local_date)]);
+      return { ok: true, meal: toView(removed) };
+    },
+  };
+}
+
+export type Meals = ReturnType<typeof createMeals>;
+
+function toView(item: MealItem): MealView {
+  return {
+    id: item.id,
+    name: item.name,
+    carbs: item.carbs,
+    ...(item.protein !== null && { protein: item.protein }),
+    ...(item.fat !== null && { fat: item.fat }),
+    ...(item.kcal !== null && { kcal: item.kcal }),
+    ...(item.absorption_type !== null && { absorptionType: item.absorption_type }),
+    logged_at: item.logged_at,
+    date: item.local_date,
+  };
+}

@@ -1,0 +1,146 @@
+import type { Transaction } from 'kysely';
+import type { Database, Db } from '../db/database.js';
+import type { SyncKind } from './sync-day.table.js';
+
+/**
+ * The dirty-day outbox (DESIGN, decision 3). A change marks its day dirty in the same
+ * transaction, so no change can be committed without its mark; the queue is only told
+ * afterwards, as a hint, and the sweeper finds whatever a lost hint left behind.
+ */
+
+export interface DayKey {
+  userId: number;
+  kind: SyncKind;
+  date: string;
+}
+
+export type DayStatus = 'pending' | 'synced' | 'failed';
+
+export interface DaySyncStatus {
+  kind: SyncKind;
+  date: string;
+  status: DayStatus;
+  syncedAt?: string;
+  error?: string;
+}
+
+type Writer = Db | Transaction<Database>;
+
+function whereDay(day: DayKey) {
+  return { user_id: day.userId, kind: day.kind, date: day.date };
+}
+
+/** Bumps the day's version: whatever was sent before no longer counts as the latest. */
+export async function markDirty(trx: Writer, day: DayKey, now: Date): Promise<void> {
+  await trx
+    .insertInto('sync_days')
+    .values({ ...whereDay(day), version: 1, updated_at: now.toISOString() })
+    .onConflict((conflict) =>
+      conflict
+        .columns(['user_id', 'kind', 'date'])
+        .doUpdateSet((eb) => ({ version: eb('sync_days.version', '+', 1), updated_at: now.toISOString() })),
+    )
+    .execute();
+}
+
+/** The version to send, or undefined when the day is clean (or refused for good until it changes). */
+export async function dirtyVersion(db: Db, day: DayKey): Promise<number | undefined> {
+  const row = await db
+    .selectFrom('sync_days')
+    .select(['version', 'synced_version', 'failed_version'])
+    .where('user_id', '=', day.userId)
+    .where('kind', '=', day.kind)
+    .where('date', '=', day.date)
+    .executeTakeFirst();
+  if (!row || row.version === row.synced_version || row.version === row.failed_version) return undefined;
+  return row.version;
+}
+
+/**
+ * Records that `version` is in the service. Never moves backwards, so a late worker cannot undo a
+ * newer sync; the day stays dirty when it changed while `version` was on its way. Returns whether
+ * the day is now clean.
+ */
+export async function markSynced(db: Db, day: DayKey, version: number, now: Date): Promise<boolean> {
+  await db
+    .updateTable('sync_days')
+    .set({ synced_version: version, synced_at: now.toISOString(), last_error: null, updated_at: now.toISOString() })
+    .where('user_id', '=', day.userId)
+    .where('kind', '=', day.kind)
+    .where('date', '=', day.date)
+    .where((eb) => eb.or([eb('synced_version', 'is', null), eb('synced_version', '<', version)]))
+    .execute();
+  return (await dirtyVersion(db, day)) === undefined;
+}
+
+/** The service refused this version for good; it shows as failed until the next change. */
+export async function markFailed(db: Db, day: DayKey, version: number, error: string, now: Date): Promise<void> {
+  await db
+    .updateTable('sync_days')
+    .set({ failed_version: version, last_error: error, updated_at: now.toISOString() })
+    .where('user_id', '=', day.userId)
+    .where('kind', '=', day.kind)
+    .where('date', '=', day.date)
+    .execute();
+}
+
+/** Why the day is still pending (it will be tried again). */
+export async function recordPendingReason(db: Db, day: DayKey, reason: string, now: Date): Promise<void> {
+  await db
+    .updateTable('sync_days')
+    .set({ last_error: reason, updated_at: now.toISOString() })
+    .where('user_id', '=', day.userId)
+    .where('kind', '=', day.kind)
+    .where('date', '=', day.date)
+    .execute();
+}
+
+/** Dirty days of connected users, oldest change first: what the sweeper hands to the queue. */
+export async function dirtyDaysOfConnectedUsers(db: Db, limit: number): Promise<DayKey[]> {
+  const rows = await db
+    .selectFrom('sync_days')
+    .innerJoin('connections', 'connections.user_id', 'sync_days.user_id')
+    .select(['sync_days.user_id', 'sync_days.kind', 'sync_days.date'])
+    .where('connections.status', '=', 'connected')
+    .where((eb) => eb.or([eb('synced_version', 'is', null), eb('synced_version', '<', eb.ref('version'))]))
+    .where((eb) => eb.or([eb('failed_version', 'is', null), eb('failed_version', '<', eb.ref('version'))]))
+    .orderBy('sync_days.updated_at')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => ({ userId: row.user_id, kind: row.kind, date: row.date }));
+}
+
+/** A user's dirty days, e.g. to resume them right after reconnecting. */
+export async function dirtyDaysOf(db: Db, userId: number): Promise<DayKey[]> {
+  const rows = await db
+    .selectFrom('sync_days')
+    .select(['kind', 'date'])
+    .where('user_id', '=', userId)
+    .where((eb) => eb.or([eb('synced_version', 'is', null), eb('synced_version', '<', eb.ref('version'))]))
+    .execute();
+  return rows.map((row) => ({ userId, kind: row.kind, date: row.date }));
+}
+
+/** Days from `from` to `to` inclusive that have ever changed, with where their sync stands. */
+export async function syncStatuses(db: Db, userId: number, from: string, to: string): Promise<DaySyncStatus[]> {
+  const rows = await db
+    .selectFrom('sync_days')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .where('date', '>=', from)
+    .where('date', '<=', to)
+    .orderBy('date')
+    .orderBy('kind')
+    .execute();
+  return rows.map((row) => {
+    const status: DayStatus =
+      row.version === row.synced_version ? 'synced' : row.version === row.failed_version ? 'failed' : 'pending';
+    return {
+      kind: row.kind,
+      date: row.date,
+      status,
+      ...(row.synced_at !== null && status === 'synced' && { syncedAt: row.synced_at }),
+      ...(row.last_error !== null && status !== 'synced' && { error: row.last_error }),
+    };
+  });
+}

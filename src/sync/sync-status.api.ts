@@ -1,0 +1,31 @@
+import { Router } from 'express';
+import { DateTime } from 'luxon';
+import { z } from 'zod';
+import type { Db } from '../db/database.js';
+import { currentUser, requireUserApi } from '../web/authentication.js';
+import { sendInvalidInput } from '../web/invalid-input.js';
+import { syncStatuses } from './outbox.js';
+
+const MAX_RANGE_DAYS = 366;
+
+const rangeSchema = z
+  .object({
+    from: z.iso.date({ error: 'must be a date as YYYY-MM-DD' }),
+    to: z.iso.date({ error: 'must be a date as YYYY-MM-DD' }),
+  })
+  .refine(({ from, to }) => from <= to, { error: 'must not be before from', path: ['to'] })
+  .refine(({ from, to }) => DateTime.fromISO(to).diff(DateTime.fromISO(from), 'days').days < MAX_RANGE_DAYS, {
+    error: `must be less than ${MAX_RANGE_DAYS} days after from`,
+    path: ['to'],
+  });
+
+/** GET /api/sync/status?from=&to= (inclusive): where each changed day's sync stands. */
+export function syncStatusApi({ db }: { db: Db }): Router {
+  const router = Router();
+  router.get('/api/sync/status', requireUserApi, async (req, res) => {
+    const range = rangeSchema.safeParse(req.query);
+    if (!range.success) return sendInvalidInput(res, range.error);
+    res.json({ days: await syncStatuses(db, currentUser(res).id, range.data.from, range.data.to) });
+  });
+  return router;
+}
