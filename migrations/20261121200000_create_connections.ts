@@ -5,6 +5,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
     .createTable('connections')
     .addColumn('user_id', 'integer', (column) => column.primaryKey().references('users.id').onDelete('cascade'))
+    .addColumn('grant_id', 'text', (column) => column.notNull())
     .addColumn('token_key_id', 'text', (column) => column.notNull())
     .addColumn('access_token_sealed', 'text', (column) => column.notNull())
     .addColumn('refresh_token_sealed', 'text', (column) => column.notNull())

@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import type { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
 import express, { type ErrorRequestHandler, type Express } from 'express';
 import type { Store } from 'express-session';
 import helmet from 'helmet';
@@ -31,6 +32,8 @@ export interface AppDependencies {
   sessionStore: Store;
   oauth: OAuthClient;
   cipher: TokenCipher;
+  /** For short-lived keys of the web (OAuth state claims); commands fail fast while Redis is away. */
+  redis: Redis;
   syncQueue: Queue;
   clock: () => Date;
 }
@@ -38,7 +41,8 @@ export interface AppDependencies {
 const ASSETS_FOLDER = fileURLToPath(new URL('../views/assets', import.meta.url));
 
 /** Builds the web app: middleware, routes, error handler. It never listens; `server.ts` does. */
-export function createApp({ config, logger, db, sessionStore, oauth, cipher, syncQueue, clock }: AppDependencies): Express {
+export function createApp(deps: AppDependencies): Express {
+  const { config, logger, db, sessionStore, oauth, cipher, redis, syncQueue, clock } = deps;
   const app = express();
   const renderPage = createPageRenderer(createViewRenderer());
   const meals = createMeals({
@@ -81,9 +85,22 @@ export function createApp({ config, logger, db, sessionStore, oauth, cipher, syn
 
   app.use(express.urlencoded({ extended: false, limit: '20kb' }), createCsrfProtection());
   app.use(accountPages({ db, renderPage, clock }));
-  app.use(dashboardPages({ db, renderPage }));
-  app.use(mealsPages({ db, meals, limits: config.meals, renderPage }));
-  app.use(connectRoutes({ db, oauth, cipher, syncQueue, appBaseUrl: config.appBaseUrl, renderPage, logger, clock }));
+  app.use(dashboardPages({ db, renderPage, clock }));
+  app.use(mealsPages({ db, meals, limits: config.meals, renderPage, clock }));
+  app.use(
+    connectRoutes({
+      db,
+      redis,
+      redisPrefix: config.redis.prefix,
+      oauth,
+      cipher,
+      syncQueue,
+      redirectUri: config.athlete.redirectUri,
+      renderPage,
+      logger,
+      clock,
+    }),
+  );
   app.use((req, res) => {
     renderPage(req, res, 'error', { title: 'Not found', heading: 'Page not found', message: 'There is nothing at this address.' }, 404);
   });

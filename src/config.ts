@@ -94,6 +94,7 @@ const envSchema = z.object({
   SYNC_SWEEP_INTERVAL_MS: positiveInt('milliseconds, e.g. 30000', 30_000),
   SYNC_ATTEMPTS: positiveInt('a number of attempts, e.g. 8', 8),
   WORKER_CONCURRENCY: positiveInt('a number of jobs, e.g. 5', 5),
+  WORKER_LOCK_DURATION_MS: positiveInt('milliseconds, e.g. 30000', 30_000),
   ATHLETE_RATE_LIMIT_PER_S: positiveInt('requests per second, e.g. 10', 10),
   ABSORPTION_TYPES: z
     .string()
@@ -150,6 +151,7 @@ function toConfig(env: z.infer<typeof envSchema>) {
       sweepIntervalMs: env.SYNC_SWEEP_INTERVAL_MS,
       attempts: env.SYNC_ATTEMPTS,
       concurrency: env.WORKER_CONCURRENCY,
+      lockDurationMs: env.WORKER_LOCK_DURATION_MS,
       rateLimitPerS: env.ATHLETE_RATE_LIMIT_PER_S,
     },
     meals: {

@@ -15,7 +15,7 @@ const REDACTED_PATHS = [
   'password',
   '*.access_token',
   '*.refresh_token',
-  '*.code',
+  'query.code',
   '*.code_verifier',
   '*.client_secret',
   '*.password',

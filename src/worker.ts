@@ -8,7 +8,7 @@ import { createLogger } from './logger.js';
 import { createServiceApi } from './provider/api.js';
 import { createOAuthClient } from './provider/oauth.js';
 import { createRedisConnection } from './queue/redis.js';
-import { createSyncQueue, scheduleSweeps } from './sync/queue.js';
+import { createSyncQueue, scheduleRepeatingJobs } from './sync/queue.js';
 import { createSyncWorker } from './sync/worker.js';
 
 runEntryPoint(async () => {
@@ -32,14 +32,16 @@ runEntryPoint(async () => {
   });
   const api = createServiceApi({ baseUrl: config.athlete.baseUrl, timeoutS: config.athlete.timeoutS, accessTokens, clock });
   const queue = createSyncQueue({ connection: redis, prefix: config.redis.prefix, attempts: config.sync.attempts });
-  await scheduleSweeps(queue, config.sync.sweepIntervalMs);
+  await scheduleRepeatingJobs(queue, config.sync.sweepIntervalMs);
   const worker = createSyncWorker({
     connection: redis,
     prefix: config.redis.prefix,
     concurrency: config.sync.concurrency,
     rateLimitPerS: config.sync.rateLimitPerS,
+    lockDurationMs: config.sync.lockDurationMs,
     queue,
     deps: { db, api, clock },
+    accessTokens,
     logger,
   });
   await worker.waitUntilReady();

@@ -1,4 +1,5 @@
 import { Router, type Response } from 'express';
+import { effectiveStatus } from '../connections/connection-health.js';
 import { findConnection } from '../connections/connection.repository.js';
 import type { Db } from '../db/database.js';
 import { currentUser, requireUserApi } from '../web/authentication.js';
@@ -22,7 +23,7 @@ export function accountApi({ db, clock }: Dependencies): Router {
     res.status(status).json({
       email: user.email,
       timezone: user.timezone,
-      connection: connection ? { status: connection.status, scopes: connection.scopes } : null,
+      connection: connection ? { status: effectiveStatus(connection, clock()), scopes: connection.scopes } : null,
     });
   }
 

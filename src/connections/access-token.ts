@@ -6,6 +6,7 @@ import { ServiceError } from '../provider/service-error.js';
 import { classifyTokenRequestError, toServiceError, type TokenRequestFailure } from '../provider/token-errors.js';
 import type { TokenSet } from '../provider/token-set.js';
 import { withRedisLock } from '../queue/redis-lock.js';
+import { keepAliveDue } from './connection-health.js';
 import { loadGrant, markNeedsReconnect, storeRefreshedTokens, type StoredGrant } from './connection.repository.js';
 import type { TokenCipher } from './token-crypto.js';
 
@@ -24,6 +25,8 @@ export interface AccessTokens {
   accessTokenFor(userId: number): Promise<string>;
   /** After the service answered 401 to `rejected`: a newer token, refreshing unless someone already did. */
   replaceRejected(userId: number, rejected: string): Promise<string>;
+  /** Refreshes a grant nobody used for a while, before its refresh token could lapse (keepAliveDue). */
+  keepAlive(userId: number): Promise<void>;
 }
 
 export interface AccessTokenDependencies {
@@ -65,7 +68,7 @@ export function createAccessTokens(deps: AccessTokenDependencies): AccessTokens 
     if (!grant) throw new ServiceError('needs-reconnect', 'not connected to the Athlete Data Service');
     if (grant.status === 'needs_reconnect') throw new ServiceError('needs-reconnect', 'the connection needs reconnecting');
     if (grant.refreshExpiresAt && grant.refreshExpiresAt <= clock()) {
-      await markNeedsReconnect(db, userId, grant.version, clock());
+      await markNeedsReconnect(db, grant, clock());
       throw new ServiceError('needs-reconnect', 'the refresh token has expired');
     }
     return grant;
@@ -90,13 +93,13 @@ export function createAccessTokens(deps: AccessTokenDependencies): AccessTokens 
   async function refreshGrant(grant: StoredGrant, retriesWithoutAnswer: number): Promise<string> {
     let tokens: TokenSet;
     try {
-      tokens = await oauth.refresh(grant.refreshToken);
+      tokens = await oauth.refresh(grant.refreshToken, grant.scopes);
     } catch (error) {
       return recoverFromFailedRefresh(grant, classifyTokenRequestError(error), retriesWithoutAnswer);
     }
     // RFC 6749 §6: without a new refresh token, the one presented stays valid.
     const issued = { ...tokens, refreshToken: tokens.refreshToken ?? grant.refreshToken };
-    if (await storeRefreshedTokens(db, cipher, grant.userId, grant.version, issued, clock())) {
+    if (await storeRefreshedTokens(db, cipher, grant, issued, clock())) {
       log.info({ userId: grant.userId, rotated: tokens.refreshToken !== undefined }, 'tokens refreshed');
       return tokens.accessToken;
     }
@@ -119,7 +122,7 @@ export function createAccessTokens(deps: AccessTokenDependencies): AccessTokens 
       if (latest?.status === 'connected' && latest.refreshToken !== grant.refreshToken) {
         return refreshDue(latest) ? refreshGrant(latest, 0) : latest.accessToken;
       }
-      await markNeedsReconnect(db, grant.userId, grant.version, clock());
+      await markNeedsReconnect(db, grant, clock());
       log.warn({ userId: grant.userId, failure }, 'grant refused; the connection needs reconnecting');
     }
     throw toServiceError(failure);
@@ -136,6 +139,10 @@ export function createAccessTokens(deps: AccessTokenDependencies): AccessTokens 
       const token = await refreshSingleFlight(userId, isRejected);
       // A refresh already in flight may have been one that found no need to refresh.
       return token === rejected ? refreshSingleFlight(userId, isRejected) : token;
+    },
+
+    async keepAlive(userId) {
+      await refreshSingleFlight(userId, (grant) => keepAliveDue(grant, clock()));
     },
   };
 }

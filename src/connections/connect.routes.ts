@@ -1,4 +1,5 @@
 import type { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
 import { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
 import type { Db } from '../db/database.js';
@@ -11,15 +12,18 @@ import { currentUser, requireUserPage } from '../web/authentication.js';
 import type { RenderPage } from '../web/pages.js';
 import { saveSession, startUserSession } from '../web/session.js';
 import { deleteConnection, saveConnection } from './connection.repository.js';
-import { addPendingConnect, takePendingConnect } from './pending-connects.js';
+import { addPendingConnect, claimState, takePendingConnect } from './pending-connects.js';
 import type { TokenCipher } from './token-crypto.js';
 
 interface Dependencies {
   db: Db;
+  redis: Redis;
+  redisPrefix: string;
   oauth: OAuthClient;
   cipher: TokenCipher;
   syncQueue: Queue;
-  appBaseUrl: string;
+  /** The registered redirect URI; the callback's URL is rebuilt on it for the code exchange. */
+  redirectUri: string;
   renderPage: RenderPage;
   logger: Logger;
   clock: () => Date;
@@ -35,7 +39,8 @@ const callbackQuerySchema = z.union([
 ]);
 
 /** Connect (OAuth authorization code flow with PKCE), its callback, and Disconnect. */
-export function connectRoutes({ db, oauth, cipher, syncQueue, appBaseUrl, renderPage, logger, clock }: Dependencies): Router {
+export function connectRoutes(deps: Dependencies): Router {
+  const { db, redis, redisPrefix, oauth, cipher, syncQueue, redirectUri, renderPage, logger, clock } = deps;
   const router = Router();
   const log = logger.child({ module: 'connect' });
 
@@ -62,7 +67,7 @@ export function connectRoutes({ db, oauth, cipher, syncQueue, appBaseUrl, render
     const { remaining, codeVerifier } = takePendingConnect(req.session.pendingConnects, query.data.state, clock());
     req.session.pendingConnects = remaining;
     await saveSession(req);
-    if (codeVerifier === undefined) {
+    if (codeVerifier === undefined || !(await claimState(redis, redisPrefix, query.data.state))) {
       return showProblem(req, res, 400, {
         heading: 'This connection attempt is no longer valid',
         message: 'It has expired, was already used, or was started in another browser. Start connecting again.',
@@ -90,11 +95,13 @@ export function connectRoutes({ db, oauth, cipher, syncQueue, appBaseUrl, render
     const notCompleted = { heading: 'Connecting did not complete', message: 'Nothing was saved. Please try again.' };
     let tokens: TokenSet;
     try {
-      tokens = await oauth.exchangeCode(new URL(req.originalUrl, appBaseUrl), { state: query.data.state, codeVerifier });
+      const callbackUrl = new URL(redirectUri);
+      callbackUrl.search = new URLSearchParams(query.data).toString();
+      tokens = await oauth.exchangeCode(callbackUrl, { state: query.data.state, codeVerifier });
     } catch (error) {
       const failure = classifyTokenRequestError(error);
       log.warn({ failure, userId: user.id }, 'code exchange failed');
-      const detail = failure.kind === 'retryable' ? undefined : [failure.code, failure.description].filter(Boolean).join(': ');
+      const detail = failure.kind === 'retryable' ? undefined : [failure.error, failure.description].filter(Boolean).join(': ');
       return showProblem(req, res, 502, { ...notCompleted, ...(detail && { detail }) });
     }
     if (!tokens.refreshToken) {

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Db } from '../db/database.js';
 import type { Scope } from '../provider/scopes.js';
 import type { TokenSet } from '../provider/token-set.js';
@@ -7,6 +8,7 @@ import type { TokenCipher } from './token-crypto.js';
 /** A connection as the rest of the app sees it: status and grant, never the tokens. */
 export interface Connection {
   userId: number;
+  grantId: string;
   status: ConnectionStatus;
   scopes: Scope[];
   issuedAt: Date;
@@ -50,8 +52,9 @@ function tokenColumns(cipher: TokenCipher, userId: number, tokens: IssuedTokens,
 }
 
 /**
- * Stores the grant from a completed Connect. Reconnecting replaces the previous tokens
- * and bumps the version, so any writer still holding the old version loses its swap.
+ * Stores the grant from a completed Connect. Reconnecting replaces the previous tokens with a new
+ * grant id, so any writer still holding the old grant loses its compare-and-swap, even after a
+ * Disconnect deleted the row and its version count.
  */
 export async function saveConnection(
   db: Db,
@@ -61,6 +64,7 @@ export async function saveConnection(
   now: Date,
 ): Promise<void> {
   const grant = {
+    grant_id: randomUUID(),
     ...tokenColumns(cipher, userId, tokens, now),
     refresh_expires_at: tokens.refreshExpiresAt?.toISOString() ?? null,
     status: 'connected' as const,
@@ -74,35 +78,39 @@ export async function saveConnection(
     .execute();
 }
 
+/** Which stored state a writer read: its write lands only if the row is still exactly that. */
+export type ReadState = Pick<Connection, 'userId' | 'grantId' | 'version'>;
+
 /**
- * Stores refreshed tokens in one write, only if the row is still at `expectedVersion`
- * (compare-and-swap): a late writer never overwrites newer tokens. True when stored.
- * `refreshToken` is the new one, or the one held when the service issued none (RFC 6749 §6).
+ * Stores refreshed tokens in one write, only if the row is still as `read` (compare-and-swap):
+ * a late writer never overwrites newer tokens. True when stored. `refreshToken` is the new one,
+ * or the one held when the service issued none (RFC 6749 §6).
  */
 export async function storeRefreshedTokens(
   db: Db,
   cipher: TokenCipher,
-  userId: number,
-  expectedVersion: number,
+  read: ReadState,
   tokens: IssuedTokens,
   now: Date,
 ): Promise<boolean> {
   const result = await db
     .updateTable('connections')
-    .set((eb) => ({ ...tokenColumns(cipher, userId, tokens, now), version: eb('version', '+', 1) }))
-    .where('user_id', '=', userId)
-    .where('version', '=', expectedVersion)
+    .set((eb) => ({ ...tokenColumns(cipher, read.userId, tokens, now), version: eb('version', '+', 1) }))
+    .where('user_id', '=', read.userId)
+    .where('grant_id', '=', read.grantId)
+    .where('version', '=', read.version)
     .executeTakeFirst();
   return result.numUpdatedRows === 1n;
 }
 
 /** The grant is gone at the service: only the person can restore it, by connecting again. */
-export async function markNeedsReconnect(db: Db, userId: number, expectedVersion: number, now: Date): Promise<void> {
+export async function markNeedsReconnect(db: Db, read: ReadState, now: Date): Promise<void> {
   await db
     .updateTable('connections')
     .set((eb) => ({ status: 'needs_reconnect', version: eb('version', '+', 1), updated_at: now.toISOString() }))
-    .where('user_id', '=', userId)
-    .where('version', '=', expectedVersion)
+    .where('user_id', '=', read.userId)
+    .where('grant_id', '=', read.grantId)
+    .where('version', '=', read.version)
     .execute();
 }
 
@@ -123,6 +131,12 @@ export async function loadGrant(db: Db, cipher: TokenCipher, userId: number): Pr
   };
 }
 
+/** Every connection that is connected, for the keep-alive job. */
+export async function connectedConnections(db: Db): Promise<Connection[]> {
+  const rows = await db.selectFrom('connections').selectAll().where('status', '=', 'connected').execute();
+  return rows.map(toConnection);
+}
+
 export async function deleteConnection(db: Db, userId: number): Promise<void> {
   await db.deleteFrom('connections').where('user_id', '=', userId).execute();
 }
@@ -134,6 +148,7 @@ function selectConnection(db: Db, userId: number): Promise<ConnectionRow | undef
 function toConnection(row: ConnectionRow): Connection {
   return {
     userId: row.user_id,
+    grantId: row.grant_id,
     status: row.status,
     scopes: row.scopes === '' ? [] : (row.scopes.split(' ') as Scope[]),
     issuedAt: new Date(row.issued_at),

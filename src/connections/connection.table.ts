@@ -5,6 +5,8 @@ export type ConnectionStatus = 'connected' | 'needs_reconnect';
 /** One row per partner user: their grant at the Athlete Data Service. Tokens are sealed (token-crypto.ts). */
 export interface ConnectionTable {
   user_id: number;
+  /** New with every Connect: a write meant for an earlier grant can never land on a later one. */
+  grant_id: string;
   token_key_id: string;
   access_token_sealed: string;
   refresh_token_sealed: string;

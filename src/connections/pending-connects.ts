@@ -1,4 +1,5 @@
 import type { SessionData } from 'express-session';
+import type { Redis } from 'ioredis';
 import type { AuthorizationRequest } from '../provider/oauth.js';
 
 type PendingConnects = SessionData['pendingConnects'];
@@ -34,4 +35,14 @@ export function takePendingConnect(
   const { [state]: entry, ...remaining } = pending ?? {};
   const live = entry !== undefined && entry.expiresAt > now.getTime();
   return { remaining, codeVerifier: live ? entry.codeVerifier : undefined };
+}
+
+/**
+ * Claims a state for one callback across all web processes. The session alone cannot: two
+ * callbacks with the same state (a double navigation) may both read the session before either
+ * saves it, and exchanging the code twice makes the service revoke the grant (RFC 6749 §4.1.2).
+ */
+export async function claimState(redis: Redis, redisPrefix: string, state: string): Promise<boolean> {
+  const claimed = await redis.set(`${redisPrefix}:oauth-state:${state}`, '1', 'PX', PENDING_CONNECT_TTL_MS, 'NX');
+  return claimed === 'OK';
 }

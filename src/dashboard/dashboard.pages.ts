@@ -2,6 +2,7 @@ import { Router, type Request, type Response } from 'express';
 import { timezoneChangeSchema } from '../accounts/account.schemas.js';
 import { updateTimezone } from '../accounts/user.repository.js';
 import { describeCapabilities } from '../connections/capabilities.js';
+import { effectiveStatus, reconnectNeededSoon } from '../connections/connection-health.js';
 import { findConnection } from '../connections/connection.repository.js';
 import type { Db } from '../db/database.js';
 import { currentUser, requireUserPage } from '../web/authentication.js';
@@ -11,6 +12,7 @@ import type { RenderPage } from '../web/pages.js';
 interface Dependencies {
   db: Db;
   renderPage: RenderPage;
+  clock: () => Date;
 }
 
 /** Notices that other pages hand over by redirecting to `/?notice=<key>`; only these keys are shown. */
@@ -21,7 +23,7 @@ const NOTICES: Record<string, string> = {
 };
 
 /** The signed-in person's home: connection status, what the grant allows, and the time zone. */
-export function dashboardPages({ db, renderPage }: Dependencies): Router {
+export function dashboardPages({ db, renderPage, clock }: Dependencies): Router {
   const router = Router();
 
   async function renderDashboard(req: Request, res: Response, extra: Record<string, unknown> = {}, status = 200) {
@@ -32,7 +34,17 @@ export function dashboardPages({ db, renderPage }: Dependencies): Router {
       req,
       res,
       'dashboard',
-      { title: 'Dashboard', connection, capabilities: describeCapabilities(connection?.scopes ?? []), notice, ...extra },
+      {
+        title: 'Dashboard',
+        connection: connection && {
+          ...connection,
+          status: effectiveStatus(connection, clock()),
+          reconnectBy: reconnectNeededSoon(connection, clock()) ? connection.refreshExpiresAt?.toISOString() : undefined,
+        },
+        capabilities: describeCapabilities(connection?.scopes ?? []),
+        notice,
+        ...extra,
+      },
       status,
     );
   }

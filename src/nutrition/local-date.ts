@@ -34,7 +34,12 @@ export function placeLoggedAt(input: string, userZone: string): PlacedTime {
 function localDateTime(input: string, userZone: string): DateTime {
   if (HAS_OFFSET.test(input)) return DateTime.fromISO(input, { setZone: true });
   if (/z$/i.test(input)) return DateTime.fromISO(input, { zone: userZone });
-  return earliest(DateTime.fromISO(input, { zone: userZone }).getPossibleOffsets());
+  // Not fromISO(input, { zone: userZone }): luxon would start from the zone's offset today, and where
+  // that is neither offset of a nearby change (Asia/Almaty is +05:00 now, +06:00/+07:00 in 2002) it
+  // places wall times near the change wrongly. Reading the wall time as UTC first starts from an
+  // offset of that moment.
+  const wallTime = DateTime.fromISO(input, { zone: 'utc' }).setZone(userZone, { keepLocalTime: true });
+  return earliest(wallTime.getPossibleOffsets());
 }
 
 /** Of the instants that show a wall time twice (DST fall-back), the first. */

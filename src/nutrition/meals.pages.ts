@@ -14,16 +14,17 @@ interface Dependencies {
   meals: Meals;
   limits: MealLimits;
   renderPage: RenderPage;
+  clock: () => Date;
 }
 
 /** A day's meals as a page: list, add, edit, delete, move between days, and the day's sync status. */
-export function mealsPages({ db, meals, limits, renderPage }: Dependencies): Router {
+export function mealsPages({ db, meals, limits, renderPage, clock }: Dependencies): Router {
   const router = Router();
   const schemas = mealInputSchemas(limits);
   router.use('/meals', requireUserPage);
 
   function today(res: Response): string {
-    return DateTime.now().setZone(currentUser(res).timezone).toISODate()!;
+    return DateTime.fromJSDate(clock()).setZone(currentUser(res).timezone).toISODate()!;
   }
 
   async function renderDay(req: Request, res: Response, date: string, problem?: string) {

@@ -31,8 +31,11 @@ export interface OAuthClient {
   startAuthorization(): Promise<AuthorizationRequest>;
   /** Exchanges the code in `callbackUrl`, checking its state against the pending attempt. */
   exchangeCode(callbackUrl: URL, pending: { state: string; codeVerifier: string }): Promise<TokenSet>;
-  /** The refresh_token grant (RFC 6749 §6); see tokenRequestEncoding for its shape. */
-  refresh(refreshToken: string): Promise<TokenSet>;
+  /**
+   * The refresh_token grant (RFC 6749 §6); see tokenRequestEncoding for its shape. A response
+   * without `scope` keeps `grantedScopes`, the grant's scopes so far (RFC 6749 §5.1 and §6).
+   */
+  refresh(refreshToken: string, grantedScopes: readonly Scope[]): Promise<TokenSet>;
 }
 
 export function createOAuthClient(settings: OAuthSettings, clock: () => Date = () => new Date()): OAuthClient {
@@ -60,9 +63,9 @@ export function createOAuthClient(settings: OAuthSettings, clock: () => Date = (
       return parseTokenResponse(response, settings.scopes, clock());
     },
 
-    async refresh(refreshToken) {
+    async refresh(refreshToken, grantedScopes) {
       const response = await oidc.refreshTokenGrant(configuration, refreshToken);
-      return parseTokenResponse(response, settings.scopes, clock());
+      return parseTokenResponse(response, grantedScopes, clock());
     },
   };
 }

@@ -10,37 +10,41 @@ import { ServiceError } from './service-error.js';
  * - permanent: the service refused the request itself (other OAuth errors, other 4xx): a bug or misconfiguration.
  */
 export type TokenRequestFailure =
-  | { kind: 'needs-reconnect'; code: string; description: string | undefined }
+  | { kind: 'needs-reconnect'; error: string; description: string | undefined }
   | { kind: 'retryable'; status: number | undefined; reason: string }
-  | { kind: 'permanent'; status: number | undefined; code: string; description: string | undefined };
+  | { kind: 'permanent'; status: number | undefined; error: string; description: string | undefined };
 
 export function classifyTokenRequestError(error: unknown): TokenRequestFailure {
   if (error instanceof ResponseBodyError) {
     if (error.error === 'invalid_grant') {
-      return { kind: 'needs-reconnect', code: error.error, description: error.error_description };
+      return { kind: 'needs-reconnect', error: error.error, description: error.error_description };
     }
     if (isRetryableStatus(error.status)) return { kind: 'retryable', status: error.status, reason: error.error };
-    return { kind: 'permanent', status: error.status, code: error.error, description: error.error_description };
+    return { kind: 'permanent', status: error.status, error: error.error, description: error.error_description };
   }
   const response = findResponse(error);
   if (response) {
     return isRetryableStatus(response.status)
       ? { kind: 'retryable', status: response.status, reason: `HTTP ${response.status}` }
-      : { kind: 'permanent', status: response.status, code: 'unexpected_response', description: undefined };
+      : { kind: 'permanent', status: response.status, error: 'unexpected_response', description: undefined };
   }
   if (isUnusableAnswer(error)) {
-    return { kind: 'permanent', status: undefined, code: 'invalid_response', description: describeError(error) };
+    return { kind: 'permanent', status: undefined, error: 'invalid_response', description: describeError(error) };
   }
   return { kind: 'retryable', status: undefined, reason: describeError(error) };
 }
 
-/** The failure as an error to throw; its message names the cause but never a token. */
+/**
+ * The failure as an error for the work that needed a token; its message names the cause, never a
+ * token. A refusal other than invalid_grant (invalid_client, say) is this app's configuration, not
+ * the work's fault: the work waits and is retried, rather than being marked failed for good.
+ */
 export function toServiceError(failure: TokenRequestFailure): ServiceError {
-  const message =
-    failure.kind === 'retryable'
-      ? `token endpoint unavailable (${failure.status ?? 'no answer'}: ${failure.reason})`
-      : `token endpoint refused: ${[failure.code, failure.description].filter(Boolean).join(': ')}`;
-  return new ServiceError(failure.kind, message);
+  if (failure.kind === 'retryable') {
+    return new ServiceError('retryable', `token endpoint unavailable (${failure.status ?? 'no answer'}: ${failure.reason})`);
+  }
+  const refusal = `token endpoint refused: ${[failure.error, failure.description].filter(Boolean).join(': ')}`;
+  return new ServiceError(failure.kind === 'needs-reconnect' ? 'needs-reconnect' : 'retryable', refusal);
 }
 
 function isRetryableStatus(status: number): boolean {

@@ -26,13 +26,14 @@ const tokenResponseSchema = z.object({
 });
 
 /**
- * Turns a token response into a TokenSet. `requestedScopes` stands in for an absent `scope`
- * (RFC 6749 §5.1: omitted means identical to what was requested); scope names the app does not
- * know are dropped, since no capability can depend on them.
+ * Turns a token response into a TokenSet. `scopesIfOmitted` stands in for an absent `scope`
+ * (RFC 6749 §5.1: omitted means identical to what was asked: the requested scopes for a code
+ * exchange, the grant's own for a refresh); scope names the app does not know are dropped,
+ * since no capability can depend on them.
  */
-export function parseTokenResponse(body: unknown, requestedScopes: readonly Scope[], now: Date): TokenSet {
+export function parseTokenResponse(body: unknown, scopesIfOmitted: readonly Scope[], now: Date): TokenSet {
   const response = tokenResponseSchema.parse(body);
-  const granted = response.scope === undefined ? [...requestedScopes] : response.scope.split(' ');
+  const granted = response.scope === undefined ? [...scopesIfOmitted] : response.scope.split(' ');
   return {
     accessToken: response.access_token,
     refreshToken: response.refresh_token,

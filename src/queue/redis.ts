@@ -1,12 +1,24 @@
 import { Redis } from 'ioredis';
 
 /**
- * A connection for BullMQ and the app's own keys. `maxRetriesPerRequest: null` is what BullMQ
- * workers require: a blocking command must wait through a reconnect instead of failing.
+ * A connection for BullMQ workers and the app's locks. `maxRetriesPerRequest: null` is what
+ * BullMQ workers require: a blocking command must wait through a reconnect instead of failing.
  * A database index in the URL (redis://host:6379/2) is honoured by ioredis.
  */
 export function createRedisConnection(url: string): Redis {
   return new Redis(url, { maxRetriesPerRequest: null });
+}
+
+/**
+ * A connection for adding jobs from a web request: while Redis is unreachable, commands fail at
+ * once instead of waiting in ioredis's offline queue, so a request never hangs on a hint.
+ */
+export function createProducerConnection(url: string): Redis {
+  const redis = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
+  redis.on('error', () => {
+    // ioredis reconnects by itself; each failed command is reported where it was made.
+  });
+  return redis;
 }
 
 /** True when a Redis server answers PING at `url` within `timeoutMs`. */

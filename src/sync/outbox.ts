@@ -1,4 +1,6 @@
-import type { Transaction } from 'kysely';
+import type { ExpressionBuilder, Transaction } from 'kysely';
+import { hasCapability } from '../connections/capabilities.js';
+import type { Scope } from '../provider/scopes.js';
 import type { Database, Db } from '../db/database.js';
 import type { SyncKind } from './sync-day.table.js';
 
@@ -26,6 +28,17 @@ export interface DaySyncStatus {
 
 type Writer = Db | Transaction<Database>;
 
+/**
+ * The one definition of "this day must be sent": its latest version is neither synced nor
+ * refused for good. (A refused version waits for the next change, which bumps the version.)
+ */
+function needsSending(eb: ExpressionBuilder<Database, 'sync_days'>) {
+  return eb.and([
+    eb.or([eb('sync_days.synced_version', 'is', null), eb('sync_days.synced_version', '<', eb.ref('sync_days.version'))]),
+    eb.or([eb('sync_days.failed_version', 'is', null), eb('sync_days.failed_version', '<', eb.ref('sync_days.version'))]),
+  ]);
+}
+
 function whereDay(day: DayKey) {
   return { user_id: day.userId, kind: day.kind, date: day.date };
 }
@@ -43,17 +56,17 @@ export async function markDirty(trx: Writer, day: DayKey, now: Date): Promise<vo
     .execute();
 }
 
-/** The version to send, or undefined when the day is clean (or refused for good until it changes). */
+/** The version to send, or undefined when the day need not be sent. */
 export async function dirtyVersion(db: Db, day: DayKey): Promise<number | undefined> {
   const row = await db
     .selectFrom('sync_days')
-    .select(['version', 'synced_version', 'failed_version'])
+    .select('version')
     .where('user_id', '=', day.userId)
     .where('kind', '=', day.kind)
     .where('date', '=', day.date)
+    .where(needsSending)
     .executeTakeFirst();
-  if (!row || row.version === row.synced_version || row.version === row.failed_version) return undefined;
-  return row.version;
+  return row?.version;
 }
 
 /**
@@ -95,28 +108,32 @@ export async function recordPendingReason(db: Db, day: DayKey, reason: string, n
     .execute();
 }
 
-/** Dirty days of connected users, oldest change first: what the sweeper hands to the queue. */
+/**
+ * Days to send for users who can be synced now (connected, with the kind's scope granted), oldest
+ * change first: what the sweeper hands to the queue. Others wait until they reconnect.
+ */
 export async function dirtyDaysOfConnectedUsers(db: Db, limit: number): Promise<DayKey[]> {
   const rows = await db
     .selectFrom('sync_days')
     .innerJoin('connections', 'connections.user_id', 'sync_days.user_id')
-    .select(['sync_days.user_id', 'sync_days.kind', 'sync_days.date'])
+    .select(['sync_days.user_id', 'sync_days.kind', 'sync_days.date', 'connections.scopes'])
     .where('connections.status', '=', 'connected')
-    .where((eb) => eb.or([eb('synced_version', 'is', null), eb('synced_version', '<', eb.ref('version'))]))
-    .where((eb) => eb.or([eb('failed_version', 'is', null), eb('failed_version', '<', eb.ref('version'))]))
+    .where(needsSending)
     .orderBy('sync_days.updated_at')
     .limit(limit)
     .execute();
-  return rows.map((row) => ({ userId: row.user_id, kind: row.kind, date: row.date }));
+  return rows
+    .filter((row) => hasCapability(row.scopes.split(' ') as Scope[], row.kind))
+    .map((row) => ({ userId: row.user_id, kind: row.kind, date: row.date }));
 }
 
-/** A user's dirty days, e.g. to resume them right after reconnecting. */
+/** A user's days to send, e.g. to resume them right after reconnecting. */
 export async function dirtyDaysOf(db: Db, userId: number): Promise<DayKey[]> {
   const rows = await db
     .selectFrom('sync_days')
     .select(['kind', 'date'])
     .where('user_id', '=', userId)
-    .where((eb) => eb.or([eb('synced_version', 'is', null), eb('synced_version', '<', eb.ref('version'))]))
+    .where(needsSending)
     .execute();
   return rows.map((row) => ({ userId, kind: row.kind, date: row.date }));
 }

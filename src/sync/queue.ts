@@ -5,12 +5,15 @@ import type { DayKey } from './outbox.js';
 /** One queue for all sync work; its keys live under REDIS_PREFIX like every key the app writes. */
 export const SYNC_QUEUE = 'sync';
 
-export const JOB = { syncDay: 'sync-day', sweep: 'sweep-dirty-days' } as const;
+export const JOB = { syncDay: 'sync-day', sweep: 'sweep-dirty-days', keepAlive: 'keep-connections-alive' } as const;
+
+/** How often idle connections are checked for a keep-alive refresh (connections/keep-alive.ts). */
+const KEEP_ALIVE_INTERVAL_MS = 60 * 60 * 1000;
 
 /** Job data comes back from Redis: parsed like any other input from outside. */
 export const dayJobSchema = z.object({
   userId: z.number().int().positive(),
-  kind: z.enum(['nutrition', 'wellness']),
+  kind: z.enum(['nutrition']),
   date: z.iso.date(),
 });
 
@@ -59,16 +62,21 @@ async function addDayJob(queue: Queue, day: DayKey, options: JobsOptions): Promi
   await queue.add(JOB.syncDay, dayJobSchema.parse(day), options);
 }
 
-/** Every SYNC_SWEEP_INTERVAL_MS, whatever the number of worker processes (a BullMQ job scheduler). */
-export async function scheduleSweeps(queue: Queue, intervalMs: number): Promise<void> {
-  await queue.upsertJobScheduler(JOB.sweep, { every: intervalMs }, { name: JOB.sweep, opts: { attempts: 1 } });
+/**
+ * The repeating jobs, each run once per interval whatever the number of worker processes (BullMQ
+ * job schedulers): the sweep every SYNC_SWEEP_INTERVAL_MS, the keep-alive every hour.
+ */
+export async function scheduleRepeatingJobs(queue: Queue, sweepIntervalMs: number): Promise<void> {
+  await queue.upsertJobScheduler(JOB.sweep, { every: sweepIntervalMs }, { name: JOB.sweep, opts: { attempts: 1 } });
+  await queue.upsertJobScheduler(JOB.keepAlive, { every: KEEP_ALIVE_INTERVAL_MS }, { name: JOB.keepAlive, opts: { attempts: 1 } });
 }
 
 /** Drops the user's queued day jobs (on Disconnect); their days stay dirty in the outbox. */
 export async function removeQueuedDays(queue: Queue, days: DayKey[]): Promise<void> {
   for (const day of days) {
     const jobId = await queue.getDeduplicationJobId(dayJobKey(day));
-    if (jobId) await queue.remove(jobId);
-    await queue.removeDeduplicationKey(dayJobKey(day));
+    // A running job cannot be removed; its key must stay, or a second job for the day could start
+    // beside it. It will find no connection when it asks for a token, and end.
+    if (jobId && (await queue.remove(jobId)) === 1) await queue.removeDeduplicationKey(dayJobKey(day));
   }
 }

@@ -1,10 +1,14 @@
-/** What the app keeps in the service, day by day. */
-export type SyncKind = 'nutrition' | 'wellness';
+/**
+ * What the app keeps in the service, day by day. Wellness joins this list with its own issue;
+ * everything here (outbox, queue, jobs) is written to take it.
+ */
+export type SyncKind = 'nutrition';
 
 /**
  * The outbox: one row per user, kind and local date that has ever changed. Every change bumps
  * `version` in the same transaction as the change itself; a sync that sent version v records
- * `synced_version = v`. The day is dirty while the two differ.
+ * `synced_version = v`. The day is dirty while the two differ, and is sent unless that version
+ * was refused for good (`failed_version`); see needsSending in outbox.ts.
  */
 export interface SyncDayTable {
   user_id: number;

@@ -1,4 +1,6 @@
 import { Worker, type ConnectionOptions, type Queue } from 'bullmq';
+import type { AccessTokens } from '../connections/access-token.js';
+import { keepConnectionsAlive } from '../connections/keep-alive.js';
 import type { Logger } from '../logger.js';
 import { ServiceError } from '../provider/service-error.js';
 import { syncDay, type SyncDayDependencies } from './jobs.js';
@@ -10,8 +12,11 @@ export interface SyncWorkerSettings {
   prefix: string;
   concurrency: number;
   rateLimitPerS: number;
+  /** A job whose worker died is taken up again within about twice this (BullMQ stalled-job check). */
+  lockDurationMs: number;
   queue: Queue;
   deps: SyncDayDependencies;
+  accessTokens: AccessTokens;
   logger: Logger;
 }
 
@@ -20,12 +25,14 @@ export interface SyncWorkerSettings {
  * Retry-After pauses this worker without spending an attempt; other retryable failures are
  * thrown, and BullMQ retries them with exponential backoff and jitter.
  */
-export function createSyncWorker({ connection, prefix, concurrency, rateLimitPerS, queue, deps, logger }: SyncWorkerSettings): Worker {
+export function createSyncWorker(settings: SyncWorkerSettings): Worker {
+  const { connection, prefix, concurrency, rateLimitPerS, lockDurationMs, queue, deps, accessTokens, logger } = settings;
   const log = logger.child({ module: 'sync-worker' });
   const worker: Worker = new Worker(
     SYNC_QUEUE,
     async (job) => {
       if (job.name === JOB.sweep) return { swept: await sweepDirtyDays(deps.db, queue) };
+      if (job.name === JOB.keepAlive) return { refreshed: await keepConnectionsAlive(deps.db, accessTokens, deps.clock, log) };
       const day = dayJobSchema.parse(job.data);
       try {
         const outcome = await syncDay(deps, day);
@@ -40,8 +47,18 @@ export function createSyncWorker({ connection, prefix, concurrency, rateLimitPer
         throw error;
       }
     },
-    { connection, prefix, concurrency, limiter: { max: rateLimitPerS, duration: 1000 } },
+    {
+      connection,
+      prefix,
+      concurrency,
+      limiter: { max: rateLimitPerS, duration: 1000 },
+      lockDuration: lockDurationMs,
+      stalledInterval: lockDurationMs,
+    },
   );
   worker.on('error', (error) => log.error({ err: error }, 'worker error'));
+  worker.on('failed', (job, error) => {
+    if (job && job.name !== JOB.syncDay) log.error({ job: job.name, err: error }, 'repeating job failed');
+  });
   return worker;
 }

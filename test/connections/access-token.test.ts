@@ -149,9 +149,9 @@ describe('when a refresh fails', () => {
     const realOAuth = createOAuthClient(stack.config.athlete);
     const racingOAuth: OAuthClient = {
       ...realOAuth,
-      refresh: async (refreshToken) => {
+      refresh: async (refreshToken, scopes) => {
         await winner.accessTokenFor(userId);
-        return realOAuth.refresh(refreshToken);
+        return realOAuth.refresh(refreshToken, scopes);
       },
     };
     const loser = stack.accessTokens({ clock: later(3600), oauth: racingOAuth });

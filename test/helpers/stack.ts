@@ -5,6 +5,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Queue } from 'bullmq';
 import getPort from 'get-port';
 import { inject } from 'vitest';
 import { createApp } from '../../src/app.js';
@@ -15,8 +16,9 @@ import { createTokenCipher } from '../../src/connections/token-crypto.js';
 import { createDb, type Db } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { createLogger } from '../../src/logger.js';
+import { createServiceApi, type ServiceApi } from '../../src/provider/api.js';
 import { createOAuthClient, type OAuthClient } from '../../src/provider/oauth.js';
-import { createRedisConnection } from '../../src/queue/redis.js';
+import { createProducerConnection, createRedisConnection } from '../../src/queue/redis.js';
 import { createSyncQueue } from '../../src/sync/queue.js';
 import { createRedisSessionStore } from '../../src/web/session.js';
 import { createSandbox, type Sandbox } from '../../src/sandbox/app.js';
@@ -43,10 +45,22 @@ export interface Stack {
   accessTokens(options?: { clock?: () => Date; redisPrefix?: string; oauth?: OAuthClient }): AccessTokens;
   /** The user's stored tokens, opened. */
   storedGrant(userId: number): Promise<StoredGrant | undefined>;
+  /** The data API client as a worker builds it, on `accessTokens` (default: the stack's own). */
+  serviceApi(accessTokens?: AccessTokens): ServiceApi;
+  /** The app's queue, on the stack's own Redis prefix. */
+  syncQueue: Queue;
+  /** The environment the app was configured from: what a worker process of this stack needs. */
+  env: Record<string, string>;
   close(): Promise<void>;
 }
 
+export interface SandboxNutritionDay {
+  payload: { date: string; items: Array<Record<string, unknown>>; rawJson?: Record<string, unknown> };
+  writes: number;
+}
+
 export interface SandboxState {
+  athletes: Record<string, { nutrition: Record<string, SandboxNutritionDay> }>;
   grants: Array<{ athlete: string; scopes: string[]; status: string; currentRefreshTokenSha256: string | null }>;
   counters: {
     requests: Record<string, Record<string, number>>;
@@ -88,7 +102,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const sandboxUrl = `http://127.0.0.1:${await listen(sandboxServer)}`;
 
   const databasePath = join(mkdtempSync(join(tmpdir(), 'athlete-sync-stack-')), 'app.db');
-  const config = loadConfig({
+  const env: Record<string, string> = {
     LOG_LEVEL: 'silent',
     APP_BASE_URL: appUrl,
     PORT: String(appPort),
@@ -101,11 +115,13 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     ATHLETE_CLIENT_ID: DEFAULT_SETTINGS.clientId,
     ATHLETE_CLIENT_SECRET: DEFAULT_SETTINGS.clientSecret,
     ...options.env,
-  });
+  };
+  const config = loadConfig(env);
   const db = createDb(config.database);
   const redis = createRedisConnection(config.redis.url);
   const cipher = createTokenCipher(config.tokenEncryption.key);
-  const syncQueue = createSyncQueue({ connection: redis, prefix: config.redis.prefix, attempts: config.sync.attempts });
+  const producer = createProducerConnection(config.redis.url);
+  const syncQueue = createSyncQueue({ connection: producer, prefix: config.redis.prefix, attempts: config.sync.attempts });
   await migrateToLatest(db);
   const sessions = await createRedisSessionStore(config.redis.url, config.redis.prefix);
   const clock = () => new Date();
@@ -116,11 +132,25 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     sessionStore: sessions.store,
     oauth: createOAuthClient(config.athlete, clock),
     cipher,
+    redis: producer,
     syncQueue,
     clock,
   });
   const appServer = app.listen(appPort, '127.0.0.1');
   await listen(appServer);
+
+  const accessTokens: Stack['accessTokens'] = ({ clock: tokenClock = clock, redisPrefix = config.redis.prefix, oauth } = {}) =>
+    createAccessTokens({
+      db,
+      cipher,
+      oauth: oauth ?? createOAuthClient(config.athlete, tokenClock),
+      redis,
+      redisPrefix,
+      refreshMarginS: config.tokenRefreshMarginS,
+      tokenRequestTimeoutS: config.athlete.timeoutS,
+      clock: tokenClock,
+      logger: createLogger(config.logLevel),
+    });
 
   return {
     appUrl,
@@ -139,19 +169,12 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       });
       if (!response.ok) throw new Error(`sandbox settings refused: ${await response.text()}`);
     },
-    accessTokens: ({ clock: tokenClock = clock, redisPrefix = config.redis.prefix, oauth } = {}) =>
-      createAccessTokens({
-        db,
-        cipher,
-        oauth: oauth ?? createOAuthClient(config.athlete, tokenClock),
-        redis,
-        redisPrefix,
-        refreshMarginS: config.tokenRefreshMarginS,
-        tokenRequestTimeoutS: config.athlete.timeoutS,
-        clock: tokenClock,
-        logger: createLogger(config.logLevel),
-      }),
+    accessTokens,
     storedGrant: (userId) => loadGrant(db, cipher, userId),
+    serviceApi: (tokens = accessTokens()) =>
+      createServiceApi({ baseUrl: sandboxUrl, timeoutS: config.athlete.timeoutS, accessTokens: tokens, clock }),
+    syncQueue,
+    env,
     close: async () => {
       appServer.closeAllConnections();
       sandboxServer.closeAllConnections();
@@ -159,6 +182,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       await sessions.close();
       await syncQueue.obliterate({ force: true });
       await syncQueue.close();
+      producer.disconnect();
       redis.disconnect();
       await db.destroy();
     },

@@ -101,12 +101,12 @@ describe('the code exchange', () => {
 describe('classifying a failed token request', () => {
   it('invalid_grant: the grant is gone, reconnecting is needed', async () => {
     nock(BASE_URL).post('/api/oauth/token').reply(400, { error: 'invalid_grant', error_description: 'code used' });
-    expect(await exchangeFailure()).toEqual({ kind: 'needs-reconnect', code: 'invalid_grant', description: 'code used' });
+    expect(await exchangeFailure()).toEqual({ kind: 'needs-reconnect', error: 'invalid_grant', description: 'code used' });
   });
 
   it('another OAuth error is permanent and keeps the service message', async () => {
     nock(BASE_URL).post('/api/oauth/token').reply(401, { error: 'invalid_client', error_description: 'bad secret' });
-    expect(await exchangeFailure()).toEqual({ kind: 'permanent', status: 401, code: 'invalid_client', description: 'bad secret' });
+    expect(await exchangeFailure()).toEqual({ kind: 'permanent', status: 401, error: 'invalid_client', description: 'bad secret' });
   });
 
   it.each([500, 502, 503, 429])('HTTP %i without an OAuth body is retryable', async (status) => {
@@ -121,16 +121,16 @@ describe('classifying a failed token request', () => {
 
   it('a 200 that is not a token response is permanent', async () => {
     nock(BASE_URL).post('/api/oauth/token').reply(200, { hello: 'world' });
-    expect(await exchangeFailure()).toMatchObject({ kind: 'permanent', code: 'invalid_response' });
+    expect(await exchangeFailure()).toMatchObject({ kind: 'permanent', error: 'invalid_response' });
   });
 
   it('a token response that breaks section 2.1 (expires_in missing) is permanent', async () => {
     nock(BASE_URL).post('/api/oauth/token').reply(200, { access_token: 'at', token_type: 'Bearer', refresh_token: 'rt' });
-    expect(await exchangeFailure()).toMatchObject({ kind: 'permanent', code: 'invalid_response' });
+    expect(await exchangeFailure()).toMatchObject({ kind: 'permanent', error: 'invalid_response' });
   });
 
   it('a 404 is permanent', async () => {
     nock(BASE_URL).post('/api/oauth/token').reply(404, 'not here');
-    expect(await exchangeFailure()).toMatchObject({ kind: 'permanent', status: 404, code: 'unexpected_response' });
+    expect(await exchangeFailure()).toMatchObject({ kind: 'permanent', status: 404, error: 'unexpected_response' });
   });
 });

@@ -1,0 +1,35 @@
+import type { Connection } from './connection.repository.js';
+
+/** Warn this long before the refresh token expires: the person must reconnect by then. */
+const RECONNECT_WARNING_MS = 7 * 24 * 3600 * 1000;
+/** Without a known refresh-token lifetime, refresh at least this often so it cannot lapse unused. */
+const KEEP_ALIVE_WITHOUT_EXPIRY_MS = 7 * 24 * 3600 * 1000;
+
+/** A connection past its refresh token's expiry needs reconnecting, whether or not anything noticed yet. */
+export function effectiveStatus(connection: Connection, now: Date): Connection['status'] {
+  const expired = connection.refreshExpiresAt !== undefined && connection.refreshExpiresAt <= now;
+  return expired ? 'needs_reconnect' : connection.status;
+}
+
+/** When the person should be told that reconnecting will soon be needed (and nothing can prevent it). */
+export function reconnectNeededSoon(connection: Connection, now: Date): boolean {
+  return (
+    effectiveStatus(connection, now) === 'connected' &&
+    connection.refreshExpiresAt !== undefined &&
+    connection.refreshExpiresAt.getTime() - now.getTime() < RECONNECT_WARNING_MS
+  );
+}
+
+/**
+ * Whether a connection nobody has used for a while should be refreshed now, so its refresh
+ * token never lapses: halfway through a known refresh-token lifetime (measured from the last
+ * refresh), or a week after the last refresh when the lifetime is unknown.
+ */
+export function keepAliveDue(connection: Connection, now: Date): boolean {
+  if (effectiveStatus(connection, now) !== 'connected') return false;
+  const lastRefresh = connection.issuedAt.getTime();
+  const dueAt = connection.refreshExpiresAt
+    ? lastRefresh + (connection.refreshExpiresAt.getTime() - lastRefresh) / 2
+    : lastRefresh + KEEP_ALIVE_WITHOUT_EXPIRY_MS;
+  return now.getTime() >= dueAt;
+}

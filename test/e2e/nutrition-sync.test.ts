@@ -1,0 +1,186 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/logger.js';
+import { createMeals, type MealView } from '../../src/nutrition/meals.js';
+import { createDayChangeHint } from '../../src/sync/hint.js';
+import { syncStatuses } from '../../src/sync/outbox.js';
+import { connect, signUpNewUser } from '../helpers/flows.js';
+import type { CookieClient } from '../helpers/http-client.js';
+import { addMeal, changeMeal, deleteMeal, syncStatus } from '../helpers/meals.js';
+import type { Running } from '../helpers/processes.js';
+import { DisposableRedis } from '../helpers/redis-server.js';
+import { startStack, type Stack } from '../helpers/stack.js';
+import { eventually } from '../helpers/wait.js';
+import { startWorkerProcess } from '../helpers/worker-process.js';
+
+let stack: Stack;
+const workers: Running[] = [];
+
+afterEach(async () => {
+  await Promise.all(workers.splice(0).map((worker) => worker.stop('SIGTERM')));
+  await stack.close();
+});
+
+interface Person {
+  athlete: string;
+  userId: number;
+  client: CookieClient;
+  /** What the app answered last for each item still there: the test's own model of the store. */
+  items: Map<number, MealView>;
+  /** Every local date the person ever touched. */
+  dates: Set<string>;
+}
+
+async function newPerson(athlete: string, timezone: string): Promise<Person> {
+  await stack.changeSandbox({ autoApprove: athlete });
+  const client = stack.browser();
+  const email = await signUpNewUser(client, timezone);
+  expect((await connect(client)).status).toBe(303);
+  const { id } = await stack.db.selectFrom('users').select('id').where('email', '=', email).executeTakeFirstOrThrow();
+  return { athlete, userId: id, client, items: new Map(), dates: new Set() };
+}
+
+async function add(person: Person, body: Record<string, unknown>): Promise<MealView> {
+  const item = await addMeal(person.client, body);
+  person.items.set(item.id, item);
+  person.dates.add(item.date);
+  return item;
+}
+
+async function change(person: Person, id: number, changes: Record<string, unknown>): Promise<void> {
+  const item = await changeMeal(person.client, id, changes);
+  person.items.set(id, item);
+  person.dates.add(item.date);
+}
+
+async function remove(person: Person, id: number): Promise<void> {
+  await deleteMeal(person.client, id);
+  person.items.delete(id);
+}
+
+/** The day as the service should hold it, computed from the test's model, not by the app's code. */
+function expectedItems(person: Person, date: string) {
+  return [...person.items.values()]
+    .filter((item) => item.date === date)
+    .sort((a, b) => Date.parse(a.logged_at) - Date.parse(b.logged_at) || a.id - b.id)
+    .map((item) => ({
+      name: item.name,
+      carbs: item.carbs,
+      logged_at: item.logged_at,
+      ...(item.absorptionType && { absorptionType: item.absorptionType }),
+    }));
+}
+
+async function serviceMatchesModel(people: Person[]): Promise<true | undefined> {
+  const { athletes } = await stack.sandboxState();
+  for (const person of people) {
+    for (const date of person.dates) {
+      const stored = athletes[person.athlete]?.nutrition[date]?.payload.items;
+      if (JSON.stringify(stored) !== JSON.stringify(expectedItems(person, date))) return undefined;
+    }
+    const statuses = await syncStatuses(stack.db, person.userId, '2026-01-01', '2026-12-31');
+    if (statuses.some((day) => day.status !== 'synced')) return undefined;
+  }
+  return true;
+}
+
+describe('nutrition sync, worker in its own process', () => {
+  it('ends with exactly the expected record for every day while 20% of data requests fail', async () => {
+    stack = await startStack();
+    const people = [
+      await newPerson('kathmandu', 'Asia/Kathmandu'),
+      await newPerson('st-johns', 'America/St_Johns'),
+      await newPerson('berlin', 'Europe/Berlin'),
+    ];
+    await stack.changeSandbox({ faultRate: 0.2, faultKinds: ['500', '503', '429'], faultTargets: ['data'], faultSeed: 7 });
+    workers.push(await startWorkerProcess(stack, { SYNC_QUIET_MS: '300' }));
+
+    for (const [index, person] of people.entries()) {
+      for (let i = 0; i < 12; i++) {
+        const day = 27 + (i % 4); // 2026-03-27 .. 2026-03-30, across Europe's spring-forward night
+        const time = `${String(5 + i).padStart(2, '0')}:${String((i * 7) % 60).padStart(2, '0')}:00`;
+        const loggedAt = [`2026-03-${day}T${time}`, `2026-03-${day}T${time}Z`, `2026-03-${day}T${time}-09:30`][i % 3];
+        await add(person, { name: `item ${index}.${i}`, carbs: 10 + i, ...(i % 2 === 0 && { absorptionType: 'RAPID' }), logged_at: loggedAt });
+      }
+      // A burst of edits and deletes, some moving items to other days (and across midnight).
+      const ids = [...person.items.keys()];
+      for (const id of ids.slice(0, 4)) await change(person, id, { carbs: 99 });
+      await change(person, ids[4]!, { logged_at: '2026-03-31T00:00:00+14:00' });
+      await change(person, ids[5]!, { logged_at: '2026-03-29T02:30' });
+      for (const id of ids.slice(6, 9)) await remove(person, id);
+    }
+    // Empty one whole day of the first person: it must be sent as an empty list.
+    for (const item of [...people[0]!.items.values()].filter((item) => item.date === '2026-03-28')) {
+      await remove(people[0]!, item.id);
+    }
+
+    await eventually('the service to match every day of every person', () => serviceMatchesModel(people), 90_000);
+
+    // A second round on days already in the service: more edits, deletes and new items.
+    for (const person of people) {
+      const ids = [...person.items.keys()];
+      for (const id of ids.slice(0, 3)) await change(person, id, { name: 'edited later' });
+      await remove(person, ids[3]!);
+      await add(person, { name: 'late snack', carbs: 5, logged_at: '2026-03-30T23:59:59.500' });
+    }
+    await eventually('the service to match the second round', () => serviceMatchesModel(people), 90_000);
+
+    const { athletes, counters } = await stack.sandboxState();
+    const upserts = people.flatMap((person) =>
+      [...person.dates].sort().map((date) => ({ athlete: person.athlete, date, upserts: athletes[person.athlete]!.nutrition[date]!.writes })),
+    );
+    console.log('Upserts per day (20% of data requests failing):');
+    console.table(upserts);
+    console.log('Nutrition requests by status:', counters.requests['POST /api/nutrition']);
+    expect(athletes.kathmandu!.nutrition['2026-03-28']!.payload.items).toEqual([]);
+    expect(Object.keys(counters.requests['POST /api/nutrition']!).some((status) => status !== '201' && status !== '200')).toBe(true);
+  }, 150_000);
+});
+
+describe('nothing is lost when a part fails', () => {
+  it('a day whose worker is killed mid-upsert ends synced after a new worker starts', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
+    const person = await newPerson('Ana', 'Europe/Berlin');
+    await stack.changeSandbox({ faultRate: 1, faultKinds: ['stall'], faultTargets: ['data'], stallMs: 60_000 });
+    const doomed = await startWorkerProcess(stack, { SYNC_QUIET_MS: '100' });
+    await add(person, { name: 'Toast', carbs: 30, logged_at: '2026-05-01T08:00:00+02:00' });
+    await eventually('the upsert to be in flight', async () => ((await stack.syncQueue.getActiveCount()) > 0 ? true : undefined));
+
+    await doomed.stop('SIGKILL');
+    await stack.changeSandbox({ faultRate: 0 });
+    workers.push(await startWorkerProcess(stack));
+
+    await eventually('the day to be synced', () => serviceMatchesModel([person]), 60_000);
+    expect((await syncStatus(person.client, '2026-05-01'))[0]).toMatchObject({ status: 'synced' });
+  }, 90_000);
+
+  it('a day written while Redis is down ends synced once Redis and a worker are back', async () => {
+    const redis = await DisposableRedis.start();
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' }, env: { REDIS_URL: redis.url } });
+    const person = await newPerson('Ana', 'Europe/Berlin');
+    const user = await stack.db.selectFrom('users').selectAll().where('id', '=', person.userId).executeTakeFirstOrThrow();
+    const meals = createMeals({
+      db: stack.db,
+      limits: stack.config.meals,
+      clock: () => new Date(),
+      daysChanged: createDayChangeHint(stack.syncQueue, 100, createLogger('silent')),
+    });
+
+    await redis.stop();
+    // The store write commits; the enqueue after it fails, and the write still succeeds.
+    const added = await meals.add(user, { name: 'Soup', carbs: 20, logged_at: '2026-05-02T12:00:00+02:00' });
+    expect(added.ok).toBe(true);
+    if (added.ok) {
+      person.items.set(added.meal.id, added.meal);
+      person.dates.add(added.meal.date);
+    }
+    expect(await stack.syncQueue.count().catch(() => 'unreachable')).toBe('unreachable');
+
+    await redis.start();
+    workers.push(await startWorkerProcess(stack));
+    await eventually('the sweeper to sync the day', () => serviceMatchesModel([person]), 60_000);
+    await Promise.all(workers.splice(0).map((worker) => worker.stop('SIGTERM')));
+    await stack.close();
+    await redis.stop();
+    stack = await startStack();
+  }, 90_000);
+});

@@ -1,0 +1,36 @@
+import { expect } from 'vitest';
+import type { MealView } from '../../src/nutrition/meals.js';
+import { bodyOf, type CookieClient } from './http-client.js';
+
+/** Adds a meal item through the JSON API, as the partner's app would. */
+export async function addMeal(client: CookieClient, body: Record<string, unknown>): Promise<MealView> {
+  const response = await client.postJson('/api/meals', body);
+  expect(response.status).toBe(201);
+  return bodyOf<MealView>(response);
+}
+
+export async function changeMeal(client: CookieClient, id: number, changes: Record<string, unknown>): Promise<MealView> {
+  const response = await client.request(`/api/meals/${id}`, {
+    method: 'PATCH',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(changes),
+  });
+  expect(response.status).toBe(200);
+  return bodyOf<MealView>(response);
+}
+
+export async function deleteMeal(client: CookieClient, id: number): Promise<void> {
+  expect((await client.request(`/api/meals/${id}`, { method: 'DELETE' })).status).toBe(204);
+}
+
+export interface DayStatus {
+  kind: string;
+  date: string;
+  status: string;
+  syncedAt?: string;
+  error?: string;
+}
+
+export async function syncStatus(client: CookieClient, from: string, to = from): Promise<DayStatus[]> {
+  return (await bodyOf<{ days: DayStatus[] }>(await client.get(`/api/sync/status?from=${from}&to=${to}`))).days;
+}

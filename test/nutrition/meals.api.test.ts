@@ -1,0 +1,178 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { MealView } from '../../src/nutrition/meals.js';
+import { signUpNewUser } from '../helpers/flows.js';
+import { addMeal, syncStatus } from '../helpers/meals.js';
+import { bodyOf, type ApiError, type CookieClient } from '../helpers/http-client.js';
+import { startStack, type Stack } from '../helpers/stack.js';
+
+let stack: Stack;
+
+beforeAll(async () => {
+  stack = await startStack({ env: { MEAL_MAX_ITEMS_PER_DAY: '3', ABSORPTION_TYPES: 'RAPID,SLOW' } });
+});
+afterAll(async () => {
+  await stack.close();
+});
+
+const meal = { name: 'Oats', carbs: 60, logged_at: '2026-03-10T08:15:00+01:00' };
+
+async function newUser(timezone = 'Europe/Berlin'): Promise<CookieClient> {
+  const client = stack.browser();
+  await signUpNewUser(client, timezone);
+  return client;
+}
+
+async function dayOf(client: CookieClient, date: string): Promise<MealView[]> {
+  return (await bodyOf<{ meals: MealView[] }>(await client.get(`/api/meals?date=${date}`))).meals;
+}
+
+
+describe('POST /api/meals', () => {
+  it('answers 201 with the item, its local date, and logged_at as it will be sent', async () => {
+    const client = await newUser();
+    const created = await addMeal(client, { ...meal, protein: 12, absorptionType: 'RAPID' });
+    expect(created).toEqual({
+      id: expect.any(Number),
+      name: 'Oats',
+      carbs: 60,
+      protein: 12,
+      absorptionType: 'RAPID',
+      logged_at: '2026-03-10T08:15:00+01:00',
+      date: '2026-03-10',
+    });
+  });
+
+  it('files a UTC time under the local day of the user’s zone, with that offset', async () => {
+    const client = await newUser('Asia/Kathmandu');
+    const created = await addMeal(client, { ...meal, logged_at: '2026-03-10T20:30:00Z' });
+    expect(created).toMatchObject({ logged_at: '2026-03-11T02:15:00+05:45', date: '2026-03-11' });
+  });
+
+  it('reads a time without offset as wall time in the user’s zone', async () => {
+    const client = await newUser('America/St_Johns');
+    const created = await addMeal(client, { ...meal, logged_at: '2026-07-01T23:45' });
+    expect(created).toMatchObject({ logged_at: '2026-07-01T23:45:00-02:30', date: '2026-07-01' });
+  });
+
+  it.each([
+    [{ ...meal, carbs: '60' }, 'carbs'],
+    [{ ...meal, carbs: -1 }, 'carbs'],
+    [{ ...meal, carbs: 1_000_001 }, 'carbs'],
+    [{ ...meal, name: '' }, 'name'],
+    [{ ...meal, name: 'x'.repeat(121) }, 'name'],
+    [{ ...meal, logged_at: '2026-02-30T08:00:00Z' }, 'logged_at'],
+    [{ ...meal, logged_at: 'yesterday' }, 'logged_at'],
+    [{ ...meal, absorptionType: 'FAST' }, 'absorptionType'],
+    [{ name: 'Oats', logged_at: meal.logged_at }, 'carbs'],
+    [{ ...meal, sugar: 3 }, 'sugar'],
+  ])('answers 400 naming the field and writes nothing (%j)', async (body, field) => {
+    const client = await newUser();
+    const response = await client.postJson('/api/meals', body);
+    expect(response.status).toBe(400);
+    const error = await bodyOf<ApiError>(response);
+    expect(error.fields).toEqual([field]);
+    expect(await dayOf(client, '2026-03-10')).toEqual([]);
+  });
+
+  it('refuses more items than a day may hold, with a clear message', async () => {
+    const client = await newUser();
+    for (let i = 0; i < 3; i++) await addMeal(client, meal);
+    const response = await client.postJson('/api/meals', meal);
+    expect(response.status).toBe(409);
+    expect((await bodyOf<ApiError>(response)).message).toContain('already has 3 items');
+  });
+
+  it('answers 401 when signed out', async () => {
+    expect((await stack.browser().postJson('/api/meals', meal)).status).toBe(401);
+  });
+});
+
+describe('GET, PATCH and DELETE /api/meals', () => {
+  it('lists a day’s items in the order they were eaten, whatever their offsets', async () => {
+    const client = await newUser();
+    await addMeal(client, { ...meal, name: 'late', logged_at: '2026-03-10T20:00:00+01:00' });
+    await addMeal(client, { ...meal, name: 'early, abroad', logged_at: '2026-03-10T06:00:00-05:00' });
+    await addMeal(client, { ...meal, name: 'first', logged_at: '2026-03-10T07:00:00+01:00' });
+    expect((await dayOf(client, '2026-03-10')).map((item) => item.name)).toEqual(['first', 'early, abroad', 'late']);
+  });
+
+  it('changes an item, and a move to another day marks both days for sync', async () => {
+    const client = await newUser();
+    const created = await addMeal(client, meal);
+    const response = await client.request(`/api/meals/${created.id}`, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ logged_at: '2026-03-11T09:00:00+01:00', protein: null, carbs: 55 }),
+    });
+    expect(response.status).toBe(200);
+    expect(await bodyOf<MealView>(response)).toMatchObject({ carbs: 55, date: '2026-03-11' });
+    expect(await dayOf(client, '2026-03-10')).toEqual([]);
+    expect((await syncStatus(client, '2026-03-10', '2026-03-11')).map((day) => [day.date, day.status])).toEqual([
+      ['2026-03-10', 'pending'],
+      ['2026-03-11', 'pending'],
+    ]);
+  });
+
+  it('removes an optional field with null in a PATCH', async () => {
+    const client = await newUser();
+    const created = await addMeal(client, { ...meal, fat: 4 });
+    const response = await client.request(`/api/meals/${created.id}`, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ fat: null }),
+    });
+    expect(await bodyOf<MealView>(response)).not.toHaveProperty('fat');
+  });
+
+  it('deletes an item (204)', async () => {
+    const client = await newUser();
+    const created = await addMeal(client, meal);
+    expect((await client.request(`/api/meals/${created.id}`, { method: 'DELETE' })).status).toBe(204);
+    expect(await dayOf(client, '2026-03-10')).toEqual([]);
+    expect((await client.request(`/api/meals/${created.id}`, { method: 'DELETE' })).status).toBe(404);
+  });
+
+  it('never lets a user see or touch another user’s items', async () => {
+    const owner = await newUser();
+    const other = await newUser();
+    const created = await addMeal(owner, meal);
+    expect(await dayOf(other, '2026-03-10')).toEqual([]);
+    const patch = await other.request(`/api/meals/${created.id}`, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ carbs: 1 }),
+    });
+    expect(patch.status).toBe(404);
+    expect((await other.request(`/api/meals/${created.id}`, { method: 'DELETE' })).status).toBe(404);
+    expect(await dayOf(owner, '2026-03-10')).toEqual([created]);
+  });
+
+  it('keeps old items on their day when the user’s zone changes', async () => {
+    const client = await newUser('Europe/Berlin');
+    const created = await addMeal(client, { ...meal, logged_at: '2026-03-10T23:30' });
+    const dashboard = await (await client.get('/')).text();
+    const csrf = dashboard.match(/name="_csrf" value="([^"]+)"/)![1]!;
+    await client.postForm('/settings/timezone', { timezone: 'America/Los_Angeles', _csrf: csrf });
+    expect(await dayOf(client, '2026-03-10')).toEqual([created]);
+  });
+
+  it('answers 400 for a list without a valid date', async () => {
+    const client = await newUser();
+    expect((await client.get('/api/meals?date=2026-13-01')).status).toBe(400);
+  });
+});
+
+describe('GET /api/sync/status', () => {
+  it('answers 400 when to is before from', async () => {
+    const client = await newUser();
+    const response = await client.get('/api/sync/status?from=2026-03-10&to=2026-03-09');
+    expect(response.status).toBe(400);
+    expect((await bodyOf<ApiError>(response)).fields).toEqual(['to']);
+  });
+
+  it('lists only days that changed, as pending until synced', async () => {
+    const client = await newUser();
+    await addMeal(client, meal);
+    expect(await syncStatus(client, '2026-03-01', '2026-03-31')).toEqual([{ kind: 'nutrition', date: '2026-03-10', status: 'pending' }]);
+  });
+});

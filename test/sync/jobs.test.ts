@@ -1,0 +1,163 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ServiceApi } from '../../src/provider/api.js';
+import { ServiceError } from '../../src/provider/service-error.js';
+import { WAITING_FOR_CONNECTION, syncDay } from '../../src/sync/jobs.js';
+import { connectedUser } from '../helpers/flows.js';
+import { addMeal, changeMeal, deleteMeal, syncStatus } from '../helpers/meals.js';
+import { startStack, type Stack } from '../helpers/stack.js';
+
+let stack: Stack;
+
+afterEach(async () => {
+  await stack.close();
+});
+
+const DATE = '2026-03-10';
+const breakfast = { name: 'Oats', carbs: 60, protein: 12, absorptionType: 'RAPID', logged_at: `${DATE}T08:15:00+01:00` };
+const lunch = { name: 'Rice', carbs: 80.5, logged_at: `${DATE}T12:30:00.250+01:00` };
+
+function dayOf(userId: number, date = DATE) {
+  return { userId, kind: 'nutrition' as const, date };
+}
+
+async function sandboxDay(date = DATE) {
+  const athletes = Object.values((await stack.sandboxState()).athletes);
+  return athletes[0]?.nutrition[date];
+}
+
+describe('syncing a nutrition day', () => {
+  it('sends the whole day, documented fields as items and the rest in rawJson, then shows it synced', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
+    const { client, userId } = await connectedUser(stack);
+    const first = await addMeal(client, breakfast);
+    const second = await addMeal(client, lunch);
+    expect(await syncDay({ db: stack.db, api: stack.serviceApi(), clock: () => new Date() }, dayOf(userId))).toBe('synced');
+
+    expect((await sandboxDay())!.payload).toEqual({
+      date: DATE,
+      items: [
+        { name: 'Oats', carbs: 60, logged_at: '2026-03-10T08:15:00+01:00', absorptionType: 'RAPID' },
+        { name: 'Rice', carbs: 80.5, logged_at: '2026-03-10T12:30:00.250+01:00' },
+      ],
+      rawJson: { source: 'athlete-sync', items: [{ id: first.id, protein: 12 }, { id: second.id }] },
+    });
+    const [status] = await syncStatus(client, DATE);
+    expect(status).toMatchObject({ kind: 'nutrition', date: DATE, status: 'synced' });
+    expect(Date.parse(status!.syncedAt!)).toBeGreaterThan(Date.now() - 60_000);
+    expect(status!.syncedAt).toMatch(/Z$/);
+  });
+
+  it('leaves a deleted item out of the next upsert, and sends an empty list when the last one goes', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
+    const { client, userId } = await connectedUser(stack);
+    const deps = { db: stack.db, api: stack.serviceApi(), clock: () => new Date() };
+    const first = await addMeal(client, breakfast);
+    const second = await addMeal(client, lunch);
+    await syncDay(deps, dayOf(userId));
+    await deleteMeal(client, first.id);
+    await syncDay(deps, dayOf(userId));
+    expect((await sandboxDay())!.payload.items).toEqual([{ name: 'Rice', carbs: 80.5, logged_at: lunch.logged_at }]);
+    await deleteMeal(client, second.id);
+    await syncDay(deps, dayOf(userId));
+    expect((await sandboxDay())!.payload.items).toEqual([]);
+    expect((await sandboxDay())!.writes).toBe(3);
+  });
+
+  it('sends both days when an item moves to another day', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
+    const { client, userId } = await connectedUser(stack);
+    const deps = { db: stack.db, api: stack.serviceApi(), clock: () => new Date() };
+    const item = await addMeal(client, breakfast);
+    await syncDay(deps, dayOf(userId));
+    await changeMeal(client, item.id, { logged_at: '2026-03-11T08:15:00+01:00' });
+    await syncDay(deps, dayOf(userId));
+    await syncDay(deps, dayOf(userId, '2026-03-11'));
+    expect((await sandboxDay(DATE))!.payload.items).toEqual([]);
+    expect((await sandboxDay('2026-03-11'))!.payload.items).toHaveLength(1);
+  });
+
+  it('does nothing for a day that is already clean', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
+    const { client, userId } = await connectedUser(stack);
+    const deps = { db: stack.db, api: stack.serviceApi(), clock: () => new Date() };
+    await addMeal(client, breakfast);
+    await syncDay(deps, dayOf(userId));
+    expect(await syncDay(deps, dayOf(userId))).toBe('clean');
+    expect((await sandboxDay())!.writes).toBe(1);
+  });
+
+  it('makes no call for a user without nutrition:write; the day waits, pending', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana', withheldScopes: ['nutrition:write'] } });
+    const { client, userId } = await connectedUser(stack);
+    await addMeal(client, breakfast);
+    expect(await syncDay({ db: stack.db, api: stack.serviceApi(), clock: () => new Date() }, dayOf(userId))).toBe(
+      'waiting-for-connection',
+    );
+    expect((await stack.sandboxState()).counters.requests['POST /api/nutrition']).toBeUndefined();
+    expect(await syncStatus(client, DATE)).toEqual([
+      { kind: 'nutrition', date: DATE, status: 'pending', error: WAITING_FOR_CONNECTION },
+    ]);
+  });
+
+  it('answers a 401 on the data call with one refresh and one retry', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana', accessTokenTtlS: 1 } });
+    const { client, userId } = await connectedUser(stack);
+    await addMeal(client, breakfast);
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    // The app's clock runs behind: it believes the token is fresh, the service says it expired.
+    const behind = () => new Date(Date.now() - 60_000);
+    const api = stack.serviceApi(stack.accessTokens({ clock: behind }));
+    expect(await syncDay({ db: stack.db, api, clock: () => new Date() }, dayOf(userId))).toBe('synced');
+    const { counters } = await stack.sandboxState();
+    expect(counters.requests['POST /api/nutrition']).toEqual({ '401': 1, '201': 1 });
+    expect(counters.refreshRequests).toBe(1);
+  });
+
+  it('marks the day failed on a permanent refusal, with the message, until the next change', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
+    const { client, userId } = await connectedUser(stack);
+    const item = await addMeal(client, breakfast);
+    const refusing: ServiceApi = {
+      upsertNutrition: async () => {
+        throw new ServiceError('permanent', 'HTTP 400: invalid_request: items.0.carbs: too many');
+      },
+    };
+    expect(await syncDay({ db: stack.db, api: refusing, clock: () => new Date() }, dayOf(userId))).toBe('failed');
+    expect(await syncStatus(client, DATE)).toEqual([
+      { kind: 'nutrition', date: DATE, status: 'failed', error: 'HTTP 400: invalid_request: items.0.carbs: too many' },
+    ]);
+    expect(await syncDay({ db: stack.db, api: refusing, clock: () => new Date() }, dayOf(userId))).toBe('clean');
+    await changeMeal(client, item.id, { carbs: 50 });
+    expect((await syncStatus(client, DATE))[0]!.status).toBe('pending');
+    expect(await syncDay({ db: stack.db, api: stack.serviceApi(), clock: () => new Date() }, dayOf(userId))).toBe('synced');
+  });
+
+  it('keeps the day pending with the reason on a retryable failure, and throws for the queue to retry', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana', faultRate: 1, faultKinds: ['503'] } });
+    const { client, userId } = await connectedUser(stack);
+    await addMeal(client, breakfast);
+    const attempt = syncDay({ db: stack.db, api: stack.serviceApi(), clock: () => new Date() }, dayOf(userId));
+    await expect(attempt).rejects.toMatchObject({ kind: 'retryable' });
+    expect(await syncStatus(client, DATE)).toEqual([
+      { kind: 'nutrition', date: DATE, status: 'pending', error: expect.stringContaining('HTTP 503') },
+    ]);
+  });
+
+  it('leaves the day dirty when it changed while its upsert was on the way', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
+    const { client, userId } = await connectedUser(stack);
+    const item = await addMeal(client, breakfast);
+    const real = stack.serviceApi();
+    const editingMeanwhile: ServiceApi = {
+      upsertNutrition: async (id, record) => {
+        await changeMeal(client, item.id, { carbs: 70 });
+        await real.upsertNutrition(id, record);
+      },
+    };
+    const deps = { db: stack.db, clock: () => new Date() };
+    expect(await syncDay({ ...deps, api: editingMeanwhile }, dayOf(userId))).toBe('changed-meanwhile');
+    expect((await syncStatus(client, DATE))[0]!.status).toBe('pending');
+    expect(await syncDay({ ...deps, api: real }, dayOf(userId))).toBe('synced');
+    expect((await sandboxDay())!.payload.items[0]).toMatchObject({ carbs: 70 });
+  });
+});
