@@ -1,6 +1,7 @@
-// A zone far from UTC (+14:00) for the test process, so server-local time cannot pass for UTC or a user's zone.
-process.env.TZ = 'Pacific/Kiritimati';
 import { defineConfig } from 'vitest/config';
+
+// A zone far from UTC (+14:00) for the test processes, so server-local time cannot pass for UTC or a user's zone.
+process.env.TZ = 'Pacific/Kiritimati';
 
 export default defineConfig({
   test: {
