@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
 import { createMeals, type MealView } from '../../src/nutrition/meals.js';
 import { createDayChangeHint } from '../../src/sync/hint.js';
+import { WAITING_FOR_CONNECTION } from '../../src/sync/jobs.js';
 import { syncStatuses } from '../../src/sync/outbox.js';
 import { connect, signUpNewUser } from '../helpers/flows.js';
 import type { CookieClient } from '../helpers/http-client.js';
@@ -184,3 +185,39 @@ describe('nothing is lost when a part fails', () => {
     stack = await startStack();
   }, 90_000);
 });
+
+describe('a revoked grant', () => {
+  it('makes the day wait without burning retries, and reconnecting resumes it', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
+    const person = await newPerson('Ana', 'Europe/Berlin');
+    const stolen = (await stack.storedGrant(person.userId))!.refreshToken;
+    for (let i = 0; i < 2; i++) await presentRefreshToken(stolen); // reuse: the sandbox revokes the grant
+    workers.push(await startWorkerProcess(stack, { SYNC_QUIET_MS: '100' }));
+
+    await add(person, { name: 'Pasta', carbs: 90, logged_at: '2026-05-03T19:00:00+02:00' });
+    await eventually('the connection to need reconnecting', async () =>
+      (await stack.storedGrant(person.userId))?.status === 'needs_reconnect' ? true : undefined,
+    );
+    const [waiting] = await syncStatus(person.client, '2026-05-03');
+    expect(waiting).toMatchObject({ status: 'pending', error: WAITING_FOR_CONNECTION });
+    expect(await stack.syncQueue.getFailedCount()).toBe(0);
+    expect(await (await person.client.get('/')).text()).toContain('Reconnect');
+
+    expect((await connect(person.client)).status).toBe(303);
+    await eventually('the waiting day to sync after reconnecting', () => serviceMatchesModel([person]), 30_000);
+  }, 60_000);
+});
+
+/** Presents a refresh token straight to the sandbox, as a thief would. */
+async function presentRefreshToken(refreshToken: string): Promise<void> {
+  await fetch(`${stack.sandboxUrl}/api/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      grant_type: 'refresh_token',
+      refresh_token: refreshToken,
+      client_id: stack.config.athlete.clientId,
+      client_secret: stack.config.athlete.clientSecret,
+    }),
+  });
+}

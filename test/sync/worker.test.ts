@@ -1,0 +1,149 @@
+import type { Job, Worker } from 'bullmq';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/logger.js';
+import type { NutritionRecord, ServiceApi } from '../../src/provider/api.js';
+import { ServiceError } from '../../src/provider/service-error.js';
+import { createRedisConnection } from '../../src/queue/redis.js';
+import { markDirty } from '../../src/sync/outbox.js';
+import { JOB } from '../../src/sync/queue.js';
+import { sweepDirtyDays } from '../../src/sync/sweeper.js';
+import { createSyncWorker } from '../../src/sync/worker.js';
+import { connectedUser } from '../helpers/flows.js';
+import { addMeal, changeMeal, syncStatus } from '../helpers/meals.js';
+import { startStack, type Stack } from '../helpers/stack.js';
+import { eventually } from '../helpers/wait.js';
+
+let stack: Stack;
+let worker: Worker | undefined;
+
+afterEach(async () => {
+  await worker?.close();
+  worker = undefined;
+  await stack.close();
+});
+
+const DATE = '2026-04-01';
+const meal = { name: 'Banana', carbs: 27, absorptionType: 'RAPID', logged_at: `${DATE}T10:00:00+02:00` };
+
+/** A BullMQ worker of the app's own making, in this process, on the stack's queue. */
+function startWorker(api: ServiceApi): Worker {
+  const connection = createRedisConnection(stack.config.redis.url);
+  worker = createSyncWorker({
+    connection,
+    prefix: stack.config.redis.prefix,
+    concurrency: 2,
+    rateLimitPerS: 50,
+    lockDurationMs: 30_000,
+    queue: stack.syncQueue,
+    deps: { db: stack.db, api, clock: () => new Date() },
+    accessTokens: stack.accessTokens(),
+    logger: createLogger('silent'),
+  });
+  worker.on('closed', () => connection.disconnect());
+  return worker;
+}
+
+function completedDayJobs(): Promise<Job[]> {
+  return stack.syncQueue.getJobs(['completed']).then((jobs) => jobs.filter((job) => job.name === JOB.syncDay));
+}
+
+describe('the sync worker', () => {
+  it('debounces a burst of edits into one upsert', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' }, env: { SYNC_QUIET_MS: '400' } });
+    const { client } = await connectedUser(stack);
+    startWorker(stack.serviceApi());
+    const item = await addMeal(client, meal);
+    for (let carbs = 1; carbs <= 5; carbs++) await changeMeal(client, item.id, { carbs });
+    await eventually('the day to sync', async () => ((await syncStatus(client, DATE))[0]?.status === 'synced' ? true : undefined));
+    const day = Object.values((await stack.sandboxState()).athletes)[0]!.nutrition[DATE]!;
+    expect(day.writes).toBe(1);
+    expect(day.payload.items[0]).toMatchObject({ carbs: 5 });
+  });
+
+  it('syncs an edit made while the day’s upsert is in flight, in one more run after it', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' }, env: { SYNC_QUIET_MS: '100' } });
+    const { client } = await connectedUser(stack);
+    const real = stack.serviceApi();
+    let releaseFirstUpsert!: () => void;
+    const firstUpsertHeld = new Promise<void>((resolve) => (releaseFirstUpsert = resolve));
+    const sent: NutritionRecord[] = [];
+    startWorker({
+      upsertNutrition: async (userId, record) => {
+        sent.push(record);
+        if (sent.length === 1) await firstUpsertHeld;
+        await real.upsertNutrition(userId, record);
+      },
+    });
+    const item = await addMeal(client, meal);
+    await eventually('the first upsert to be in flight', async () => (sent.length === 1 ? true : undefined));
+    await changeMeal(client, item.id, { name: 'Two bananas', carbs: 54 });
+    releaseFirstUpsert();
+
+    await eventually('the edit to reach the service', async () => {
+      const day = Object.values((await stack.sandboxState()).athletes)[0]?.nutrition[DATE];
+      return day?.payload.items[0]?.name === 'Two bananas' ? day : undefined;
+    });
+    expect(sent.map((record) => record.items[0]!.name)).toEqual(['Banana', 'Two bananas']);
+    expect((await syncStatus(client, DATE))[0]!.status).toBe('synced');
+  });
+
+  it('waits out a 429’s Retry-After without spending an attempt', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' }, env: { SYNC_QUIET_MS: '50', SYNC_ATTEMPTS: '1' } });
+    const { client } = await connectedUser(stack);
+    const real = stack.serviceApi();
+    const calls: number[] = [];
+    startWorker({
+      upsertNutrition: async (userId, record) => {
+        calls.push(Date.now());
+        if (calls.length === 1) throw new ServiceError('retryable', 'HTTP 429: slow down', 700);
+        await real.upsertNutrition(userId, record);
+      },
+    });
+    await addMeal(client, meal);
+    await eventually('the day to sync', async () => ((await syncStatus(client, DATE))[0]?.status === 'synced' ? true : undefined));
+    // With a single attempt allowed, a spent attempt would have failed the job for good.
+    expect(calls).toHaveLength(2);
+    expect(calls[1]! - calls[0]!).toBeGreaterThanOrEqual(650);
+    expect(await stack.syncQueue.getFailedCount()).toBe(0);
+  });
+
+  it('retries a 5xx with backoff and records why the day is still pending meanwhile', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' }, env: { SYNC_QUIET_MS: '50' } });
+    const { client } = await connectedUser(stack);
+    const real = stack.serviceApi();
+    let failures = 0;
+    let pendingWhileFailing: unknown;
+    startWorker({
+      upsertNutrition: async (userId, record) => {
+        if (failures++ === 0) throw new ServiceError('retryable', 'HTTP 503: temporarily_unavailable');
+        pendingWhileFailing = (await syncStatus(client, DATE))[0];
+        await real.upsertNutrition(userId, record);
+      },
+    });
+    await addMeal(client, meal);
+    await eventually('the day to sync', async () => ((await syncStatus(client, DATE))[0]?.status === 'synced' ? true : undefined));
+    expect(pendingWhileFailing).toMatchObject({ status: 'pending', error: 'HTTP 503: temporarily_unavailable' });
+    const [job] = await completedDayJobs();
+    expect(job!.attemptsMade).toBe(2); // the failed attempt and the one that succeeded
+  });
+});
+
+describe('the sweeper', () => {
+  it('enqueues a dirty day that has no job, once, and skips users who cannot be synced', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
+    const { userId } = await connectedUser(stack);
+    const now = new Date();
+    await markDirty(stack.db, { userId, kind: 'nutrition', date: DATE }, now);
+    const notConnected = await stack.db
+      .insertInto('users')
+      .values({ email: 'idle@example.com', password_hash: 'x', timezone: 'UTC', created_at: now.toISOString() })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await markDirty(stack.db, { userId: notConnected.id, kind: 'nutrition', date: DATE }, now);
+
+    expect(await sweepDirtyDays(stack.db, stack.syncQueue)).toBe(1);
+    expect(await sweepDirtyDays(stack.db, stack.syncQueue)).toBe(1);
+    const waiting = await stack.syncQueue.getJobs(['waiting', 'delayed']);
+    expect(waiting.map((job) => job.data)).toEqual([{ userId, kind: 'nutrition', date: DATE }]);
+  });
+});
