@@ -1,0 +1,60 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { keepConnectionsAlive } from '../../src/connections/keep-alive.js';
+import { createLogger } from '../../src/logger.js';
+import { connectedUser } from '../helpers/flows.js';
+import { bodyOf, type Me } from '../helpers/http-client.js';
+import { startStack, type Stack } from '../helpers/stack.js';
+
+let stack: Stack;
+
+afterEach(async () => {
+  await stack.close();
+});
+
+const later = (seconds: number) => () => new Date(Date.now() + seconds * 1000);
+const DAY_S = 24 * 3600;
+
+async function keepAlive(secondsLater: number): Promise<number> {
+  const clock = later(secondsLater);
+  return keepConnectionsAlive(stack.db, stack.accessTokens({ clock }), clock, createLogger('silent'));
+}
+
+describe('the keep-alive job', () => {
+  it('refreshes an idle connection halfway through its refresh token’s lifetime, not before', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana', refreshTokenTtlS: 30 * DAY_S, accessTokenTtlS: 40 * DAY_S } });
+    const { userId } = await connectedUser(stack);
+    const before = (await stack.storedGrant(userId))!;
+    expect(await keepAlive(14 * DAY_S)).toBe(0);
+    expect(await keepAlive(15 * DAY_S + 60)).toBe(1);
+    const after = (await stack.storedGrant(userId))!;
+    expect(after.refreshToken).not.toBe(before.refreshToken);
+    expect(after.refreshExpiresAt!.getTime()).toBeGreaterThan(before.refreshExpiresAt!.getTime());
+    expect((await stack.sandboxState()).counters.tokenGrants.refresh_token).toBe(1);
+  });
+
+  it('refreshes a week after the last refresh when the refresh token’s lifetime is unknown', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana', accessTokenTtlS: 30 * DAY_S } });
+    await connectedUser(stack);
+    expect(await keepAlive(6 * DAY_S)).toBe(0);
+    expect(await keepAlive(7 * DAY_S + 60)).toBe(1);
+  });
+});
+
+describe('refresh-token expiry on the dashboard', () => {
+  it('warns when reconnecting will soon be needed', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana', refreshTokenTtlS: 3 * DAY_S } });
+    const { client } = await connectedUser(stack);
+    const dashboard = await (await client.get('/')).text();
+    expect(dashboard).toContain('data-testid="reconnect-soon"');
+    expect(dashboard).toContain('Connected');
+  });
+
+  it('shows needs reconnecting once the refresh token has expired, before any call', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana', refreshTokenTtlS: 1 } });
+    const { client } = await connectedUser(stack);
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    expect((await bodyOf<Me>(await client.get('/api/me'))).connection?.status).toBe('needs_reconnect');
+    expect(await (await client.get('/')).text()).toContain('Needs reconnecting');
+    expect((await stack.sandboxState()).counters.refreshRequests).toBe(0);
+  });
+});
