@@ -65,7 +65,7 @@ describe(`${PROCESSES} processes × ${CALLERS} concurrent callers, access tokens
   });
 
   it('left no token in its output or in Redis (canary: sandbox tokens start with sbx_)', async () => {
-    for (const output of outputs) expect(output.stderr).not.toMatch(/sbx_(at|rt|code)_/);
+    for (const output of outputs) expect(output.stdout + output.stderr).not.toMatch(/sbx_(at|rt|code)_/);
     const redis = new Redis(stack.config.redis.url);
     const keys = await redis.keys(`${stack.config.redis.prefix}*`);
     expect(keys.length).toBeGreaterThan(0);
