@@ -29,19 +29,6 @@ async function failure(promise: Promise<unknown>): Promise<ServiceError> {
   return error as ServiceError;
 }
 
-/** Presents a refresh token straight to the sandbox's token endpoint, as another client would. */
-async function presentRefreshToken(refreshToken: string): Promise<Response> {
-  return fetch(`${stack.sandboxUrl}/api/oauth/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
-      grant_type: 'refresh_token',
-      refresh_token: refreshToken,
-      client_id: stack.config.athlete.clientId,
-      client_secret: stack.config.athlete.clientSecret,
-    }),
-  });
-}
 
 describe('accessTokenFor', () => {
   it('returns the stored token while it is fresh, without calling the service', async () => {
@@ -166,8 +153,8 @@ describe('when a refresh fails', () => {
     stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
     const { userId, client } = await connectedUser(stack);
     const stolen = (await stack.storedGrant(userId))!.refreshToken;
-    expect((await presentRefreshToken(stolen)).status).toBe(200);
-    expect((await presentRefreshToken(stolen)).status).toBe(400); // reuse: the sandbox revokes the grant
+    expect((await stack.presentRefreshToken(stolen)).status).toBe(200);
+    expect((await stack.presentRefreshToken(stolen)).status).toBe(400); // reuse: the sandbox revokes the grant
     const error = await failure(stack.accessTokens({ clock: later(3600) }).accessTokenFor(userId));
     expect(error.kind).toBe('needs-reconnect');
     expect((await stack.storedGrant(userId))!.status).toBe('needs_reconnect');

@@ -191,7 +191,7 @@ describe('a revoked grant', () => {
     stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
     const person = await newPerson('Ana', 'Europe/Berlin');
     const stolen = (await stack.storedGrant(person.userId))!.refreshToken;
-    for (let i = 0; i < 2; i++) await presentRefreshToken(stolen); // reuse: the sandbox revokes the grant
+    for (let i = 0; i < 2; i++) await stack.presentRefreshToken(stolen); // reuse: the sandbox revokes the grant
     workers.push(await startWorkerProcess(stack, { SYNC_QUIET_MS: '100' }));
 
     await add(person, { name: 'Pasta', carbs: 90, logged_at: '2026-05-03T19:00:00+02:00' });
@@ -207,17 +207,3 @@ describe('a revoked grant', () => {
     await eventually('the waiting day to sync after reconnecting', () => serviceMatchesModel([person]), 30_000);
   }, 60_000);
 });
-
-/** Presents a refresh token straight to the sandbox, as a thief would. */
-async function presentRefreshToken(refreshToken: string): Promise<void> {
-  await fetch(`${stack.sandboxUrl}/api/oauth/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
-      grant_type: 'refresh_token',
-      refresh_token: refreshToken,
-      client_id: stack.config.athlete.clientId,
-      client_secret: stack.config.athlete.clientSecret,
-    }),
-  });
-}

@@ -36,6 +36,8 @@ export interface Stack {
   browser(): CookieClient;
   /** The sandbox's /_sandbox/state JSON. */
   sandboxState(): Promise<SandboxState>;
+  /** Presents a refresh token straight to the sandbox's token endpoint, as another client (a thief) would. */
+  presentRefreshToken(refreshToken: string): Promise<Response>;
   /** Changes the sandbox's settings at run time (POST /_sandbox/settings). */
   changeSandbox(settings: Partial<Settings>): Promise<void>;
   /**
@@ -161,6 +163,17 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     databasePath,
     browser: () => new CookieClient(appUrl),
     sandboxState: async () => (await (await fetch(`${sandboxUrl}/_sandbox/state`)).json()) as SandboxState,
+    presentRefreshToken: (refreshToken) =>
+      fetch(`${sandboxUrl}/api/oauth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          grant_type: 'refresh_token',
+          refresh_token: refreshToken,
+          client_id: config.athlete.clientId,
+          client_secret: config.athlete.clientSecret,
+        }),
+      }),
     changeSandbox: async (settings) => {
       const response = await fetch(`${sandboxUrl}/_sandbox/settings`, {
         method: 'POST',
