@@ -1,4 +1,4 @@
-import { pino, type Logger, type LevelWithSilent } from 'pino';
+import { pino, type DestinationStream, type Logger, type LevelWithSilent } from 'pino';
 
 export type { Logger };
 
@@ -24,6 +24,8 @@ const REDACTED_PATHS = [
   'res.headers["set-cookie"]',
 ];
 
-export function createLogger(level: LevelWithSilent, name = 'athlete-sync'): Logger {
-  return pino({ name, level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } });
+/** Logs JSON lines to stdout, or to `destination` (tests use one to read what was logged). */
+export function createLogger(level: LevelWithSilent, name = 'athlete-sync', destination?: DestinationStream): Logger {
+  const options = { name, level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } };
+  return destination ? pino(options, destination) : pino(options);
 }

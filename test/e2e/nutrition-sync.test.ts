@@ -17,7 +17,10 @@ let stack: Stack;
 const workers: Running[] = [];
 
 afterEach(async () => {
-  await Promise.all(workers.splice(0).map((worker) => worker.stop('SIGTERM')));
+  const stopped = workers.splice(0);
+  await Promise.all(stopped.map((worker) => worker.stop('SIGTERM')));
+  // The token canary: the workers logged at info, and no token the sandbox issued is in it.
+  for (const worker of stopped) expect(worker.output()).not.toMatch(/sbx_(at|rt|code)_/);
   await stack.close();
 });
 

@@ -15,6 +15,7 @@ import { loadGrant, type StoredGrant } from '../../src/connections/connection.re
 import { createTokenCipher } from '../../src/connections/token-crypto.js';
 import { createDb, type Db } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
+import type { LevelWithSilent } from 'pino';
 import { createLogger } from '../../src/logger.js';
 import { createServiceApi, type ServiceApi } from '../../src/provider/api.js';
 import { createOAuthClient, type OAuthClient } from '../../src/provider/oauth.js';
@@ -53,6 +54,8 @@ export interface Stack {
   syncQueue: Queue;
   /** The environment the app was configured from: what a worker process of this stack needs. */
   env: Record<string, string>;
+  /** What the app logged, when started with captureLogs. */
+  logs: string[];
   close(): Promise<void>;
 }
 
@@ -77,6 +80,8 @@ export interface SandboxState {
 export interface StackOptions {
   sandbox?: Partial<Settings>;
   env?: Record<string, string>;
+  /** Keep every log line the app writes (web and accessTokens), at this level, in `stack.logs`. */
+  captureLogs?: LevelWithSilent;
 }
 
 async function listen(server: Server): Promise<number> {
@@ -119,6 +124,10 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     ...options.env,
   };
   const config = loadConfig(env);
+  const logs: string[] = [];
+  const logger = options.captureLogs
+    ? createLogger(options.captureLogs, 'athlete-sync', { write: (line: string) => void logs.push(line) })
+    : createLogger(config.logLevel);
   const db = createDb(config.database);
   const redis = createRedisConnection(config.redis.url);
   const cipher = createTokenCipher(config.tokenEncryption.key);
@@ -129,7 +138,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const clock = () => new Date();
   const app = createApp({
     config,
-    logger: createLogger(config.logLevel),
+    logger,
     db,
     sessionStore: sessions.store,
     oauth: createOAuthClient(config.athlete, clock),
@@ -151,7 +160,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       refreshMarginS: config.tokenRefreshMarginS,
       tokenRequestTimeoutS: config.athlete.timeoutS,
       clock: tokenClock,
-      logger: createLogger(config.logLevel),
+      logger,
     });
 
   return {
@@ -188,6 +197,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       createServiceApi({ baseUrl: sandboxUrl, timeoutS: config.athlete.timeoutS, accessTokens: tokens, clock }),
     syncQueue,
     env,
+    logs,
     close: async () => {
       appServer.closeAllConnections();
       sandboxServer.closeAllConnections();
