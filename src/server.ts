@@ -36,8 +36,10 @@ runEntryPoint(async () => {
   await once(server, 'listening');
   logger.info({ url: config.appBaseUrl }, 'web listening');
 
+  syncQueue.on('error', (error) => logger.warn({ err: error }, 'sync queue: Redis error'));
+
   closeOnSignal(async () => {
-    server.close();
+    await new Promise((resolve) => server.close(resolve));
     await syncQueue.close();
     redis.disconnect();
     await sessions.close();

@@ -32,6 +32,7 @@ runEntryPoint(async () => {
   });
   const api = createServiceApi({ baseUrl: config.athlete.baseUrl, timeoutS: config.athlete.timeoutS, accessTokens, clock });
   const queue = createSyncQueue({ connection: redis, prefix: config.redis.prefix, attempts: config.sync.attempts });
+  queue.on('error', (error) => logger.warn({ err: error }, 'sync queue: Redis error'));
   await scheduleRepeatingJobs(queue, config.sync.sweepIntervalMs);
   const worker = createSyncWorker({
     connection: redis,

@@ -97,8 +97,11 @@ export function createAccessTokens(deps: AccessTokenDependencies): AccessTokens 
     } catch (error) {
       return recoverFromFailedRefresh(grant, classifyTokenRequestError(error), retriesWithoutAnswer);
     }
-    // RFC 6749 §6: without a new refresh token, the one presented stays valid.
-    const issued = { ...tokens, refreshToken: tokens.refreshToken ?? grant.refreshToken };
+    // RFC 6749 §6: without a new refresh token, the one presented stays valid, with its expiry.
+    // A new one's expiry is only what this response says (section 2.1), never the old one's.
+    const issued = tokens.refreshToken
+      ? { ...tokens, refreshToken: tokens.refreshToken }
+      : { ...tokens, refreshToken: grant.refreshToken, refreshExpiresAt: tokens.refreshExpiresAt ?? grant.refreshExpiresAt };
     if (await storeRefreshedTokens(db, cipher, grant, issued, clock())) {
       log.info({ userId: grant.userId, rotated: tokens.refreshToken !== undefined }, 'tokens refreshed');
       return tokens.accessToken;

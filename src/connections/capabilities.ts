@@ -13,8 +13,12 @@ export const CAPABILITIES = [
 
 export type Capability = (typeof CAPABILITIES)[number]['id'];
 
+export function scopeOf(capability: Capability): Scope {
+  return CAPABILITIES.find(({ id }) => id === capability)!.scope;
+}
+
 export function hasCapability(grantedScopes: readonly Scope[], capability: Capability): boolean {
-  return CAPABILITIES.some(({ id, scope }) => id === capability && grantedScopes.includes(scope));
+  return grantedScopes.includes(scopeOf(capability));
 }
 
 export function describeCapabilities(grantedScopes: readonly Scope[]) {

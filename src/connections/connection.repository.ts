@@ -45,7 +45,7 @@ function tokenColumns(cipher: TokenCipher, userId: number, tokens: IssuedTokens,
     refresh_token_sealed: refresh.sealed,
     issued_at: tokens.issuedAt.toISOString(),
     expires_at: tokens.expiresAt.toISOString(),
-    ...(tokens.refreshExpiresAt && { refresh_expires_at: tokens.refreshExpiresAt.toISOString() }),
+    refresh_expires_at: tokens.refreshExpiresAt?.toISOString() ?? null,
     scopes: tokens.scopes.join(' '),
     updated_at: now.toISOString(),
   };
@@ -66,7 +66,6 @@ export async function saveConnection(
   const grant = {
     grant_id: randomUUID(),
     ...tokenColumns(cipher, userId, tokens, now),
-    refresh_expires_at: tokens.refreshExpiresAt?.toISOString() ?? null,
     status: 'connected' as const,
   };
   await db
@@ -83,8 +82,8 @@ export type ReadState = Pick<Connection, 'userId' | 'grantId' | 'version'>;
 
 /**
  * Stores refreshed tokens in one write, only if the row is still as `read` (compare-and-swap):
- * a late writer never overwrites newer tokens. True when stored. `refreshToken` is the new one,
- * or the one held when the service issued none (RFC 6749 §6).
+ * a late writer never overwrites newer tokens. True when stored. `refreshToken` and
+ * `refreshExpiresAt` describe the refresh token to hold from now on (see access-token.ts).
  */
 export async function storeRefreshedTokens(
   db: Db,

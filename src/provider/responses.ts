@@ -23,13 +23,16 @@ export function transportFailure(error: unknown): ServiceError {
   return new ServiceError('retryable', `no answer from the Athlete Data Service (${reason})`);
 }
 
+const DEFAULT_RETRY_AFTER_MS = 1000;
+/** A 429 pauses every worker; an hour at most, so a mistaken header cannot stop syncing for days. */
+const MAX_RETRY_AFTER_MS = 3600 * 1000;
+
 /** Retry-After is seconds or an HTTP date (RFC 9110 §10.2.3); without one, wait a second. */
 export function retryAfterMs(header: string | null, now: Date): number {
-  const DEFAULT_MS = 1000;
-  if (header === null) return DEFAULT_MS;
-  if (/^\d+$/.test(header.trim())) return Number(header.trim()) * 1000;
-  const date = Date.parse(header);
-  return Number.isNaN(date) ? DEFAULT_MS : Math.max(0, date - now.getTime());
+  const value = header?.trim() ?? '';
+  const waitMs = /^\d+$/.test(value) ? Number(value) * 1000 : Date.parse(value) - now.getTime();
+  if (Number.isNaN(waitMs)) return DEFAULT_RETRY_AFTER_MS;
+  return Math.min(Math.max(waitMs, 1), MAX_RETRY_AFTER_MS);
 }
 
 const errorBodySchema = z.looseObject({

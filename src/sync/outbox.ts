@@ -1,6 +1,5 @@
-import type { ExpressionBuilder, Transaction } from 'kysely';
-import { hasCapability } from '../connections/capabilities.js';
-import type { Scope } from '../provider/scopes.js';
+import { sql, type ExpressionBuilder, type Transaction } from 'kysely';
+import { scopeOf } from '../connections/capabilities.js';
 import type { Database, Db } from '../db/database.js';
 import type { SyncKind } from './sync-day.table.js';
 
@@ -51,7 +50,8 @@ export async function markDirty(trx: Writer, day: DayKey, now: Date): Promise<vo
     .onConflict((conflict) =>
       conflict
         .columns(['user_id', 'kind', 'date'])
-        .doUpdateSet((eb) => ({ version: eb('sync_days.version', '+', 1), updated_at: now.toISOString() })),
+        // A new version has not been tried yet: whatever went wrong before no longer describes it.
+        .doUpdateSet((eb) => ({ version: eb('sync_days.version', '+', 1), last_error: null, updated_at: now.toISOString() })),
     )
     .execute();
 }
@@ -112,19 +112,21 @@ export async function recordPendingReason(db: Db, day: DayKey, reason: string, n
  * Days to send for users who can be synced now (connected, with the kind's scope granted), oldest
  * change first: what the sweeper hands to the queue. Others wait until they reconnect.
  */
-export async function dirtyDaysOfConnectedUsers(db: Db, limit: number): Promise<DayKey[]> {
+export async function dirtyDaysOfConnectedUsers(db: Db, kind: SyncKind, limit: number): Promise<DayKey[]> {
   const rows = await db
     .selectFrom('sync_days')
     .innerJoin('connections', 'connections.user_id', 'sync_days.user_id')
-    .select(['sync_days.user_id', 'sync_days.kind', 'sync_days.date', 'connections.scopes'])
+    .select(['sync_days.user_id', 'sync_days.date'])
+    .where('sync_days.kind', '=', kind)
     .where('connections.status', '=', 'connected')
+    // Scopes are stored space-separated; padding both sides matches whole names only. Filtered
+    // before the limit, so days that cannot be sent never crowd out those that can.
+    .where(sql<string>`' ' || connections.scopes || ' '`, 'like', `% ${scopeOf(kind)} %`)
     .where(needsSending)
     .orderBy('sync_days.updated_at')
     .limit(limit)
     .execute();
-  return rows
-    .filter((row) => hasCapability(row.scopes.split(' ') as Scope[], row.kind))
-    .map((row) => ({ userId: row.user_id, kind: row.kind, date: row.date }));
+  return rows.map((row) => ({ userId: row.user_id, kind, date: row.date }));
 }
 
 /** A user's days to send, e.g. to resume them right after reconnecting. */

@@ -12,7 +12,7 @@ const SWEEP_BATCH = 1000;
  * as they are. Returns how many days it looked at.
  */
 export async function sweepDirtyDays(db: Db, queue: Queue): Promise<number> {
-  const days = await dirtyDaysOfConnectedUsers(db, SWEEP_BATCH);
+  const days = await dirtyDaysOfConnectedUsers(db, 'nutrition', SWEEP_BATCH);
   for (const day of days) await enqueueSweptDay(queue, day);
   return days.length;
 }

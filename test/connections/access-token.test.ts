@@ -100,6 +100,15 @@ describe('accessTokenFor', () => {
     expect(await refreshCounts()).toEqual({ requests: 2, succeeded: 2 });
   });
 
+  it('does not carry an old refresh-token expiry over to a new refresh token that comes without one', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana', refreshTokenTtlS: 86_400 } });
+    const { userId } = await connectedUser(stack);
+    expect((await stack.storedGrant(userId))!.refreshExpiresAt).toBeDefined();
+    await stack.changeSandbox({ refreshTokenTtlS: null });
+    await stack.accessTokens({ clock: later(3600) }).accessTokenFor(userId);
+    expect((await stack.storedGrant(userId))!.refreshExpiresAt).toBeUndefined();
+  });
+
   it('records refresh_token_expires_in, and past it asks for reconnecting without calling the service', async () => {
     stack = await startStack({ sandbox: { autoApprove: 'Ana', refreshTokenTtlS: 86_400 } });
     const { userId, client } = await connectedUser(stack);

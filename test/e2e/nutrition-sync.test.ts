@@ -195,7 +195,8 @@ describe('a revoked grant', () => {
     const person = await newPerson('Ana', 'Europe/Berlin');
     const stolen = (await stack.storedGrant(person.userId))!.refreshToken;
     for (let i = 0; i < 2; i++) await stack.presentRefreshToken(stolen); // reuse: the sandbox revokes the grant
-    workers.push(await startWorkerProcess(stack, { SYNC_QUIET_MS: '100' }));
+    // No sweeps during the test: only reconnecting may resume the waiting day.
+    workers.push(await startWorkerProcess(stack, { SYNC_QUIET_MS: '100', SYNC_SWEEP_INTERVAL_MS: '600000' }));
 
     await add(person, { name: 'Pasta', carbs: 90, logged_at: '2026-05-03T19:00:00+02:00' });
     await eventually('the connection to need reconnecting', async () =>
@@ -204,7 +205,7 @@ describe('a revoked grant', () => {
     const [waiting] = await syncStatus(person.client, '2026-05-03');
     expect(waiting).toMatchObject({ status: 'pending', error: WAITING_FOR_CONNECTION });
     expect(await stack.syncQueue.getFailedCount()).toBe(0);
-    expect(await (await person.client.get('/')).text()).toContain('Reconnect');
+    expect(await (await person.client.get('/')).text()).toContain('Needs reconnecting');
 
     expect((await connect(person.client)).status).toBe(303);
     await eventually('the waiting day to sync after reconnecting', () => serviceMatchesModel([person]), 30_000);

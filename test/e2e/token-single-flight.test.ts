@@ -24,7 +24,16 @@ beforeAll(async () => {
     env: { ATHLETE_SCOPES: 'workout:read nutrition:write' },
   });
   ({ userId } = await connectedUser(stack));
-  const env = { PATH: process.env.PATH, ...stack.env, USER_ID: String(userId), CALLERS: String(CALLERS), DURATION_MS: String(DURATION_MS) };
+  // One window for all processes, starting once each has had time to boot.
+  const startAt = Date.now() + 5000;
+  const env = {
+    PATH: process.env.PATH,
+    ...stack.env,
+    USER_ID: String(userId),
+    CALLERS: String(CALLERS),
+    START_AT: String(startAt),
+    END_AT: String(startAt + DURATION_MS),
+  };
   outputs = await Promise.all(Array.from({ length: PROCESSES }, () => run(process.execPath, ['--import', 'tsx', HAMMER], env)));
 }, 60_000);
 afterAll(async () => {

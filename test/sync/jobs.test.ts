@@ -128,7 +128,7 @@ describe('syncing a nutrition day', () => {
     ]);
     expect(await syncDay({ db: stack.db, api: refusing, clock: () => new Date() }, dayOf(userId))).toBe('clean');
     await changeMeal(client, item.id, { carbs: 50 });
-    expect((await syncStatus(client, DATE))[0]!.status).toBe('pending');
+    expect(await syncStatus(client, DATE)).toEqual([{ kind: 'nutrition', date: DATE, status: 'pending' }]);
     expect(await syncDay({ db: stack.db, api: stack.serviceApi(), clock: () => new Date() }, dayOf(userId))).toBe('synced');
   });
 

@@ -49,7 +49,7 @@ function completedDayJobs(): Promise<Job[]> {
 
 describe('the sync worker', () => {
   it('debounces a burst of edits into one upsert', async () => {
-    stack = await startStack({ sandbox: { autoApprove: 'Ana' }, env: { SYNC_QUIET_MS: '400' } });
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' }, env: { SYNC_QUIET_MS: '1500' } });
     const { client } = await connectedUser(stack);
     startWorker(stack.serviceApi());
     const item = await addMeal(client, meal);
@@ -131,15 +131,22 @@ describe('the sync worker', () => {
 describe('the sweeper', () => {
   it('enqueues a dirty day that has no job, once, and skips users who cannot be synced', async () => {
     stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
+    await stack.changeSandbox({ withheldScopes: ['nutrition:write'] });
+    const withoutScope = await connectedUser(stack);
+    await stack.changeSandbox({ withheldScopes: [] });
+    const needsReconnect = await connectedUser(stack);
+    await stack.db.updateTable('connections').set({ status: 'needs_reconnect' }).where('user_id', '=', needsReconnect.userId).execute();
     const { userId } = await connectedUser(stack);
-    const now = new Date();
-    await markDirty(stack.db, { userId, kind: 'nutrition', date: DATE }, now);
     const notConnected = await stack.db
       .insertInto('users')
-      .values({ email: 'idle@example.com', password_hash: 'x', timezone: 'UTC', created_at: now.toISOString() })
+      .values({ email: 'idle@example.com', password_hash: 'x', timezone: 'UTC', created_at: new Date().toISOString() })
       .returning('id')
       .executeTakeFirstOrThrow();
-    await markDirty(stack.db, { userId: notConnected.id, kind: 'nutrition', date: DATE }, now);
+    // The days that cannot be sent are older, so they come first in the sweep's order.
+    for (const other of [withoutScope.userId, needsReconnect.userId, notConnected.id]) {
+      await markDirty(stack.db, { userId: other, kind: 'nutrition', date: DATE }, new Date(Date.now() - 60_000));
+    }
+    await markDirty(stack.db, { userId, kind: 'nutrition', date: DATE }, new Date());
 
     expect(await sweepDirtyDays(stack.db, stack.syncQueue)).toBe(1);
     expect(await sweepDirtyDays(stack.db, stack.syncQueue)).toBe(1);

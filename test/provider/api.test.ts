@@ -1,0 +1,99 @@
+import nock from 'nock';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { AccessTokens } from '../../src/connections/access-token.js';
+import { createServiceApi } from '../../src/provider/api.js';
+import { ServiceError } from '../../src/provider/service-error.js';
+
+const BASE_URL = 'https://athlete.test';
+const now = new Date('2026-11-21T12:00:00Z');
+const record = { date: '2026-11-21', items: [], rawJson: {} };
+
+/** Hands out token-1, and token-2 after a rejection, counting both. */
+function fakeAccessTokens() {
+  const calls = { accessTokenFor: 0, replaceRejected: 0 };
+  const tokens: AccessTokens = {
+    accessTokenFor: async () => (calls.accessTokenFor++, 'token-1'),
+    replaceRejected: async () => (calls.replaceRejected++, 'token-2'),
+    keepAlive: async () => {},
+  };
+  return { tokens, calls };
+}
+
+function api(tokens: AccessTokens) {
+  return createServiceApi({ baseUrl: BASE_URL, timeoutS: 5, accessTokens: tokens, clock: () => now });
+}
+
+async function failureOf(promise: Promise<unknown>): Promise<ServiceError> {
+  const error = await promise.then(() => undefined, (thrown: unknown) => thrown);
+  expect(error).toBeInstanceOf(ServiceError);
+  return error as ServiceError;
+}
+
+beforeAll(() => nock.disableNetConnect());
+afterEach(() => nock.cleanAll());
+afterAll(() => nock.enableNetConnect());
+
+describe('the data API client', () => {
+  it('posts the record as JSON with the Bearer token; 2xx is success whatever the body', async () => {
+    const { tokens } = fakeAccessTokens();
+    const scope = nock(BASE_URL)
+      .post('/api/nutrition', record)
+      .matchHeader('authorization', 'Bearer token-1')
+      .matchHeader('content-type', 'application/json')
+      .reply(201, 'anything');
+    await api(tokens).upsertNutrition(1, record);
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('answers a 401 with one refresh and one retry', async () => {
+    const { tokens, calls } = fakeAccessTokens();
+    nock(BASE_URL).post('/api/nutrition').matchHeader('authorization', 'Bearer token-1').reply(401);
+    nock(BASE_URL).post('/api/nutrition').matchHeader('authorization', 'Bearer token-2').reply(200);
+    await api(tokens).upsertNutrition(1, record);
+    expect(calls).toEqual({ accessTokenFor: 1, replaceRejected: 1 });
+  });
+
+  it('never loops: a second 401 is a retryable failure after exactly two requests and one refresh', async () => {
+    const { tokens, calls } = fakeAccessTokens();
+    const scope = nock(BASE_URL).post('/api/nutrition').times(2).reply(401);
+    const error = await failureOf(api(tokens).upsertNutrition(1, record));
+    expect(error.kind).toBe('retryable');
+    expect(scope.isDone()).toBe(true);
+    expect(calls).toEqual({ accessTokenFor: 1, replaceRejected: 1 });
+  });
+
+  it.each([
+    ['seconds', '7', 7000],
+    ['an HTTP date', new Date(now.getTime() + 30_000).toUTCString(), 30_000],
+    ['zero', '0', 1],
+    ['a date in the past', new Date(now.getTime() - 30_000).toUTCString(), 1],
+    ['days', String(3 * 24 * 3600), 3600_000],
+    ['nonsense', 'soon', 1000],
+  ])('waits out a 429 whose Retry-After is %s', async (_what, header, expectedMs) => {
+    nock(BASE_URL).post('/api/nutrition').reply(429, '', { 'retry-after': header });
+    const error = await failureOf(api(fakeAccessTokens().tokens).upsertNutrition(1, record));
+    expect(error).toMatchObject({ kind: 'retryable', retryAfterMs: expectedMs });
+  });
+
+  it.each([500, 502, 503, 504])('retries HTTP %i', async (status) => {
+    nock(BASE_URL).post('/api/nutrition').reply(status, { error: 'temporarily_unavailable' });
+    expect((await failureOf(api(fakeAccessTokens().tokens).upsertNutrition(1, record))).kind).toBe('retryable');
+  });
+
+  it('retries a reset connection', async () => {
+    nock(BASE_URL).post('/api/nutrition').replyWithError({ code: 'ECONNRESET', message: 'socket hang up' });
+    const error = await failureOf(api(fakeAccessTokens().tokens).upsertNutrition(1, record));
+    expect(error.kind).toBe('retryable');
+    expect(error.message).toContain('no answer');
+  });
+
+  it.each([
+    [400, { error: 'invalid_request', error_description: 'items.0.carbs: expected a number' }, 'HTTP 400: invalid_request: items.0.carbs: expected a number'],
+    [403, { error: 'insufficient_scope' }, 'HTTP 403: insufficient_scope'],
+    [422, 'not json', 'HTTP 422: Unprocessable Entity'],
+  ])('treats HTTP %i as permanent, keeping the service’s message', async (status, body, message) => {
+    nock(BASE_URL).post('/api/nutrition').reply(status, body);
+    const error = await failureOf(api(fakeAccessTokens().tokens).upsertNutrition(1, record));
+    expect(error).toMatchObject({ kind: 'permanent', message });
+  });
+});
