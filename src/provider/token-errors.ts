@@ -1,5 +1,6 @@
 import { ResponseBodyError } from 'openid-client';
 import { ZodError } from 'zod';
+import { retryAfterMs } from './responses.js';
 import { ServiceError } from './service-error.js';
 
 /**
@@ -11,7 +12,7 @@ import { ServiceError } from './service-error.js';
  */
 export type TokenRequestFailure =
   | { kind: 'needs-reconnect'; error: string; description: string | undefined }
-  | { kind: 'retryable'; status: number | undefined; reason: string }
+  | { kind: 'retryable'; status: number | undefined; reason: string; retryAfterMs?: number }
   | { kind: 'permanent'; status: number | undefined; error: string; description: string | undefined };
 
 export function classifyTokenRequestError(error: unknown): TokenRequestFailure {
@@ -19,13 +20,13 @@ export function classifyTokenRequestError(error: unknown): TokenRequestFailure {
     if (error.error === 'invalid_grant') {
       return { kind: 'needs-reconnect', error: error.error, description: error.error_description };
     }
-    if (isRetryableStatus(error.status)) return { kind: 'retryable', status: error.status, reason: error.error };
+    if (isRetryableStatus(error.status)) return retryable(error.response, error.error);
     return { kind: 'permanent', status: error.status, error: error.error, description: error.error_description };
   }
   const response = findResponse(error);
   if (response) {
     return isRetryableStatus(response.status)
-      ? { kind: 'retryable', status: response.status, reason: `HTTP ${response.status}` }
+      ? retryable(response, `HTTP ${response.status}`)
       : { kind: 'permanent', status: response.status, error: 'unexpected_response', description: undefined };
   }
   if (isUnusableAnswer(error)) {
@@ -41,10 +42,17 @@ export function classifyTokenRequestError(error: unknown): TokenRequestFailure {
  */
 export function toServiceError(failure: TokenRequestFailure): ServiceError {
   if (failure.kind === 'retryable') {
-    return new ServiceError('retryable', `token endpoint unavailable (${failure.status ?? 'no answer'}: ${failure.reason})`);
+    const message = `token endpoint unavailable (${failure.status ?? 'no answer'}: ${failure.reason})`;
+    return new ServiceError('retryable', message, failure.retryAfterMs);
   }
   const refusal = `token endpoint refused: ${[failure.error, failure.description].filter(Boolean).join(': ')}`;
   return new ServiceError(failure.kind === 'needs-reconnect' ? 'needs-reconnect' : 'retryable', refusal);
+}
+
+/** A 429's Retry-After is honoured here too, like the data endpoints'. */
+function retryable(response: Response, reason: string): TokenRequestFailure {
+  const retryAfter = response.status === 429 ? { retryAfterMs: retryAfterMs(response.headers.get('retry-after'), new Date()) } : {};
+  return { kind: 'retryable', status: response.status, reason, ...retryAfter };
 }
 
 function isRetryableStatus(status: number): boolean {

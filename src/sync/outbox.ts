@@ -22,6 +22,8 @@ export interface DaySyncStatus {
   date: string;
   status: DayStatus;
   syncedAt?: string;
+  /** Which version of the day is in the service: every change to the day makes a new one. */
+  syncedVersion?: number;
   error?: string;
 }
 
@@ -158,7 +160,7 @@ export async function syncStatuses(db: Db, userId: number, from: string, to: str
       kind: row.kind,
       date: row.date,
       status,
-      ...(row.synced_at !== null && status === 'synced' && { syncedAt: row.synced_at }),
+      ...(row.synced_at !== null && status === 'synced' && { syncedAt: row.synced_at, syncedVersion: row.version }),
       ...(row.last_error !== null && status !== 'synced' && { error: row.last_error }),
     };
   });

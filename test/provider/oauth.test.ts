@@ -134,3 +134,10 @@ describe('classifying a failed token request', () => {
     expect(await exchangeFailure()).toMatchObject({ kind: 'permanent', status: 404, error: 'unexpected_response' });
   });
 });
+
+describe('a 429 from the token endpoint', () => {
+  it('is retryable after its Retry-After', async () => {
+    nock(BASE_URL).post('/api/oauth/token').reply(429, { error: 'slow_down' }, { 'retry-after': '12' });
+    expect(await exchangeFailure()).toMatchObject({ kind: 'retryable', status: 429, retryAfterMs: 12_000 });
+  });
+});

@@ -42,7 +42,7 @@ describe('syncing a nutrition day', () => {
       rawJson: { source: 'athlete-sync', items: [{ id: first.id, protein: 12 }, { id: second.id }] },
     });
     const [status] = await syncStatus(client, DATE);
-    expect(status).toMatchObject({ kind: 'nutrition', date: DATE, status: 'synced' });
+    expect(status).toMatchObject({ kind: 'nutrition', date: DATE, status: 'synced', syncedVersion: 2 });
     expect(Date.parse(status!.syncedAt!)).toBeGreaterThan(Date.now() - 60_000);
     expect(status!.syncedAt).toMatch(/Z$/);
   });
