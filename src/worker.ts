@@ -1,12 +1,10 @@
 import { loadConfig, readEnvironment } from './config.js';
-import { createAccessTokens } from './connections/access-token.js';
-import { createTokenCipher } from './connections/token-crypto.js';
+import { accessTokensFromConfig } from './connections/access-token.js';
 import { createDb } from './db/database.js';
 import { assertMigrated } from './db/migrate.js';
 import { closeOnSignal, runEntryPoint } from './entry-point.js';
 import { createLogger } from './logger.js';
 import { createServiceApi } from './provider/api.js';
-import { createOAuthClient } from './provider/oauth.js';
 import { createRedisConnection } from './queue/redis.js';
 import { createSyncQueue, scheduleRepeatingJobs } from './sync/queue.js';
 import { createSyncWorker } from './sync/worker.js';
@@ -19,17 +17,7 @@ runEntryPoint(async () => {
   const redis = createRedisConnection(config.redis.url);
   const clock = () => new Date();
 
-  const accessTokens = createAccessTokens({
-    db,
-    cipher: createTokenCipher(config.tokenEncryption.key, config.tokenEncryption.previousKeys),
-    oauth: createOAuthClient(config.athlete, clock),
-    redis,
-    redisPrefix: config.redis.prefix,
-    refreshMarginS: config.tokenRefreshMarginS,
-    tokenRequestTimeoutS: config.athlete.timeoutS,
-    clock,
-    logger,
-  });
+  const accessTokens = accessTokensFromConfig(config, { db, redis, clock, logger });
   const api = createServiceApi({ baseUrl: config.athlete.baseUrl, timeoutS: config.athlete.timeoutS, accessTokens, clock });
   const queue = createSyncQueue({ connection: redis, prefix: config.redis.prefix, attempts: config.sync.attempts });
   queue.on('error', (error) => logger.warn({ err: error }, 'sync queue: Redis error'));

@@ -1,14 +1,15 @@
 import type { Redis } from 'ioredis';
+import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
 import type { Logger } from '../logger.js';
-import type { OAuthClient } from '../provider/oauth.js';
+import { createOAuthClient, type OAuthClient } from '../provider/oauth.js';
 import { ServiceError } from '../provider/service-error.js';
 import { classifyTokenRequestError, toServiceError, type TokenRequestFailure } from '../provider/token-errors.js';
 import type { TokenSet } from '../provider/token-set.js';
 import { withRedisLock } from '../queue/redis-lock.js';
 import { keepAliveDue } from './connection-health.js';
 import { loadGrant, markNeedsReconnect, storeRefreshedTokens, type StoredGrant } from './connection.repository.js';
-import type { TokenCipher } from './token-crypto.js';
+import { createTokenCipher, type TokenCipher } from './token-crypto.js';
 
 /**
  * The only way any code gets an access token for a user, and the only place that refreshes.
@@ -49,6 +50,21 @@ export interface AccessTokenDependencies {
  * succeeds when the service grants a reuse grace period; otherwise it ends in needs-reconnect.
  */
 const RETRIES_WITHOUT_ANSWER = 1;
+
+/** AccessTokens as a process builds them from its settings (worker.ts and the tests' processes). */
+export function accessTokensFromConfig(
+  config: Config,
+  parts: Pick<AccessTokenDependencies, 'db' | 'redis' | 'clock' | 'logger'>,
+): AccessTokens {
+  return createAccessTokens({
+    ...parts,
+    cipher: createTokenCipher(config.tokenEncryption.key, config.tokenEncryption.previousKeys),
+    oauth: createOAuthClient(config.athlete, parts.clock),
+    redisPrefix: config.redis.prefix,
+    refreshMarginS: config.tokenRefreshMarginS,
+    tokenRequestTimeoutS: config.athlete.timeoutS,
+  });
+}
 
 export function createAccessTokens(deps: AccessTokenDependencies): AccessTokens {
   const { db, cipher, oauth, redis, redisPrefix, clock } = deps;
