@@ -1,8 +1,11 @@
 import { Router, type Response } from 'express';
+import { z } from 'zod';
 import { currentUser, requireUserApi } from '../web/authentication.js';
 import { sendInvalidInput } from '../web/invalid-input.js';
 import { dateParamSchema, mealIdSchema, mealInputSchemas, type MealLimits } from './meal.schemas.js';
 import type { MealOutcome, Meals } from './meals.js';
+
+const listQuerySchema = z.object({ date: dateParamSchema });
 
 /** The meals JSON API: a user only ever sees and touches their own items. */
 export function mealsApi({ meals, limits }: { meals: Meals; limits: MealLimits }): Router {
@@ -17,9 +20,9 @@ export function mealsApi({ meals, limits }: { meals: Meals; limits: MealLimits }
   }
 
   router.get('/api/meals', async (req, res) => {
-    const date = dateParamSchema.safeParse(req.query.date);
-    if (!date.success) return res.status(400).json({ error: 'invalid_request', fields: ['date'], message: `date ${date.error.issues[0]?.message}` });
-    res.json({ date: date.data, meals: await meals.list(currentUser(res), date.data) });
+    const query = listQuerySchema.safeParse(req.query);
+    if (!query.success) return sendInvalidInput(res, query.error);
+    res.json({ date: query.data.date, meals: await meals.list(currentUser(res), query.data.date) });
   });
 
   router.post('/api/meals', async (req, res) => {

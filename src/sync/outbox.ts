@@ -40,15 +40,20 @@ function needsSending(eb: ExpressionBuilder<Database, 'sync_days'>) {
   ]);
 }
 
-function whereDay(day: DayKey) {
+function dayColumns(day: DayKey) {
   return { user_id: day.userId, kind: day.kind, date: day.date };
+}
+
+/** The row of this day, as a where clause. */
+function isDay(day: DayKey) {
+  return (eb: ExpressionBuilder<Database, 'sync_days'>) => eb.and(dayColumns(day));
 }
 
 /** Bumps the day's version: whatever was sent before no longer counts as the latest. */
 export async function markDirty(trx: Writer, day: DayKey, now: Date): Promise<void> {
   await trx
     .insertInto('sync_days')
-    .values({ ...whereDay(day), version: 1, updated_at: now.toISOString() })
+    .values({ ...dayColumns(day), version: 1, updated_at: now.toISOString() })
     .onConflict((conflict) =>
       conflict
         .columns(['user_id', 'kind', 'date'])
@@ -63,9 +68,7 @@ export async function dirtyVersion(db: Db, day: DayKey): Promise<number | undefi
   const row = await db
     .selectFrom('sync_days')
     .select('version')
-    .where('user_id', '=', day.userId)
-    .where('kind', '=', day.kind)
-    .where('date', '=', day.date)
+    .where(isDay(day))
     .where(needsSending)
     .executeTakeFirst();
   return row?.version;
@@ -80,9 +83,7 @@ export async function markSynced(db: Db, day: DayKey, version: number, now: Date
   await db
     .updateTable('sync_days')
     .set({ synced_version: version, synced_at: now.toISOString(), last_error: null, updated_at: now.toISOString() })
-    .where('user_id', '=', day.userId)
-    .where('kind', '=', day.kind)
-    .where('date', '=', day.date)
+    .where(isDay(day))
     .where((eb) => eb.or([eb('synced_version', 'is', null), eb('synced_version', '<', version)]))
     .execute();
   return (await dirtyVersion(db, day)) === undefined;
@@ -93,9 +94,7 @@ export async function markFailed(db: Db, day: DayKey, version: number, error: st
   await db
     .updateTable('sync_days')
     .set({ failed_version: version, last_error: error, updated_at: now.toISOString() })
-    .where('user_id', '=', day.userId)
-    .where('kind', '=', day.kind)
-    .where('date', '=', day.date)
+    .where(isDay(day))
     .execute();
 }
 
@@ -104,9 +103,7 @@ export async function recordPendingReason(db: Db, day: DayKey, reason: string, n
   await db
     .updateTable('sync_days')
     .set({ last_error: reason, updated_at: now.toISOString() })
-    .where('user_id', '=', day.userId)
-    .where('kind', '=', day.kind)
-    .where('date', '=', day.date)
+    .where(isDay(day))
     .execute();
 }
 

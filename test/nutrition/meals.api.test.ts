@@ -158,7 +158,9 @@ describe('GET, PATCH and DELETE /api/meals', () => {
 
   it('answers 400 for a list without a valid date', async () => {
     const client = await newUser();
-    expect((await client.get('/api/meals?date=2026-13-01')).status).toBe(400);
+    const response = await client.get('/api/meals?date=2026-13-01');
+    expect(response.status).toBe(400);
+    expect((await bodyOf<ApiError>(response)).fields).toEqual(['date']);
   });
 });
 
