@@ -1,5 +1,5 @@
-import { IANAZone } from 'luxon';
 import { z } from 'zod';
+import { canonicalTimeZone } from './time-zone.js';
 
 /** Emails are compared in lower case: Ana@Example.com and ana@example.com are one account. */
 export const emailSchema = z
@@ -13,11 +13,16 @@ export const passwordSchema = z
   .min(10, { error: 'must be at least 10 characters' })
   .max(256, { error: 'must be at most 256 characters' });
 
-/** An IANA zone name known to the zone database, e.g. Europe/Berlin or America/St_Johns. */
+/** An IANA zone name in any letter case, e.g. europe/berlin; parsed to its canonical name, Europe/Berlin. */
 export const timezoneSchema = z
   .string({ error: 'is required' })
   .trim()
-  .refine((zone) => IANAZone.isValidZone(zone), { error: 'must be an IANA time zone such as Europe/Berlin' });
+  .transform((zone, context) => {
+    const canonical = canonicalTimeZone(zone);
+    if (canonical !== undefined) return canonical;
+    context.addIssue({ code: 'custom', message: 'must be an IANA time zone such as Europe/Berlin' });
+    return z.NEVER;
+  });
 
 export const signUpSchema = z.object({ email: emailSchema, password: passwordSchema, timezone: timezoneSchema });
 export const signInSchema = z.object({ email: emailSchema, password: z.string({ error: 'is required' }) });
