@@ -6,6 +6,9 @@ import type { Store } from 'express-session';
 import helmet from 'helmet';
 import { accountApi } from './accounts/accounts.api.js';
 import { accountPages } from './accounts/accounts.pages.js';
+import { createAccounts } from './accounts/accounts.js';
+import { createAttemptLimits } from './accounts/attempt-limits.js';
+import { createPasswordHasher } from './accounts/password.js';
 import type { Config } from './config.js';
 import { connectRoutes } from './connections/connect.routes.js';
 import type { TokenCipher } from './connections/token-crypto.js';
@@ -51,6 +54,12 @@ export function createApp(deps: AppDependencies): Express {
     clock,
     daysChanged: createDayChangeHint(syncQueue, config.sync.quietMs, logger),
   });
+  const accounts = createAccounts({
+    db,
+    passwords: createPasswordHasher(),
+    attemptLimits: createAttemptLimits({ redis, redisPrefix: config.redis.prefix, settings: config.attemptLimits }),
+    clock,
+  });
   const secure = config.appBaseUrl.startsWith('https:');
 
   app.disable('x-powered-by');
@@ -76,7 +85,7 @@ export function createApp(deps: AppDependencies): Express {
   app.use(loadCurrentUser(db));
 
   app.use('/api', requireJsonBody, express.json({ limit: '100kb' }));
-  app.use(accountApi({ db, clock }));
+  app.use(accountApi({ db, accounts, clock }));
   app.use(mealsApi({ meals, limits: config.meals }));
   app.use(syncStatusApi({ db }));
   app.use('/api', (_req, res) => {
@@ -84,7 +93,7 @@ export function createApp(deps: AppDependencies): Express {
   });
 
   app.use(express.urlencoded({ extended: false, limit: '20kb' }), createCsrfProtection());
-  app.use(accountPages({ db, renderPage, clock }));
+  app.use(accountPages({ accounts, renderPage }));
   app.use(dashboardPages({ db, renderPage, clock }));
   app.use(mealsPages({ db, meals, limits: config.meals, renderPage, clock }));
   app.use(

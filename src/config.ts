@@ -105,6 +105,8 @@ const envSchema = z.object({
   MEAL_NAME_MAX_LENGTH: positiveInt('a number of characters, e.g. 120', 120),
   MEAL_MAX_GRAMS: positiveInt('grams, e.g. 1000', 1000),
   MEAL_MAX_KCAL: positiveInt('kilocalories, e.g. 10000', 10_000),
+  SIGNIN_FAILURES_PER_ADDRESS_PER_HOUR: positiveInt('a number of failed sign-ins, e.g. 50', 50),
+  SIGNUPS_PER_ADDRESS_PER_HOUR: positiveInt('a number of sign-ups, e.g. 20', 20),
   ATHLETE_SCOPES: z
     .string()
     .prefault('workout:read workout:write health:write nutrition:write')
@@ -160,6 +162,10 @@ function toConfig(env: z.infer<typeof envSchema>) {
       maxNameLength: env.MEAL_NAME_MAX_LENGTH,
       maxGrams: env.MEAL_MAX_GRAMS,
       maxKcal: env.MEAL_MAX_KCAL,
+    },
+    attemptLimits: {
+      signInFailuresPerAddressPerHour: env.SIGNIN_FAILURES_PER_ADDRESS_PER_HOUR,
+      signUpsPerAddressPerHour: env.SIGNUPS_PER_ADDRESS_PER_HOUR,
     },
     sessionSecret: env.SESSION_SECRET,
     tokenEncryption: { key: env.TOKEN_ENCRYPTION_KEY, previousKeys: env.TOKEN_ENCRYPTION_PREVIOUS_KEYS },

@@ -3,19 +3,22 @@ import { effectiveStatus } from '../connections/connection-health.js';
 import { findConnection } from '../connections/connection.repository.js';
 import type { Db } from '../db/database.js';
 import { currentUser, requireUserApi } from '../web/authentication.js';
+import { clientAddress } from '../web/client-address.js';
 import { sendInvalidInput } from '../web/invalid-input.js';
 import { endSession, startUserSession } from '../web/session.js';
+import { sendTooManyAttempts } from '../web/too-many-attempts.js';
 import { signInSchema, signUpSchema } from './account.schemas.js';
-import { signIn, signUp } from './accounts.js';
+import type { Accounts } from './accounts.js';
 import type { User } from './user.table.js';
 
 interface Dependencies {
   db: Db;
+  accounts: Accounts;
   clock: () => Date;
 }
 
 /** The JSON API for scripts and mobile clients: the same accounts and session cookie as the pages. */
-export function accountApi({ db, clock }: Dependencies): Router {
+export function accountApi({ db, accounts, clock }: Dependencies): Router {
   const router = Router();
 
   async function sendAccount(res: Response, user: User, status = 200) {
@@ -30,7 +33,8 @@ export function accountApi({ db, clock }: Dependencies): Router {
   router.post('/api/signup', async (req, res) => {
     const input = signUpSchema.safeParse(req.body ?? {});
     if (!input.success) return sendInvalidInput(res, input.error);
-    const result = await signUp(db, input.data, clock());
+    const result = await accounts.signUp(input.data, clientAddress(req));
+    if (!result.ok && result.reason === 'too_many_attempts') return sendTooManyAttempts(res, result.retryAfterS);
     if (!result.ok) return res.status(409).json({ error: 'email_taken', message: 'An account with this email already exists.' });
     await startUserSession(req, result.user.id);
     await sendAccount(res, result.user, 201);
@@ -39,10 +43,11 @@ export function accountApi({ db, clock }: Dependencies): Router {
   router.post('/api/login', async (req, res) => {
     const input = signInSchema.safeParse(req.body ?? {});
     if (!input.success) return sendInvalidInput(res, input.error);
-    const user = await signIn(db, input.data);
-    if (!user) return res.status(401).json({ error: 'invalid_credentials', message: 'Wrong email or password.' });
-    await startUserSession(req, user.id);
-    await sendAccount(res, user);
+    const result = await accounts.signIn(input.data, clientAddress(req));
+    if (!result.ok && result.reason === 'too_many_attempts') return sendTooManyAttempts(res, result.retryAfterS);
+    if (!result.ok) return res.status(401).json({ error: 'invalid_credentials', message: 'Wrong email or password.' });
+    await startUserSession(req, result.user.id);
+    await sendAccount(res, result.user);
   });
 
   router.post('/api/logout', async (req, res) => {

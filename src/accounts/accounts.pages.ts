@@ -1,19 +1,19 @@
 import { Router } from 'express';
-import type { Db } from '../db/database.js';
+import { clientAddress } from '../web/client-address.js';
 import { describeInvalidFields } from '../web/invalid-input.js';
 import type { RenderPage } from '../web/pages.js';
 import { endSession, startUserSession } from '../web/session.js';
+import { renderTooManyAttempts } from '../web/too-many-attempts.js';
 import { signInSchema, signUpSchema } from './account.schemas.js';
-import { signIn, signUp } from './accounts.js';
+import type { Accounts } from './accounts.js';
 
 interface Dependencies {
-  db: Db;
+  accounts: Accounts;
   renderPage: RenderPage;
-  clock: () => Date;
 }
 
 /** Sign up, sign in and sign out, as HTML forms. */
-export function accountPages({ db, renderPage, clock }: Dependencies): Router {
+export function accountPages({ accounts, renderPage }: Dependencies): Router {
   const router = Router();
 
   router.get('/signup', (req, res) => renderPage(req, res, 'signup', { title: 'Sign up' }));
@@ -22,7 +22,10 @@ export function accountPages({ db, renderPage, clock }: Dependencies): Router {
     const form = { title: 'Sign up', email: body.email, timezone: body.timezone };
     const input = signUpSchema.safeParse(body);
     if (!input.success) return renderPage(req, res, 'signup', { ...form, error: describeInvalidFields(input.error).message }, 400);
-    const result = await signUp(db, input.data, clock());
+    const result = await accounts.signUp(input.data, clientAddress(req));
+    if (!result.ok && result.reason === 'too_many_attempts') {
+      return renderTooManyAttempts(renderPage, req, res, { view: 'signup', data: form }, result.retryAfterS);
+    }
     if (!result.ok) return renderPage(req, res, 'signup', { ...form, error: 'An account with this email already exists.' }, 409);
     await startUserSession(req, result.user.id);
     res.redirect(303, '/');
@@ -33,9 +36,12 @@ export function accountPages({ db, renderPage, clock }: Dependencies): Router {
     const body = req.body ?? {};
     const form = { title: 'Sign in', email: body.email };
     const input = signInSchema.safeParse(body);
-    const user = input.success ? await signIn(db, input.data) : undefined;
-    if (!user) return renderPage(req, res, 'login', { ...form, error: 'Wrong email or password.' }, 401);
-    await startUserSession(req, user.id);
+    const result = input.success ? await accounts.signIn(input.data, clientAddress(req)) : undefined;
+    if (result?.ok === false && result.reason === 'too_many_attempts') {
+      return renderTooManyAttempts(renderPage, req, res, { view: 'login', data: form }, result.retryAfterS);
+    }
+    if (!result?.ok) return renderPage(req, res, 'login', { ...form, error: 'Wrong email or password.' }, 401);
+    await startUserSession(req, result.user.id);
     res.redirect(303, '/');
   });
 

@@ -1,24 +1,55 @@
 import type { Db } from '../db/database.js';
 import type { SignInInput, SignUpInput } from './account.schemas.js';
-import { hashPassword, verifyPassword, verifyPasswordOfUnknownUser } from './password.js';
-import { findUserByEmail, insertUser } from './user.repository.js';
+import type { AttemptLimits, RetryAfter } from './attempt-limits.js';
+import type { PasswordHasher } from './password.js';
+import { findUserByEmail, insertUser, updatePasswordHash } from './user.repository.js';
 import type { User } from './user.table.js';
 
-export type SignUpResult = { ok: true; user: User } | { ok: false; reason: 'email_taken' };
+type TooManyAttempts = { ok: false; reason: 'too_many_attempts' } & RetryAfter;
 
-export async function signUp(db: Db, input: SignUpInput, now: Date): Promise<SignUpResult> {
-  const user = await insertUser(db, {
-    email: input.email,
-    password_hash: await hashPassword(input.password),
-    timezone: input.timezone,
-    created_at: now.toISOString(),
-  });
-  return user ? { ok: true, user } : { ok: false, reason: 'email_taken' };
+export type SignUpResult = { ok: true; user: User } | { ok: false; reason: 'email_taken' } | TooManyAttempts;
+export type SignInResult = { ok: true; user: User } | { ok: false; reason: 'invalid_credentials' } | TooManyAttempts;
+
+export interface AccountsDependencies {
+  db: Db;
+  passwords: PasswordHasher;
+  attemptLimits: AttemptLimits;
+  clock: () => Date;
 }
 
-/** The user whose email and password these are, or undefined (never saying which was wrong). */
-export async function signIn(db: Db, input: SignInInput): Promise<User | undefined> {
-  const user = await findUserByEmail(db, input.email);
-  if (!user) return verifyPasswordOfUnknownUser(input.password).then(() => undefined);
-  return (await verifyPassword(input.password, user.password_hash)) ? user : undefined;
+/** Signing up and signing in, each counted against the limits of the address it comes from. */
+export function createAccounts({ db, passwords, attemptLimits, clock }: AccountsDependencies) {
+  const tooManyAttempts = (wait: RetryAfter): TooManyAttempts => ({ ok: false, reason: 'too_many_attempts', ...wait });
+
+  return {
+    async signUp(input: SignUpInput, address: string): Promise<SignUpResult> {
+      const wait = await attemptLimits.startSignUp(address);
+      if (wait) return tooManyAttempts(wait);
+      const user = await insertUser(db, {
+        email: input.email,
+        password_hash: await passwords.hash(input.password),
+        timezone: input.timezone,
+        created_at: clock().toISOString(),
+      });
+      return user ? { ok: true, user } : { ok: false, reason: 'email_taken' };
+    },
+
+    /** The user whose email and password these are; a failure never says which was wrong. */
+    async signIn(input: SignInInput, address: string): Promise<SignInResult> {
+      const wait = await attemptLimits.startSignIn(input.email, address);
+      if (wait) return tooManyAttempts(wait);
+      const user = await findUserByEmail(db, input.email);
+      const verified = user
+        ? await passwords.verify(input.password, user.password_hash)
+        : await passwords.verifyForUnknownUser(input.password);
+      if (!user || !verified) return { ok: false, reason: 'invalid_credentials' };
+      await attemptLimits.signInSucceeded(input.email, address);
+      if (passwords.isOutdated(user.password_hash)) {
+        await updatePasswordHash(db, user.id, await passwords.hash(input.password));
+      }
+      return { ok: true, user };
+    },
+  };
 }
+
+export type Accounts = ReturnType<typeof createAccounts>;

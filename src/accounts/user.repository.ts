@@ -22,3 +22,7 @@ export async function findUserById(db: Db, id: number): Promise<User | undefined
 export async function updateTimezone(db: Db, id: number, timezone: string): Promise<void> {
   await db.updateTable('users').set({ timezone }).where('id', '=', id).execute();
 }
+
+export async function updatePasswordHash(db: Db, id: number, passwordHash: string): Promise<void> {
+  await db.updateTable('users').set({ password_hash: passwordHash }).where('id', '=', id).execute();
+}

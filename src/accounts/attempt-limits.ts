@@ -1,0 +1,77 @@
+import type { Redis } from 'ioredis';
+import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+
+export interface AttemptLimitSettings {
+  signInFailuresPerAddressPerHour: number;
+  signUpsPerAddressPerHour: number;
+}
+
+export interface AttemptLimitsDependencies {
+  redis: Redis;
+  /** Keys go under `<prefix>:attempts:`. */
+  redisPrefix: string;
+  settings: AttemptLimitSettings;
+}
+
+/** Seconds until another attempt may be made. */
+export type RetryAfter = { retryAfterS: number };
+
+export interface AttemptLimits {
+  /**
+   * Counts a sign-in attempt as a failure before its password is checked, so that guesses sent
+   * at once cannot all slip in before the first failure is recorded; `signInSucceeded` forgives it.
+   */
+  startSignIn(email: string, address: string): Promise<RetryAfter | undefined>;
+  signInSucceeded(email: string, address: string): Promise<void>;
+  startSignUp(address: string): Promise<RetryAfter | undefined>;
+}
+
+/**
+ * An account may fail this often in this window from one address (OWASP: a handful of consecutive
+ * failures), then that address waits for the window to end; a success starts the count again.
+ * Counted on the account alone, the limit would let anyone lock a person out by typing their email
+ * with wrong passwords; counted per account and address, a guesser locks out only themselves.
+ */
+const FAILURES_PER_ACCOUNT_AND_ADDRESS = 5;
+const ACCOUNT_WINDOW_S = 15 * 60;
+const HOUR_S = 3600;
+
+/**
+ * Limits on sign-in failures and sign-ups, counted in Redis so that every web process shares them.
+ * Guessing across many accounts is slowed by each address's hourly failure budget; sign-ups, which
+ * each cost a hash and a row, by an hourly budget per address too. Both budgets are settings, as an
+ * address may be a NAT shared by many people.
+ */
+export function createAttemptLimits({ redis, redisPrefix, settings }: AttemptLimitsDependencies): AttemptLimits {
+  const limiter = (name: string, points: number, durationS: number) =>
+    new RateLimiterRedis({ storeClient: redis, keyPrefix: `${redisPrefix}:attempts:${name}`, points, duration: durationS });
+  const signInFailuresByAccountAndAddress = limiter('sign-in-account', FAILURES_PER_ACCOUNT_AND_ADDRESS, ACCOUNT_WINDOW_S);
+  const signInFailuresByAddress = limiter('sign-in-address', settings.signInFailuresPerAddressPerHour, HOUR_S);
+  const signUpsByAddress = limiter('sign-up-address', settings.signUpsPerAddressPerHour, HOUR_S);
+  const accountAtAddress = (email: string, address: string) => `${address}/${email}`;
+
+  return {
+    async startSignIn(email, address) {
+      return (
+        (await take(signInFailuresByAddress, address)) ??
+        (await take(signInFailuresByAccountAndAddress, accountAtAddress(email, address)))
+      );
+    },
+    async signInSucceeded(email, address) {
+      await signInFailuresByAccountAndAddress.delete(accountAtAddress(email, address));
+      await signInFailuresByAddress.reward(address);
+    },
+    startSignUp: (address) => take(signUpsByAddress, address),
+  };
+}
+
+/** Takes one point; when none is left, says how long until the window that holds them ends. */
+async function take(limiter: RateLimiterRedis, key: string): Promise<RetryAfter | undefined> {
+  try {
+    await limiter.consume(key);
+    return undefined;
+  } catch (refusal) {
+    if (!(refusal instanceof RateLimiterRes)) throw refusal;
+    return { retryAfterS: Math.max(1, Math.ceil(refusal.msBeforeNext / 1000)) };
+  }
+}
