@@ -72,7 +72,9 @@ export function createApp(deps: AppDependencies): Express {
   });
 
   app.use(refuseForeignOrigin(config.appBaseUrl));
-  app.use(createSessionMiddleware({ secret: config.sessionSecret, store: sessionStore, secure }));
+  app.use(
+    createSessionMiddleware({ secret: config.sessionSecret, store: sessionStore, secure, limits: config.session, clock }),
+  );
   app.use(loadCurrentUser(db));
 
   app.use('/api', requireJsonBody, express.json({ limit: '100kb' }));

@@ -69,6 +69,8 @@ const envSchema = z.object({
   SESSION_SECRET: z
     .string(expecting('at least 32 random characters'))
     .min(32, expecting('at least 32 random characters')),
+  SESSION_IDLE_MINUTES: positiveInt('a number of minutes, e.g. 30', 30),
+  SESSION_MAX_DAYS: positiveInt('a number of days, e.g. 7', 7),
   TOKEN_ENCRYPTION_KEY: z.string(expecting(ENCRYPTION_KEY_HINT)).pipe(encryptionKey),
   TOKEN_ENCRYPTION_PREVIOUS_KEYS: z
     .string()
@@ -162,6 +164,7 @@ function toConfig(env: z.infer<typeof envSchema>) {
       maxKcal: env.MEAL_MAX_KCAL,
     },
     sessionSecret: env.SESSION_SECRET,
+    session: { idleMinutes: env.SESSION_IDLE_MINUTES, maxDays: env.SESSION_MAX_DAYS },
     tokenEncryption: { key: env.TOKEN_ENCRYPTION_KEY, previousKeys: env.TOKEN_ENCRYPTION_PREVIOUS_KEYS },
     athlete: {
       baseUrl: env.ATHLETE_BASE_URL,

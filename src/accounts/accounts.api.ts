@@ -32,7 +32,7 @@ export function accountApi({ db, clock }: Dependencies): Router {
     if (!input.success) return sendInvalidInput(res, input.error);
     const result = await signUp(db, input.data, clock());
     if (!result.ok) return res.status(409).json({ error: 'email_taken', message: 'An account with this email already exists.' });
-    await startUserSession(req, result.user.id);
+    await startUserSession(req, result.user.id, clock());
     await sendAccount(res, result.user, 201);
   });
 
@@ -41,12 +41,12 @@ export function accountApi({ db, clock }: Dependencies): Router {
     if (!input.success) return sendInvalidInput(res, input.error);
     const user = await signIn(db, input.data);
     if (!user) return res.status(401).json({ error: 'invalid_credentials', message: 'Wrong email or password.' });
-    await startUserSession(req, user.id);
+    await startUserSession(req, user.id, clock());
     await sendAccount(res, user);
   });
 
   router.post('/api/logout', async (req, res) => {
-    await endSession(req);
+    await endSession(req, res);
     res.status(204).end();
   });
 

@@ -24,7 +24,7 @@ export function accountPages({ db, renderPage, clock }: Dependencies): Router {
     if (!input.success) return renderPage(req, res, 'signup', { ...form, error: describeInvalidFields(input.error).message }, 400);
     const result = await signUp(db, input.data, clock());
     if (!result.ok) return renderPage(req, res, 'signup', { ...form, error: 'An account with this email already exists.' }, 409);
-    await startUserSession(req, result.user.id);
+    await startUserSession(req, result.user.id, clock());
     res.redirect(303, '/');
   });
 
@@ -35,12 +35,12 @@ export function accountPages({ db, renderPage, clock }: Dependencies): Router {
     const input = signInSchema.safeParse(body);
     const user = input.success ? await signIn(db, input.data) : undefined;
     if (!user) return renderPage(req, res, 'login', { ...form, error: 'Wrong email or password.' }, 401);
-    await startUserSession(req, user.id);
+    await startUserSession(req, user.id, clock());
     res.redirect(303, '/');
   });
 
   router.post('/logout', async (req, res) => {
-    await endSession(req);
+    await endSession(req, res);
     res.redirect(303, '/login');
   });
 

@@ -10,7 +10,7 @@ import { classifyTokenRequestError } from '../provider/token-errors.js';
 import { dropQueuedDays, resumeWaitingDays } from '../sync/connection-changes.js';
 import { currentUser, requireUserPage } from '../web/authentication.js';
 import type { RenderPage } from '../web/pages.js';
-import { saveSession, startUserSession } from '../web/session.js';
+import { renewUserSession, saveSession } from '../web/session.js';
 import { deleteConnection, saveConnection } from './connection.repository.js';
 import { addPendingConnect, claimState, takePendingConnect } from './pending-connects.js';
 import type { TokenCipher } from './token-crypto.js';
@@ -119,7 +119,7 @@ export function connectRoutes(deps: Dependencies): Router {
     await resumeWaitingDays(db, syncQueue, user.id).catch((error: unknown) =>
       log.warn({ err: error, userId: user.id }, 'could not resume waiting days; the sweeper will'),
     );
-    await startUserSession(req, user.id);
+    await renewUserSession(req);
     res.redirect(303, '/?notice=connected');
   });
 
