@@ -25,9 +25,21 @@ export interface SessionLimits {
   maxDays: number;
 }
 
-/** Sessions live in Redis under `<prefix>:session:`, so every web process sees every session. */
+/**
+ * Sessions live in Redis under `<prefix>:session:`, so every web process sees every session.
+ *
+ * connect-redis supports only node-redis, while BullMQ needs ioredis: so sessions have a client of
+ * their own, set up to behave like the app's ioredis producer (src/queue/redis.ts) in an outage.
+ */
 export async function createRedisSessionStore(redisUrl: string, prefix: string) {
-  const client = createClient({ url: redisUrl });
+  const client = createClient({
+    url: redisUrl,
+    // While Redis is unreachable a session lookup fails at once (the request gets an error page)
+    // instead of waiting in the offline queue, and so holding the request, until Redis is back.
+    disableOfflineQueue: true,
+    // Keep trying, at most every 2 s; node-redis's default strategy gives up for good on a socket timeout.
+    socket: { reconnectStrategy: (retries) => Math.min(100 * 2 ** retries, 2000) },
+  });
   client.on('error', () => {
     // node-redis reconnects by itself; a request that needs the store meanwhile fails and is logged.
   });

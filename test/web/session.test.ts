@@ -1,9 +1,11 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { createRedisConnection } from '../../src/queue/redis.js';
 import { SESSION_COOKIE } from '../../src/web/session.js';
 import { connect, signUpNewUser } from '../helpers/flows.js';
 import { bodyOf, hiddenField, type CookieClient, type Me } from '../helpers/http-client.js';
+import { DisposableRedis } from '../helpers/redis-server.js';
 import { startStack, type Stack } from '../helpers/stack.js';
+import { eventually } from '../helpers/wait.js';
 
 let stack: Stack;
 
@@ -196,6 +198,26 @@ describe('session lifetimes', () => {
 
     now += 60_000;
     expect((await client.get('/api/me')).status).toBe(401);
+  });
+});
+
+describe('a Redis outage', () => {
+  it('gets a page request a prompt error instead of holding it until Redis is back', async () => {
+    const redis = await DisposableRedis.start();
+    onTestFinished(() => redis.stop());
+    stack = await startStack({ env: { REDIS_URL: redis.url } });
+    const client = stack.browser();
+    await signUpNewUser(client);
+
+    // Back whatever the answer, so that the stack can close.
+    const restoreRedis = async () => {
+      await redis.start();
+      await eventually('the app to reach Redis again', () => stack.syncQueue.count().then(() => true, () => undefined));
+    };
+
+    await redis.stop();
+    const page = await client.request('/', { signal: AbortSignal.timeout(5_000) }).finally(restoreRedis);
+    expect(page.ok).toBe(false);
   });
 });
 
