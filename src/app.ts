@@ -20,6 +20,7 @@ import { createDayChangeHint } from './sync/hint.js';
 import { syncStatusApi } from './sync/sync-status.api.js';
 import { loadCurrentUser } from './web/authentication.js';
 import { createCsrfProtection } from './web/csrf.js';
+import { noStore } from './web/no-store.js';
 import { createPageRenderer } from './web/pages.js';
 import { refuseForeignOrigin, requireJsonBody } from './web/request-guards.js';
 import { createSessionMiddleware } from './web/session.js';
@@ -71,6 +72,8 @@ export function createApp(deps: AppDependencies): Express {
     res.json({ ok: true });
   });
 
+  // Everything from here on is per person: the pages and every answer of the JSON API.
+  app.use(noStore);
   app.use(refuseForeignOrigin(config.appBaseUrl));
   app.use(
     createSessionMiddleware({ secret: config.sessionSecret, store: sessionStore, secure, limits: config.session, clock }),
