@@ -23,6 +23,7 @@ import { createDayChangeHint } from './sync/hint.js';
 import { syncStatusApi } from './sync/sync-status.api.js';
 import { loadCurrentUser } from './web/authentication.js';
 import { createCsrfProtection } from './web/csrf.js';
+import { noStore } from './web/no-store.js';
 import { createPageRenderer } from './web/pages.js';
 import { refuseForeignOrigin, requireJsonBody } from './web/request-guards.js';
 import { createSessionMiddleware } from './web/session.js';
@@ -80,8 +81,12 @@ export function createApp(deps: AppDependencies): Express {
     res.json({ ok: true });
   });
 
+  // Everything from here on is per person: the pages and every answer of the JSON API.
+  app.use(noStore);
   app.use(refuseForeignOrigin(config.appBaseUrl));
-  app.use(createSessionMiddleware({ secret: config.sessionSecret, store: sessionStore, secure }));
+  app.use(
+    createSessionMiddleware({ secret: config.sessionSecret, store: sessionStore, secure, limits: config.session, clock }),
+  );
   app.use(loadCurrentUser(db));
 
   app.use('/api', requireJsonBody, express.json({ limit: '100kb' }));
@@ -93,7 +98,7 @@ export function createApp(deps: AppDependencies): Express {
   });
 
   app.use(express.urlencoded({ extended: false, limit: '20kb' }), createCsrfProtection());
-  app.use(accountPages({ accounts, renderPage }));
+  app.use(accountPages({ accounts, renderPage, clock }));
   app.use(dashboardPages({ db, renderPage, clock }));
   app.use(mealsPages({ db, meals, limits: config.meals, renderPage, clock }));
   app.use(

@@ -69,6 +69,8 @@ const envSchema = z.object({
   SESSION_SECRET: z
     .string(expecting('at least 32 random characters'))
     .min(32, expecting('at least 32 random characters')),
+  SESSION_IDLE_MINUTES: positiveInt('a number of minutes, e.g. 30', 30),
+  SESSION_MAX_DAYS: positiveInt('a number of days, e.g. 7', 7),
   TOKEN_ENCRYPTION_KEY: z.string(expecting(ENCRYPTION_KEY_HINT)).pipe(encryptionKey),
   TOKEN_ENCRYPTION_PREVIOUS_KEYS: z
     .string()
@@ -168,6 +170,7 @@ function toConfig(env: z.infer<typeof envSchema>) {
       signUpsPerAddressPerHour: env.SIGNUPS_PER_ADDRESS_PER_HOUR,
     },
     sessionSecret: env.SESSION_SECRET,
+    session: { idleMinutes: env.SESSION_IDLE_MINUTES, maxDays: env.SESSION_MAX_DAYS },
     tokenEncryption: { key: env.TOKEN_ENCRYPTION_KEY, previousKeys: env.TOKEN_ENCRYPTION_PREVIOUS_KEYS },
     athlete: {
       baseUrl: env.ATHLETE_BASE_URL,

@@ -72,6 +72,8 @@ describe('loadConfig', () => {
     ['REDIS_URL', 'http://cache', 'redis://'],
     ['REDIS_PREFIX', 'has space', 'letters, digits'],
     ['SESSION_SECRET', 'short', 'at least 32'],
+    ['SESSION_IDLE_MINUTES', '0', 'a number of minutes'],
+    ['SESSION_MAX_DAYS', '1.5', 'a number of days'],
     ['TOKEN_ENCRYPTION_KEY', 'not base64!', '32 random bytes in base64'],
     ['TOKEN_ENCRYPTION_KEY', Buffer.alloc(16).toString('base64'), '32 random bytes in base64'],
     ['TOKEN_ENCRYPTION_PREVIOUS_KEYS', `${KEY},short`, '32 random bytes in base64'],

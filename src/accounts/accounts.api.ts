@@ -36,7 +36,7 @@ export function accountApi({ db, accounts, clock }: Dependencies): Router {
     const result = await accounts.signUp(input.data, clientAddress(req));
     if (!result.ok && result.reason === 'too_many_attempts') return sendTooManyAttempts(res, result.retryAfterS);
     if (!result.ok) return res.status(409).json({ error: 'email_taken', message: 'An account with this email already exists.' });
-    await startUserSession(req, result.user.id);
+    await startUserSession(req, result.user.id, clock());
     await sendAccount(res, result.user, 201);
   });
 
@@ -46,12 +46,12 @@ export function accountApi({ db, accounts, clock }: Dependencies): Router {
     const result = await accounts.signIn(input.data, clientAddress(req));
     if (!result.ok && result.reason === 'too_many_attempts') return sendTooManyAttempts(res, result.retryAfterS);
     if (!result.ok) return res.status(401).json({ error: 'invalid_credentials', message: 'Wrong email or password.' });
-    await startUserSession(req, result.user.id);
+    await startUserSession(req, result.user.id, clock());
     await sendAccount(res, result.user);
   });
 
   router.post('/api/logout', async (req, res) => {
-    await endSession(req);
+    await endSession(req, res);
     res.status(204).end();
   });
 

@@ -10,10 +10,11 @@ import type { Accounts } from './accounts.js';
 interface Dependencies {
   accounts: Accounts;
   renderPage: RenderPage;
+  clock: () => Date;
 }
 
 /** Sign up, sign in and sign out, as HTML forms. */
-export function accountPages({ accounts, renderPage }: Dependencies): Router {
+export function accountPages({ accounts, renderPage, clock }: Dependencies): Router {
   const router = Router();
 
   router.get('/signup', (req, res) => renderPage(req, res, 'signup', { title: 'Sign up' }));
@@ -27,7 +28,7 @@ export function accountPages({ accounts, renderPage }: Dependencies): Router {
       return renderTooManyAttempts(renderPage, req, res, { view: 'signup', data: form }, result.retryAfterS);
     }
     if (!result.ok) return renderPage(req, res, 'signup', { ...form, error: 'An account with this email already exists.' }, 409);
-    await startUserSession(req, result.user.id);
+    await startUserSession(req, result.user.id, clock());
     res.redirect(303, '/');
   });
 
@@ -41,12 +42,12 @@ export function accountPages({ accounts, renderPage }: Dependencies): Router {
       return renderTooManyAttempts(renderPage, req, res, { view: 'login', data: form }, result.retryAfterS);
     }
     if (!result?.ok) return renderPage(req, res, 'login', { ...form, error: 'Wrong email or password.' }, 401);
-    await startUserSession(req, result.user.id);
+    await startUserSession(req, result.user.id, clock());
     res.redirect(303, '/');
   });
 
   router.post('/logout', async (req, res) => {
-    await endSession(req);
+    await endSession(req, res);
     res.redirect(303, '/login');
   });
 

@@ -10,7 +10,7 @@ import { classifyTokenRequestError } from '../provider/token-errors.js';
 import { dropQueuedDays, resumeWaitingDays } from '../sync/connection-changes.js';
 import { currentUser, requireUserPage } from '../web/authentication.js';
 import type { RenderPage } from '../web/pages.js';
-import { saveSession, startUserSession } from '../web/session.js';
+import { renewUserSession, saveSession } from '../web/session.js';
 import { deleteConnection, saveConnection } from './connection.repository.js';
 import { addPendingConnect, claimState, takePendingConnect } from './pending-connects.js';
 import type { TokenCipher } from './token-crypto.js';
@@ -31,18 +31,25 @@ interface Dependencies {
 
 /**
  * The callback's query (section 4.1; RFC 6749 §4.1.2 and §4.1.2.1). Each key at most once:
- * a repeated key arrives as an array and fails the parse.
+ * a repeated key arrives as an array and fails the parse. `iss`, when sent, must be the service's
+ * issuer, for errors too (RFC 9207 §2.4: an answer from another authorization server is a mix-up
+ * attack); the document does not promise it, so it may be absent. It goes on to openid-client,
+ * which checks it again.
  */
-const callbackQuerySchema = z.union([
-  z.object({ state: z.string().min(1), code: z.string().min(1) }),
-  z.object({ state: z.string().min(1), error: z.string().min(1), error_description: z.string().optional() }),
-]);
+function callbackQuerySchema(issuer: string) {
+  const iss = z.literal(issuer).optional();
+  return z.union([
+    z.object({ state: z.string().min(1), code: z.string().min(1), iss }),
+    z.object({ state: z.string().min(1), error: z.string().min(1), error_description: z.string().optional(), iss }),
+  ]);
+}
 
 /** Connect (OAuth authorization code flow with PKCE), its callback, and Disconnect. */
 export function connectRoutes(deps: Dependencies): Router {
   const { db, redis, redisPrefix, oauth, cipher, syncQueue, redirectUri, renderPage, logger, clock } = deps;
   const router = Router();
   const log = logger.child({ module: 'connect' });
+  const callbackQuery = callbackQuerySchema(oauth.issuer);
 
   function showProblem(req: Request, res: Response, status: number, page: { heading: string; message: string; detail?: string }) {
     renderPage(req, res, 'connect-result', { title: page.heading, tone: 'error', ...page }, status);
@@ -57,7 +64,7 @@ export function connectRoutes(deps: Dependencies): Router {
   });
 
   router.get('/oauth/callback', requireUserPage, async (req, res) => {
-    const query = callbackQuerySchema.safeParse(req.query);
+    const query = callbackQuery.safeParse(req.query);
     if (!query.success) {
       return showProblem(req, res, 400, {
         heading: 'This link is not valid',
@@ -112,7 +119,7 @@ export function connectRoutes(deps: Dependencies): Router {
     await resumeWaitingDays(db, syncQueue, user.id).catch((error: unknown) =>
       log.warn({ err: error, userId: user.id }, 'could not resume waiting days; the sweeper will'),
     );
-    await startUserSession(req, user.id);
+    await renewUserSession(req);
     res.redirect(303, '/?notice=connected');
   });
 

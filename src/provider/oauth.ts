@@ -28,8 +28,13 @@ export interface AuthorizationRequest {
 }
 
 export interface OAuthClient {
+  /** The service's issuer identifier: its base URL (RFC 9207 `iss`). */
+  readonly issuer: string;
   startAuthorization(): Promise<AuthorizationRequest>;
-  /** Exchanges the code in `callbackUrl`, checking its state against the pending attempt. */
+  /**
+   * Exchanges the code in `callbackUrl`, checking first its state against the pending attempt and
+   * its `iss`, when present, against the issuer (RFC 9207 §2.4).
+   */
   exchangeCode(callbackUrl: URL, pending: { state: string; codeVerifier: string }): Promise<TokenSet>;
   /**
    * The refresh_token grant (RFC 6749 §6); see tokenRequestEncoding for its shape. A response
@@ -42,6 +47,8 @@ export function createOAuthClient(settings: OAuthSettings, clock: () => Date = (
   const configuration = createConfiguration(settings);
 
   return {
+    issuer: settings.baseUrl,
+
     async startAuthorization() {
       const codeVerifier = oidc.randomPKCECodeVerifier();
       const state = oidc.randomState();

@@ -1,5 +1,5 @@
 import { promisify } from 'node:util';
-import type { Request, RequestHandler } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import session, { type Store } from 'express-session';
 import { RedisStore } from 'connect-redis';
 import { createClient } from 'redis';
@@ -7,47 +7,110 @@ import { createClient } from 'redis';
 declare module 'express-session' {
   interface SessionData {
     userId: number;
+    /** When the person signed in (epoch ms): the absolute limit counts from here, however active they are. */
+    signedInAt: number;
     /** Connect attempts under way, by state; each tab may hold its own (see connect.routes.ts). */
     pendingConnects: Record<string, { codeVerifier: string; expiresAt: number }>;
   }
 }
 
 export const SESSION_COOKIE = 'athlete_sync_sid';
-const SESSION_TTL_SECONDS = 14 * 24 * 3600;
+/** A session without a signed-in user holds only a form's CSRF token: long enough to fill in the form. */
+const ANONYMOUS_SESSION_MINUTES = 30;
 
-/** Sessions live in Redis under `<prefix>:session:`, so every web process sees every session. */
+export interface SessionLimits {
+  /** A signed-in session ends this long after its last request. */
+  idleMinutes: number;
+  /** ...and this long after sign-in, however active. */
+  maxDays: number;
+}
+
+/**
+ * Sessions live in Redis under `<prefix>:session:`, so every web process sees every session.
+ *
+ * connect-redis supports only node-redis, while BullMQ needs ioredis: so sessions have a client of
+ * their own, set up to behave like the app's ioredis producer (src/queue/redis.ts) in an outage.
+ */
 export async function createRedisSessionStore(redisUrl: string, prefix: string) {
-  const client = createClient({ url: redisUrl });
+  const client = createClient({
+    url: redisUrl,
+    // While Redis is unreachable a session lookup fails at once (the request gets an error page)
+    // instead of waiting in the offline queue, and so holding the request, until Redis is back.
+    disableOfflineQueue: true,
+    // Keep trying, at most every 2 s; node-redis's default strategy gives up for good on a socket timeout.
+    socket: { reconnectStrategy: (retries) => Math.min(100 * 2 ** retries, 2000) },
+  });
   client.on('error', () => {
     // node-redis reconnects by itself; a request that needs the store meanwhile fails and is logged.
   });
   await client.connect();
-  const store = new RedisStore({ client, prefix: `${prefix}:session:`, ttl: SESSION_TTL_SECONDS });
+  // No `ttl`: connect-redis expires each key with its session's cookie.
+  const store = new RedisStore({ client, prefix: `${prefix}:session:` });
   return { store, close: () => client.close() };
 }
 
-export function createSessionMiddleware(options: { secret: string; store: Store; secure: boolean }): RequestHandler {
-  return session({
+/**
+ * The session cookie and its lifetimes. Each response sends the cookie again and resets the Redis
+ * key's expiry (`rolling`), so a session lives `idleMinutes` past its last request. A new session
+ * starts with that lifetime, which is what a session regenerated at sign-in needs; one without a
+ * signed-in user is cut to ANONYMOUS_SESSION_MINUTES, and a sign-in older than `maxDays` is ended.
+ */
+export function createSessionMiddleware(options: {
+  secret: string;
+  store: Store;
+  secure: boolean;
+  limits: SessionLimits;
+  clock: () => Date;
+}): RequestHandler[] {
+  const { secret, store, secure, limits, clock } = options;
+  const maxSignInMs = limits.maxDays * 24 * 3600 * 1000;
+  const sessions = session({
     name: SESSION_COOKIE,
-    secret: options.secret,
-    store: options.store,
+    secret,
+    store,
     resave: false,
     saveUninitialized: false,
-    cookie: { httpOnly: true, sameSite: 'lax', secure: options.secure, maxAge: SESSION_TTL_SECONDS * 1000 },
+    rolling: true,
+    cookie: { httpOnly: true, sameSite: 'lax', secure, maxAge: limits.idleMinutes * 60 * 1000 },
   });
+  const applyLifetimes: RequestHandler = async (req, _res, next) => {
+    // A sign-in with no recorded time is from before times were recorded: past any limit.
+    const { userId, signedInAt = 0 } = req.session;
+    if (userId !== undefined && clock().getTime() - signedInAt >= maxSignInMs) await regenerate(req);
+    if (req.session.userId === undefined) req.session.cookie.maxAge = ANONYMOUS_SESSION_MINUTES * 60 * 1000;
+    next();
+  };
+  return [sessions, applyLifetimes];
 }
 
-/** A new session id for a newly signed-in user (against session fixation), keeping nothing else. */
-export async function startUserSession(req: Request, userId: number): Promise<void> {
-  await promisify(req.session.regenerate.bind(req.session))();
-  req.session.userId = userId;
-  await saveSession(req);
+/** Sign-in: a new session id (against session fixation) that keeps nothing but who signed in, and when. */
+export async function startUserSession(req: Request, userId: number, now: Date): Promise<void> {
+  await replaceSession(req, { userId, signedInAt: now.getTime() });
 }
 
-export async function endSession(req: Request): Promise<void> {
+/** A new session id for the same sign-in (after Connect): the absolute limit still counts from sign-in. */
+export async function renewUserSession(req: Request): Promise<void> {
+  const { userId, signedInAt } = req.session;
+  await replaceSession(req, { userId, signedInAt });
+}
+
+/** Sign-out: the session leaves Redis, and the browser is told to drop the cookie (same name, path and attributes). */
+export async function endSession(req: Request, res: Response): Promise<void> {
+  const { path, domain, httpOnly, secure, sameSite } = req.session.cookie;
   await promisify(req.session.destroy.bind(req.session))();
+  res.clearCookie(SESSION_COOKIE, { path, domain, httpOnly, secure: secure === true, sameSite });
 }
 
 export async function saveSession(req: Request): Promise<void> {
   await promisify(req.session.save.bind(req.session))();
+}
+
+async function replaceSession(req: Request, data: { userId: number | undefined; signedInAt: number | undefined }) {
+  await regenerate(req);
+  Object.assign(req.session, data);
+  await saveSession(req);
+}
+
+async function regenerate(req: Request): Promise<void> {
+  await promisify(req.session.regenerate.bind(req.session))();
 }

@@ -119,6 +119,47 @@ describe('the OAuth callback', () => {
     expect(await tokenRequests()).toBe(0);
   });
 
+  it("completes with the service's own iss (RFC 9207), and without one, which the document does not promise", async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
+    const withIss = stack.browser();
+    await signUpNewUser(withIss);
+    const callback = await startConnect(withIss);
+    expect(callback.searchParams.get('iss')).toBe(stack.sandboxUrl);
+    expect((await withIss.get(callback.href)).status).toBe(303);
+
+    const withoutIss = stack.browser();
+    await signUpNewUser(withoutIss);
+    const bare = await startConnect(withoutIss);
+    bare.searchParams.delete('iss');
+    expect((await withoutIss.get(bare.href)).status).toBe(303);
+    expect(await tokenRequests()).toBe(2);
+  });
+
+  it('refuses a callback from another issuer (an RFC 9207 mix-up) without calling the token endpoint', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
+    const client = stack.browser();
+    await signUpNewUser(client);
+    const callback = await startConnect(client);
+    expect(callback.searchParams.get('iss')).toBe(stack.sandboxUrl);
+    callback.searchParams.set('iss', 'https://attacker.example');
+    const response = await client.get(callback.href);
+    expect(response.status).toBe(400);
+    expect(await response.text()).toContain('not valid');
+    expect(await tokenRequests()).toBe(0);
+    expect((await me(client)).connection).toBeNull();
+  });
+
+  it('refuses an error answer from another issuer too', async () => {
+    stack = await startStack();
+    const client = stack.browser();
+    await signUpNewUser(client);
+    const state = new URL((await client.get('/connect')).headers.get('location')!).searchParams.get('state')!;
+    const callback = new URLSearchParams({ error: 'access_denied', state, iss: 'https://attacker.example' });
+    const response = await client.get(`/oauth/callback?${callback}`);
+    expect(response.status).toBe(400);
+    expect(await response.text()).toContain('not valid');
+  });
+
   it('makes no second token request when a callback is replayed after success', async () => {
     stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
     const client = stack.browser();

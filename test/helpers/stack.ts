@@ -82,6 +82,8 @@ export interface StackOptions {
   env?: Record<string, string>;
   /** Keep every log line the app writes (web and accessTokens), at this level, in `stack.logs`. */
   captureLogs?: LevelWithSilent;
+  /** The app's clock; the real time unless a test moves it. */
+  clock?: () => Date;
 }
 
 async function listen(server: Server): Promise<number> {
@@ -137,7 +139,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const syncQueue = createSyncQueue({ connection: producer, prefix: config.redis.prefix, attempts: config.sync.attempts });
   await migrateToLatest(db);
   const sessions = await createRedisSessionStore(config.redis.url, config.redis.prefix);
-  const clock = () => new Date();
+  const clock = options.clock ?? (() => new Date());
   const app = createApp({
     config,
     logger,

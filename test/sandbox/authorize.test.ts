@@ -73,6 +73,20 @@ describe('GET /api/oauth/authorize with a trusted redirect URI but a bad request
   });
 });
 
+describe('the issuer (RFC 9207)', () => {
+  it('is named, as the base URL, in the redirect back with a code', async () => {
+    const target = redirectTarget(await authorizeRequest(sandbox));
+    expect(target.searchParams.get('code')).toMatch(/^sbx_code_/);
+    expect(target.searchParams.get('iss')).toBe(sandbox.baseUrl);
+  });
+
+  it('is named in the redirect back with an error too', async () => {
+    const target = redirectTarget(await authorizeRequest(sandbox, { response_type: 'token' }));
+    expect(target.searchParams.get('error')).toBe('unsupported_response_type');
+    expect(target.searchParams.get('iss')).toBe(sandbox.baseUrl);
+  });
+});
+
 describe('redirect URIs', () => {
   it('keeps the query a registered redirect URI already has', async () => {
     const registered = 'http://localhost:3000/oauth/callback?tenant=7';

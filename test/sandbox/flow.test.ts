@@ -95,11 +95,12 @@ describe('the whole authorization code flow with PKCE', () => {
     });
   });
 
-  it('sends the athlete back with access_denied and the state when they deny', async () => {
+  it('sends the athlete back with access_denied, the state and the issuer when they deny', async () => {
     const page = await (await authorizeRequest(sandbox, { state: 'abc' })).text();
     const denied = redirectTarget(await decide(hiddenRequestId(page), 'deny'));
     expect(denied.searchParams.get('error')).toBe('access_denied');
     expect(denied.searchParams.get('state')).toBe('abc');
+    expect(denied.searchParams.get('iss')).toBe(sandbox.baseUrl);
     expect(denied.searchParams.has('code')).toBe(false);
   });
 

@@ -1,8 +1,11 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
+import { createRedisConnection } from '../../src/queue/redis.js';
 import { SESSION_COOKIE } from '../../src/web/session.js';
 import { connect, signUpNewUser } from '../helpers/flows.js';
-import { bodyOf, hiddenField, type Me } from '../helpers/http-client.js';
+import { bodyOf, hiddenField, type CookieClient, type Me } from '../helpers/http-client.js';
+import { DisposableRedis } from '../helpers/redis-server.js';
 import { startStack, type Stack } from '../helpers/stack.js';
+import { eventually } from '../helpers/wait.js';
 
 let stack: Stack;
 
@@ -11,12 +14,51 @@ afterEach(async () => {
 });
 
 const password = 'a long password';
+const MINUTE_S = 60;
+const DAY_MS = 24 * 3600 * 1000;
+
+/** The Set-Cookie of the session cookie in a response. */
+function sessionSetCookie(response: Response): string {
+  const cookie = response.headers.getSetCookie().find((value) => value.startsWith(`${SESSION_COOKIE}=`));
+  if (cookie === undefined) throw new Error('the response sets no session cookie');
+  return cookie;
+}
+
+/** Seconds until the session cookie set by `response` expires. */
+function cookieLifetimeS(response: Response): number {
+  const expires = /;\s*Expires=([^;]+)/i.exec(sessionSetCookie(response))?.[1];
+  return (Date.parse(expires ?? '') - Date.now()) / 1000;
+}
+
+/** The Redis key of the client's session: its cookie is `s:<session id>.<signature>`. */
+function sessionKey(client: CookieClient): string {
+  const value = decodeURIComponent(client.cookie(SESSION_COOKIE) ?? '');
+  return `${stack.config.redis.prefix}:session:${value.slice('s:'.length, value.lastIndexOf('.'))}`;
+}
+
+async function withRedis<T>(use: (redis: ReturnType<typeof createRedisConnection>) => Promise<T>): Promise<T> {
+  const redis = createRedisConnection(stack.config.redis.url);
+  try {
+    return await use(redis);
+  } finally {
+    redis.disconnect();
+  }
+}
+
+function sessionTtlS(client: CookieClient): Promise<number> {
+  return withRedis((redis) => redis.ttl(sessionKey(client)));
+}
+
+/** Lifetimes are set at request time and HTTP dates have whole seconds: a few seconds of slack. */
+function expectAbout(actualS: number, expectedS: number): void {
+  expect(Math.abs(actualS - expectedS)).toBeLessThan(5);
+}
 
 describe('the session cookie', () => {
   it('is HttpOnly, SameSite=Lax and not Secure over plain http', async () => {
     stack = await startStack();
     const response = await stack.browser().postJson('/api/signup', { email: 'c@example.com', password, timezone: 'UTC' });
-    const cookie = response.headers.getSetCookie().find((value) => value.startsWith(`${SESSION_COOKIE}=`))!;
+    const cookie = sessionSetCookie(response);
     expect(cookie).toMatch(/; HttpOnly/i);
     expect(cookie).toMatch(/; SameSite=Lax/i);
     expect(cookie).toMatch(/; Path=\//i);
@@ -31,7 +73,7 @@ describe('the session cookie', () => {
       body: JSON.stringify({ email: 's@example.com', password, timezone: 'UTC' }),
     });
     expect(response.status).toBe(201);
-    const cookie = response.headers.getSetCookie().find((value) => value.startsWith(`${SESSION_COOKIE}=`))!;
+    const cookie = sessionSetCookie(response);
     expect(cookie).toMatch(/; Secure/i);
     expect(cookie).toMatch(/; HttpOnly/i);
   });
@@ -68,6 +110,114 @@ describe('the session cookie', () => {
     await client.postForm('/logout', { _csrf: hiddenField(dashboard, '_csrf') });
     const replay = await fetch(`${stack.appUrl}/api/me`, { headers: { cookie: `${SESSION_COOKIE}=${stolen}` } });
     expect(replay.status).toBe(401);
+  });
+
+  it.each([
+    ['the page', async (client: CookieClient) => {
+      const dashboard = await (await client.get('/')).text();
+      return client.postForm('/logout', { _csrf: hiddenField(dashboard, '_csrf') });
+    }],
+    ['the API', (client: CookieClient) => client.postJson('/api/logout', {})],
+  ])('is expired in the browser at sign-out through %s, with the path and attributes it was set with', async (_way, signOut) => {
+    stack = await startStack();
+    const client = stack.browser();
+    await signUpNewUser(client);
+    const cleared = sessionSetCookie(await signOut(client));
+    expect(cleared).toMatch(/; Expires=Thu, 01 Jan 1970 00:00:00 GMT/i);
+    expect(cleared).toMatch(/; Path=\//i);
+    expect(cleared).toMatch(/; HttpOnly/i);
+    expect(cleared).toMatch(/; SameSite=Lax/i);
+    expect(client.cookie(SESSION_COOKIE)).toBeUndefined();
+  });
+
+  it('is expired as Secure at sign-out when APP_BASE_URL is https', async () => {
+    stack = await startStack({ env: { APP_BASE_URL: 'https://sync.example.com' } });
+    const overHttps = { 'content-type': 'application/json', 'x-forwarded-proto': 'https' };
+    const signUp = await fetch(`${stack.appUrl}/api/signup`, {
+      method: 'POST',
+      headers: overHttps,
+      body: JSON.stringify({ email: 'out@example.com', password, timezone: 'UTC' }),
+    });
+    const sessionCookie = sessionSetCookie(signUp).split(';')[0]!;
+    const signOut = await fetch(`${stack.appUrl}/api/logout`, { method: 'POST', headers: { ...overHttps, cookie: sessionCookie } });
+    expect(signOut.status).toBe(204);
+    expect(sessionSetCookie(signOut)).toMatch(/; Expires=Thu, 01 Jan 1970 .*; Secure/i);
+  });
+});
+
+describe('session lifetimes', () => {
+  it("keep a signed-out visitor's session (a form's CSRF token) for 30 minutes, not days", async () => {
+    stack = await startStack();
+    const client = stack.browser();
+    const loginPage = await client.get('/login');
+    expectAbout(cookieLifetimeS(loginPage), 30 * MINUTE_S);
+    expectAbout(await sessionTtlS(client), 30 * MINUTE_S);
+  });
+
+  it('keep a signed-in session for SESSION_IDLE_MINUTES past its last request, in Redis and in the cookie', async () => {
+    stack = await startStack({ env: { SESSION_IDLE_MINUTES: '90' } });
+    const client = stack.browser();
+    const signUp = await client.postJson('/api/signup', { email: 'idle@example.com', password, timezone: 'UTC' });
+    expectAbout(cookieLifetimeS(signUp), 90 * MINUTE_S);
+    expectAbout(await sessionTtlS(client), 90 * MINUTE_S);
+
+    await withRedis((redis) => redis.expire(sessionKey(client), MINUTE_S));
+    const later = await client.get('/api/me');
+    expect(later.status).toBe(200);
+    expectAbout(cookieLifetimeS(later), 90 * MINUTE_S);
+    expectAbout(await sessionTtlS(client), 90 * MINUTE_S);
+  });
+
+  it.each([
+    ['a page sends them to sign in', '/', (response: Response) => {
+      expect(response.status).toBe(303);
+      expect(response.headers.get('location')).toBe('/login');
+    }],
+    ['the API answers 401', '/api/me', (response: Response) => expect(response.status).toBe(401)],
+  ])('end a sign-in SESSION_MAX_DAYS after it began, however active: %s', async (_case, path, expectSignedOut) => {
+    let now = Date.now();
+    stack = await startStack({ env: { SESSION_MAX_DAYS: '2' }, clock: () => new Date(now) });
+    const client = stack.browser();
+    await signUpNewUser(client);
+    now += 2 * DAY_MS - 60_000;
+    expect((await client.get('/api/me')).status).toBe(200);
+    const signedIn = sessionKey(client);
+
+    now += 60_000;
+    expectSignedOut(await client.get(path));
+    expect(await withRedis((redis) => redis.exists(signedIn))).toBe(0);
+  });
+
+  it('still end a sign-in SESSION_MAX_DAYS after it began when Connect renewed the session id', async () => {
+    let now = Date.now();
+    stack = await startStack({ env: { SESSION_MAX_DAYS: '2' }, sandbox: { autoApprove: 'Ana' }, clock: () => new Date(now) });
+    const client = stack.browser();
+    await signUpNewUser(client);
+    now += 2 * DAY_MS - 60_000;
+    expect((await connect(client)).status).toBe(303);
+
+    now += 60_000;
+    expect((await client.get('/api/me')).status).toBe(401);
+  });
+});
+
+describe('a Redis outage', () => {
+  it('gets a page request a prompt error instead of holding it until Redis is back', async () => {
+    const redis = await DisposableRedis.start();
+    onTestFinished(() => redis.stop());
+    stack = await startStack({ env: { REDIS_URL: redis.url } });
+    const client = stack.browser();
+    await signUpNewUser(client);
+
+    // Back whatever the answer, so that the stack can close.
+    const restoreRedis = async () => {
+      await redis.start();
+      await eventually('the app to reach Redis again', () => stack.syncQueue.count().then(() => true, () => undefined));
+    };
+
+    await redis.stop();
+    const page = await client.request('/', { signal: AbortSignal.timeout(5_000) }).finally(restoreRedis);
+    expect(page.ok).toBe(false);
   });
 });
 

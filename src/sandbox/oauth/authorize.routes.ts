@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import express, { Router, type Response } from 'express';
+import express, { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
 import type { SandboxRuntime } from '../runtime.js';
 import type { Views } from '../views.js';
@@ -26,11 +26,11 @@ export function authorizeRoutes(runtime: SandboxRuntime, views: Views): Router {
         return showErrorPage(res, views, outcome.description);
       case 'redirect_error': {
         const { redirectUri, error, description, state } = outcome;
-        return res.redirect(callbackUrl(redirectUri, { error, error_description: description, state }));
+        return res.redirect(callbackUrl(redirectUri, issuer(req), { error, error_description: description, state }));
       }
       case 'valid': {
         const { autoApprove } = runtime.settings;
-        if (autoApprove !== null) return res.redirect(approve(runtime, outcome.request, autoApprove));
+        if (autoApprove !== null) return res.redirect(approve(runtime, outcome.request, autoApprove, issuer(req)));
         // The request waits server-side; the page carries only an unguessable id for it.
         const requestId = randomBytes(24).toString('base64url');
         runtime.state.pendingAuthorizations.set(requestId, outcome.request);
@@ -56,28 +56,39 @@ export function authorizeRoutes(runtime: SandboxRuntime, views: Views): Router {
     if (decision === 'deny') {
       return res.redirect(
         303,
-        callbackUrl(request.redirectUri, {
+        callbackUrl(request.redirectUri, issuer(req), {
           error: 'access_denied',
           error_description: 'the athlete denied access',
           state: request.state,
         }),
       );
     }
-    return res.redirect(303, approve(runtime, request, athlete.trim()));
+    return res.redirect(303, approve(runtime, request, athlete.trim(), issuer(req)));
   });
 
   return router;
 }
 
-function approve(runtime: SandboxRuntime, request: AuthorizationRequest, athleteName: string): string {
+function approve(runtime: SandboxRuntime, request: AuthorizationRequest, athleteName: string, iss: string): string {
   const code = issueAuthorizationCode(runtime, request, athleteName);
-  return callbackUrl(request.redirectUri, { code, state: request.state });
+  return callbackUrl(request.redirectUri, iss, { code, state: request.state });
 }
 
-/** RFC 6749 §4.1.2: parameters are added to the registered URI, keeping any query it already has. */
-function callbackUrl(redirectUri: string, params: Record<string, string | undefined>): string {
+/**
+ * The sandbox's issuer identifier is its base URL. It may listen on any port and knows no address
+ * of its own, so this is the one the browser reached it at: the base URL the client configured.
+ */
+function issuer(req: Request): string {
+  return `${req.protocol}://${req.get('host')}`;
+}
+
+/**
+ * RFC 6749 §4.1.2: parameters are added to the registered URI, keeping any query it already has;
+ * RFC 9207 §2: with the issuer, so the client can tell which server answered, error or not.
+ */
+function callbackUrl(redirectUri: string, iss: string, params: Record<string, string | undefined>): string {
   const url = new URL(redirectUri);
-  for (const [name, value] of Object.entries(params)) {
+  for (const [name, value] of Object.entries({ ...params, iss })) {
     if (value !== undefined) url.searchParams.set(name, value);
   }
   return url.href;
