@@ -194,6 +194,29 @@ describe('when a refresh fails', () => {
     expect((await stack.storedGrant(userId))!.status).toBe('needs_reconnect');
   });
 
+  it('when a refresh times out, presents the same refresh token once more at once', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana', stallMs: 5000 } });
+    const { userId } = await connectedUser(stack);
+    const before = (await stack.storedGrant(userId))!;
+    await stack.changeSandbox({ faultRate: 1, faultKinds: ['stall'], faultTargets: ['token'] });
+    const impatientOAuth = createOAuthClient({ ...stack.config.athlete, timeoutS: 0.3 });
+    const presented: string[] = [];
+    const oauth: OAuthClient = {
+      ...impatientOAuth,
+      // Only the first token request stalls: the service is back for the second.
+      refresh: (refreshToken, scopes) => {
+        presented.push(refreshToken);
+        return impatientOAuth.refresh(refreshToken, scopes).finally(() => stack.changeSandbox({ faultRate: 0 }));
+      },
+    };
+    const token = await stack.accessTokens({ clock: later(3600), oauth }).accessTokenFor(userId);
+    expect(presented).toEqual([before.refreshToken, before.refreshToken]);
+    expect((await stack.storedGrant(userId))!.accessToken).toBe(token);
+    const { counters } = await stack.sandboxState();
+    expect(counters.faults).toMatchObject({ stall: 1 });
+    expect(counters.tokenGrants.refresh_token).toBe(1);
+  });
+
   it('when a refresh answer is lost but the service grants a reuse grace period: recovers without reconnecting', async () => {
     stack = await startStack({ sandbox: { autoApprove: 'Ana', reuseGraceS: 30 } });
     const { userId } = await connectedUser(stack);
