@@ -18,7 +18,7 @@ export interface Connection {
   version: number;
 }
 
-/** A connection with its tokens opened: only access-token.ts asks for this. */
+/** A connection with its tokens opened: only access-token.ts and reseal.ts ask for this. */
 export interface StoredGrant extends Connection {
   readable: true;
   /** The key that sealed the tokens (token-crypto.ts). */
@@ -116,6 +116,23 @@ export async function storeRefreshedTokens(
   return result.numUpdatedRows === 1n;
 }
 
+/**
+ * Seals the tokens of `read` again under the cipher's current key (`npm run reseal`), only if the
+ * row is still as read. The version is compared but not bumped: the tokens are the same, so a
+ * refresh in flight that read this row must still be able to store the tokens the service just
+ * rotated (with a bumped version it would lose its compare-and-swap and drop them). True when stored.
+ */
+export async function storeResealedTokens(db: Db, cipher: TokenCipher, read: StoredGrant, now: Date): Promise<boolean> {
+  const result = await db
+    .updateTable('connections')
+    .set({ ...sealedTokenColumns(cipher, read.userId, read), updated_at: now.toISOString() })
+    .where('user_id', '=', read.userId)
+    .where('grant_id', '=', read.grantId)
+    .where('version', '=', read.version)
+    .executeTakeFirst();
+  return result.numUpdatedRows === 1n;
+}
+
 /** Only the person can restore the grant, by connecting again; `reason` tells them why. */
 export async function markNeedsReconnect(db: Db, read: ReadState, reason: StatusReason, now: Date): Promise<void> {
   await db
@@ -150,6 +167,12 @@ export async function loadGrant(db: Db, cipher: TokenCipher, userId: number): Pr
     accessToken: open(row.access_token_sealed, 'access_token'),
     refreshToken: open(row.refresh_token_sealed, 'refresh_token'),
   };
+}
+
+/** The users with a stored connection, in any status (`npm run reseal`). */
+export async function connectionUserIds(db: Db): Promise<number[]> {
+  const rows = await db.selectFrom('connections').select('user_id').orderBy('user_id').execute();
+  return rows.map((row) => row.user_id);
 }
 
 /** Every connection that is connected, for the keep-alive job. */

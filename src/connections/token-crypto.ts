@@ -16,6 +16,8 @@ export interface SealedToken {
 }
 
 export interface TokenCipher {
+  /** The key `seal` uses; tokens under any other key are resealed by `npm run reseal`. */
+  readonly currentKeyId: string;
   /** Whether tokens sealed under this key id can be opened: its key is configured. */
   hasKey(keyId: string): boolean;
   seal(plaintext: string, associatedData: string): SealedToken;
@@ -36,6 +38,7 @@ export function createTokenCipher(currentKey: Buffer, previousKeys: Buffer[] = [
   const keysById = new Map([currentKey, ...previousKeys].map((key) => [tokenKeyId(key), key]));
 
   return {
+    currentKeyId,
     hasKey: (keyId) => keysById.has(keyId),
     seal(plaintext, associatedData) {
       const iv = randomBytes(IV_BYTES);
