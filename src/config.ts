@@ -130,6 +130,17 @@ export function loadDatabaseConfig(env: NodeJS.ProcessEnv): Config['database'] {
   return parseOrThrow(envSchema.pick({ DATABASE_URL: true }), env).DATABASE_URL;
 }
 
+/** For `npm run reseal`: the database and the token keys; no other secrets needed. */
+export function loadTokenKeysConfig(env: NodeJS.ProcessEnv): Pick<Config, 'logLevel' | 'database' | 'tokenEncryption'> {
+  const keys = { LOG_LEVEL: true, DATABASE_URL: true, TOKEN_ENCRYPTION_KEY: true, TOKEN_ENCRYPTION_PREVIOUS_KEYS: true } as const;
+  const parsed = parseOrThrow(envSchema.pick(keys), env);
+  return {
+    logLevel: parsed.LOG_LEVEL,
+    database: parsed.DATABASE_URL,
+    tokenEncryption: { key: parsed.TOKEN_ENCRYPTION_KEY, previousKeys: parsed.TOKEN_ENCRYPTION_PREVIOUS_KEYS },
+  };
+}
+
 function parseOrThrow<Schema extends z.ZodType>(schema: Schema, env: NodeJS.ProcessEnv): z.output<Schema> {
   const parsed = schema.safeParse(env);
   if (!parsed.success) throw new ConfigError(describeIssues(parsed.error));

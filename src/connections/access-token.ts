@@ -8,7 +8,8 @@ import { classifyTokenRequestError, toServiceError, type TokenRequestFailure } f
 import type { TokenSet } from '../provider/token-set.js';
 import { withRedisLock } from '../queue/redis-lock.js';
 import { keepAliveDue } from './connection-health.js';
-import { loadGrant, markNeedsReconnect, storeRefreshedTokens, type StoredGrant } from './connection.repository.js';
+import { loadGrant, markNeedsReconnect, storeRefreshedTokens, type ReadState, type StoredGrant } from './connection.repository.js';
+import type { StatusReason } from './connection.table.js';
 import { createTokenCipher, type TokenCipher } from './token-crypto.js';
 
 /**
@@ -83,11 +84,20 @@ export function createAccessTokens(deps: AccessTokenDependencies): AccessTokens 
     const grant = await loadGrant(db, cipher, userId);
     if (!grant) throw new ServiceError('needs-reconnect', 'not connected to the Athlete Data Service');
     if (grant.status === 'needs_reconnect') throw new ServiceError('needs-reconnect', 'the connection needs reconnecting');
+    if (!grant.readable) {
+      log.warn({ userId, tokenKeyId: grant.tokenKeyId }, 'no configured key opens the stored tokens; the connection needs reconnecting');
+      return needsReconnect(grant, 'token_key_removed', 'the stored tokens were sealed with a key that is no longer configured');
+    }
     if (grant.refreshExpiresAt && grant.refreshExpiresAt <= clock()) {
-      await markNeedsReconnect(db, grant, clock());
-      throw new ServiceError('needs-reconnect', 'the refresh token has expired');
+      return needsReconnect(grant, 'refresh_token_expired', 'the refresh token has expired');
     }
     return grant;
+  }
+
+  /** Marks the connection (unless it changed meanwhile) and stops the work that needed a token: it waits. */
+  async function needsReconnect(read: ReadState, reason: StatusReason, message: string): Promise<never> {
+    await markNeedsReconnect(db, read, reason, clock());
+    throw new ServiceError('needs-reconnect', message);
   }
 
   function refreshSingleFlight(userId: number, stillNeeded: (grant: StoredGrant) => boolean): Promise<string> {
@@ -138,10 +148,10 @@ export function createAccessTokens(deps: AccessTokenDependencies): AccessTokens 
     if (failure.kind === 'needs-reconnect') {
       // invalid_grant may only mean we lost a race: if newer tokens were stored meanwhile, use them.
       const latest = await loadGrant(db, cipher, grant.userId);
-      if (latest?.status === 'connected' && latest.refreshToken !== grant.refreshToken) {
+      if (latest?.readable && latest.status === 'connected' && latest.refreshToken !== grant.refreshToken) {
         return refreshDue(latest) ? refreshGrant(latest, 0) : latest.accessToken;
       }
-      await markNeedsReconnect(db, grant, clock());
+      await markNeedsReconnect(db, grant, 'grant_revoked', clock());
       log.warn({ userId: grant.userId, failure }, 'grant refused; the connection needs reconnecting');
     }
     throw toServiceError(failure);

@@ -6,7 +6,7 @@ import type { Db } from '../db/database.js';
 import type { Logger } from '../logger.js';
 import type { OAuthClient } from '../provider/oauth.js';
 import type { TokenSet } from '../provider/token-set.js';
-import { classifyTokenRequestError } from '../provider/token-errors.js';
+import { classifyTokenRequestError, serviceWords } from '../provider/token-errors.js';
 import { dropQueuedDays, resumeWaitingDays } from '../sync/connection-changes.js';
 import { currentUser, requireUserPage } from '../web/authentication.js';
 import type { RenderPage } from '../web/pages.js';
@@ -107,8 +107,9 @@ export function connectRoutes(deps: Dependencies): Router {
       tokens = await oauth.exchangeCode(callbackUrl, { state: query.data.state, codeVerifier });
     } catch (error) {
       const failure = classifyTokenRequestError(error);
+      // The log gets the whole diagnosis; the person only what the service itself said, if anything.
       log.warn({ failure, userId: user.id }, 'code exchange failed');
-      const detail = failure.kind === 'retryable' ? undefined : [failure.error, failure.description].filter(Boolean).join(': ');
+      const detail = serviceWords(failure);
       return showProblem(req, res, 502, { ...notCompleted, ...(detail && { detail }) });
     }
     if (!tokens.refreshToken) {

@@ -1,4 +1,5 @@
 import type { Connection } from './connection.repository.js';
+import type { StatusReason } from './connection.table.js';
 
 /** Warn this long before the refresh token expires: the person must reconnect by then. */
 const RECONNECT_WARNING_MS = 7 * 24 * 3600 * 1000;
@@ -7,8 +8,17 @@ const KEEP_ALIVE_WITHOUT_EXPIRY_MS = 7 * 24 * 3600 * 1000;
 
 /** A connection past its refresh token's expiry needs reconnecting, whether or not anything noticed yet. */
 export function effectiveStatus(connection: Connection, now: Date): Connection['status'] {
-  const expired = connection.refreshExpiresAt !== undefined && connection.refreshExpiresAt <= now;
-  return expired ? 'needs_reconnect' : connection.status;
+  return refreshTokenExpired(connection, now) ? 'needs_reconnect' : connection.status;
+}
+
+/** Why the connection needs reconnecting; undefined when it does not, or was marked before reasons were kept. */
+export function reconnectReason(connection: Connection, now: Date): StatusReason | undefined {
+  if (connection.status === 'needs_reconnect') return connection.statusReason;
+  return refreshTokenExpired(connection, now) ? 'refresh_token_expired' : undefined;
+}
+
+function refreshTokenExpired(connection: Connection, now: Date): boolean {
+  return connection.refreshExpiresAt !== undefined && connection.refreshExpiresAt <= now;
 }
 
 /** When the person should be told that reconnecting will soon be needed (and nothing can prevent it). */

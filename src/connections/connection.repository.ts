@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Db } from '../db/database.js';
 import type { Scope } from '../provider/scopes.js';
 import type { TokenSet } from '../provider/token-set.js';
-import type { ConnectionRow, ConnectionStatus } from './connection.table.js';
+import type { ConnectionRow, ConnectionStatus, StatusReason } from './connection.table.js';
 import type { TokenCipher } from './token-crypto.js';
 
 /** A connection as the rest of the app sees it: status and grant, never the tokens. */
@@ -10,6 +10,7 @@ export interface Connection {
   userId: number;
   grantId: string;
   status: ConnectionStatus;
+  statusReason: StatusReason | undefined;
   scopes: Scope[];
   issuedAt: Date;
   expiresAt: Date;
@@ -17,10 +18,19 @@ export interface Connection {
   version: number;
 }
 
-/** A connection with its tokens opened: only access-token.ts asks for this. */
+/** A connection with its tokens opened: only access-token.ts and reseal.ts ask for this. */
 export interface StoredGrant extends Connection {
+  readable: true;
+  /** The key that sealed the tokens (token-crypto.ts). */
+  tokenKeyId: string;
   accessToken: string;
   refreshToken: string;
+}
+
+/** A connection whose tokens no configured key opens: their key was dropped from the settings. */
+export interface UnreadableGrant extends Connection {
+  readable: false;
+  tokenKeyId: string;
 }
 
 export type IssuedTokens = TokenSet & { refreshToken: string };
@@ -33,16 +43,19 @@ function associatedData(userId: number, field: TokenField): string {
 }
 
 /**
- * The columns a token response writes. Both tokens are sealed afresh, so the row's one key id
- * is right for both even when the refresh token itself did not change.
+ * Both tokens sealed afresh under the current key, so the row's one key id is right for both
+ * even when the refresh token itself did not change.
  */
-function tokenColumns(cipher: TokenCipher, userId: number, tokens: IssuedTokens, now: Date) {
+function sealedTokenColumns(cipher: TokenCipher, userId: number, tokens: Pick<IssuedTokens, 'accessToken' | 'refreshToken'>) {
   const access = cipher.seal(tokens.accessToken, associatedData(userId, 'access_token'));
   const refresh = cipher.seal(tokens.refreshToken, associatedData(userId, 'refresh_token'));
+  return { token_key_id: access.keyId, access_token_sealed: access.sealed, refresh_token_sealed: refresh.sealed };
+}
+
+/** The columns a token response writes. */
+function tokenColumns(cipher: TokenCipher, userId: number, tokens: IssuedTokens, now: Date) {
   return {
-    token_key_id: access.keyId,
-    access_token_sealed: access.sealed,
-    refresh_token_sealed: refresh.sealed,
+    ...sealedTokenColumns(cipher, userId, tokens),
     issued_at: tokens.issuedAt.toISOString(),
     expires_at: tokens.expiresAt.toISOString(),
     refresh_expires_at: tokens.refreshExpiresAt?.toISOString() ?? null,
@@ -67,6 +80,7 @@ export async function saveConnection(
     grant_id: randomUUID(),
     ...tokenColumns(cipher, userId, tokens, now),
     status: 'connected' as const,
+    status_reason: null,
   };
   await db
     .insertInto('connections')
@@ -102,11 +116,33 @@ export async function storeRefreshedTokens(
   return result.numUpdatedRows === 1n;
 }
 
-/** The grant is gone at the service: only the person can restore it, by connecting again. */
-export async function markNeedsReconnect(db: Db, read: ReadState, now: Date): Promise<void> {
+/**
+ * Seals the tokens of `read` again under the cipher's current key (`npm run reseal`), only if the
+ * row is still as read. The version is compared but not bumped: the tokens are the same, so a
+ * refresh in flight that read this row must still be able to store the tokens the service just
+ * rotated (with a bumped version it would lose its compare-and-swap and drop them). True when stored.
+ */
+export async function storeResealedTokens(db: Db, cipher: TokenCipher, read: StoredGrant, now: Date): Promise<boolean> {
+  const result = await db
+    .updateTable('connections')
+    .set({ ...sealedTokenColumns(cipher, read.userId, read), updated_at: now.toISOString() })
+    .where('user_id', '=', read.userId)
+    .where('grant_id', '=', read.grantId)
+    .where('version', '=', read.version)
+    .executeTakeFirst();
+  return result.numUpdatedRows === 1n;
+}
+
+/** Only the person can restore the grant, by connecting again; `reason` tells them why. */
+export async function markNeedsReconnect(db: Db, read: ReadState, reason: StatusReason, now: Date): Promise<void> {
   await db
     .updateTable('connections')
-    .set((eb) => ({ status: 'needs_reconnect', version: eb('version', '+', 1), updated_at: now.toISOString() }))
+    .set((eb) => ({
+      status: 'needs_reconnect',
+      status_reason: reason,
+      version: eb('version', '+', 1),
+      updated_at: now.toISOString(),
+    }))
     .where('user_id', '=', read.userId)
     .where('grant_id', '=', read.grantId)
     .where('version', '=', read.version)
@@ -118,16 +154,25 @@ export async function findConnection(db: Db, userId: number): Promise<Connection
   return row && toConnection(row);
 }
 
-export async function loadGrant(db: Db, cipher: TokenCipher, userId: number): Promise<StoredGrant | undefined> {
+export async function loadGrant(db: Db, cipher: TokenCipher, userId: number): Promise<StoredGrant | UnreadableGrant | undefined> {
   const row = await selectConnection(db, userId);
   if (!row) return undefined;
-  const open = (sealed: string, field: TokenField) =>
-    cipher.open({ keyId: row.token_key_id, sealed }, associatedData(userId, field));
+  const tokenKeyId = row.token_key_id;
+  if (!cipher.hasKey(tokenKeyId)) return { ...toConnection(row), readable: false, tokenKeyId };
+  const open = (sealed: string, field: TokenField) => cipher.open({ keyId: tokenKeyId, sealed }, associatedData(userId, field));
   return {
     ...toConnection(row),
+    readable: true,
+    tokenKeyId,
     accessToken: open(row.access_token_sealed, 'access_token'),
     refreshToken: open(row.refresh_token_sealed, 'refresh_token'),
   };
+}
+
+/** The users with a stored connection, in any status (`npm run reseal`). */
+export async function connectionUserIds(db: Db): Promise<number[]> {
+  const rows = await db.selectFrom('connections').select('user_id').orderBy('user_id').execute();
+  return rows.map((row) => row.user_id);
 }
 
 /** Every connection that is connected, for the keep-alive job. */
@@ -149,6 +194,7 @@ function toConnection(row: ConnectionRow): Connection {
     userId: row.user_id,
     grantId: row.grant_id,
     status: row.status,
+    statusReason: row.status_reason ?? undefined,
     scopes: row.scopes === '' ? [] : (row.scopes.split(' ') as Scope[]),
     issuedAt: new Date(row.issued_at),
     expiresAt: new Date(row.expires_at),

@@ -2,6 +2,14 @@ import type { Selectable } from 'kysely';
 
 export type ConnectionStatus = 'connected' | 'needs_reconnect';
 
+/**
+ * Why a connection is in its status, when that needs telling the person:
+ * - grant_revoked: the service refused the grant (`invalid_grant`): withdrawn, ended, or a reused refresh token;
+ * - refresh_token_expired: the refresh token's lifetime (section 2.1) has passed;
+ * - token_key_removed: no configured key opens the stored tokens (TOKEN_ENCRYPTION_PREVIOUS_KEYS lost it).
+ */
+export type StatusReason = 'grant_revoked' | 'refresh_token_expired' | 'token_key_removed';
+
 /** One row per partner user: their grant at the Athlete Data Service. Tokens are sealed (token-crypto.ts). */
 export interface ConnectionTable {
   user_id: number;
@@ -17,6 +25,8 @@ export interface ConnectionTable {
   /** Granted scopes, space-separated as the service sends them. */
   scopes: string;
   status: ConnectionStatus;
+  /** Set with needs_reconnect; a Connect clears it. */
+  status_reason: StatusReason | null;
   /** Bumped on every write; writers compare-and-swap on it so newer tokens are never overwritten. */
   version: number;
   created_at: string;

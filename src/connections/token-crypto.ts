@@ -16,6 +16,10 @@ export interface SealedToken {
 }
 
 export interface TokenCipher {
+  /** The key `seal` uses; tokens under any other key are resealed by `npm run reseal`. */
+  readonly currentKeyId: string;
+  /** Whether tokens sealed under this key id can be opened: its key is configured. */
+  hasKey(keyId: string): boolean;
   seal(plaintext: string, associatedData: string): SealedToken;
   open(token: SealedToken, associatedData: string): string;
 }
@@ -34,6 +38,8 @@ export function createTokenCipher(currentKey: Buffer, previousKeys: Buffer[] = [
   const keysById = new Map([currentKey, ...previousKeys].map((key) => [tokenKeyId(key), key]));
 
   return {
+    currentKeyId,
+    hasKey: (keyId) => keysById.has(keyId),
     seal(plaintext, associatedData) {
       const iv = randomBytes(IV_BYTES);
       const cipher = createCipheriv('aes-256-gcm', currentKey, iv).setAAD(Buffer.from(associatedData));

@@ -2,8 +2,9 @@ import { Router, type Request, type Response } from 'express';
 import { timezoneChangeSchema } from '../accounts/account.schemas.js';
 import { updateTimezone } from '../accounts/user.repository.js';
 import { describeCapabilities } from '../connections/capabilities.js';
-import { effectiveStatus, reconnectNeededSoon } from '../connections/connection-health.js';
-import { findConnection } from '../connections/connection.repository.js';
+import { effectiveStatus, reconnectNeededSoon, reconnectReason } from '../connections/connection-health.js';
+import { findConnection, type Connection } from '../connections/connection.repository.js';
+import type { StatusReason } from '../connections/connection.table.js';
 import type { Db } from '../db/database.js';
 import { currentUser, requireUserPage } from '../web/authentication.js';
 import { describeInvalidFields } from '../web/invalid-input.js';
@@ -22,6 +23,21 @@ const NOTICES: Record<string, string> = {
   timezone_saved: 'Time zone saved.',
 };
 
+/** Each reason of connection.table.ts in the person's words. */
+const RECONNECT_REASONS: Record<StatusReason, string> = {
+  grant_revoked: "The Athlete Data Service no longer accepts this app's access: it was withdrawn or has ended.",
+  refresh_token_expired: "The Athlete Data Service's permission for this app has run out.",
+  token_key_removed: 'This app can no longer read your stored authorization (its encryption key was removed).',
+};
+const REASON_NOT_RECORDED = "The Athlete Data Service no longer accepts this app's access.";
+
+/** Why reconnecting is needed, for the dashboard; undefined while the connection works. */
+function reconnectWords(connection: Connection, now: Date): string | undefined {
+  if (effectiveStatus(connection, now) === 'connected') return undefined;
+  const reason = reconnectReason(connection, now);
+  return reason ? RECONNECT_REASONS[reason] : REASON_NOT_RECORDED;
+}
+
 /** The signed-in person's home: connection status, what the grant allows, and the time zone. */
 export function dashboardPages({ db, renderPage, clock }: Dependencies): Router {
   const router = Router();
@@ -39,6 +55,7 @@ export function dashboardPages({ db, renderPage, clock }: Dependencies): Router 
         connection: connection && {
           ...connection,
           status: effectiveStatus(connection, clock()),
+          reconnectReason: reconnectWords(connection, clock()),
           reconnectBy: reconnectNeededSoon(connection, clock()) ? connection.refreshExpiresAt?.toISOString() : undefined,
         },
         capabilities: describeCapabilities(connection?.scopes ?? []),

@@ -7,13 +7,19 @@ import { ServiceError } from './service-error.js';
  * The one place that decides what a failed token request means (RFC 6749 §5.2 error bodies are
  * assumed where the document says "not shown"):
  * - needs-reconnect: the grant is gone (`invalid_grant`); only the person can fix it, by reconnecting;
- * - retryable: the service did not answer properly (5xx, 429, network, timeout); try again later, tokens untouched;
- * - permanent: the service refused the request itself (other OAuth errors, other 4xx): a bug or misconfiguration.
+ * - retryable: the service did not answer properly (5xx, 429) or not at all (`status` undefined:
+ *   a timeout, an abort, a reset); try again later, tokens untouched;
+ * - permanent: the service refused the request itself (other OAuth errors, other 4xx), or answered
+ *   with something that is not a token response: a bug or misconfiguration.
+ *
+ * `error` and `description` are the service's own words (its §5.2 error body); `reason` is this
+ * app's diagnosis, exception text included, for the log only (see serviceWords).
  */
 export type TokenRequestFailure =
   | { kind: 'needs-reconnect'; error: string; description: string | undefined }
   | { kind: 'retryable'; status: number | undefined; reason: string; retryAfterMs?: number }
-  | { kind: 'permanent'; status: number | undefined; error: string; description: string | undefined };
+  | { kind: 'permanent'; status: number; error: string; description: string | undefined }
+  | { kind: 'permanent'; status: number | undefined; reason: string };
 
 export function classifyTokenRequestError(error: unknown): TokenRequestFailure {
   if (error instanceof ResponseBodyError) {
@@ -27,12 +33,21 @@ export function classifyTokenRequestError(error: unknown): TokenRequestFailure {
   if (response) {
     return isRetryableStatus(response.status)
       ? retryable(response, `HTTP ${response.status}`)
-      : { kind: 'permanent', status: response.status, error: 'unexpected_response', description: undefined };
+      : { kind: 'permanent', status: response.status, reason: `HTTP ${response.status} without an OAuth error body` };
   }
-  if (isUnusableAnswer(error)) {
-    return { kind: 'permanent', status: undefined, error: 'invalid_response', description: describeError(error) };
+  if (!wasAbandoned(error) && isUnusableAnswer(error)) {
+    return { kind: 'permanent', status: undefined, reason: describeError(error) };
   }
   return { kind: 'retryable', status: undefined, reason: describeError(error) };
+}
+
+/**
+ * What the service itself said about the failure, fit to show the person: its OAuth error code
+ * and description. Undefined when it said nothing (no answer, or no OAuth error body).
+ */
+export function serviceWords(failure: TokenRequestFailure): string | undefined {
+  if (!('error' in failure)) return undefined;
+  return [failure.error, failure.description].filter(Boolean).join(': ');
 }
 
 /**
@@ -45,7 +60,7 @@ export function toServiceError(failure: TokenRequestFailure): ServiceError {
     const message = `token endpoint unavailable (${failure.status ?? 'no answer'}: ${failure.reason})`;
     return new ServiceError('retryable', message, failure.retryAfterMs);
   }
-  const refusal = `token endpoint refused: ${[failure.error, failure.description].filter(Boolean).join(': ')}`;
+  const refusal = 'error' in failure ? `token endpoint refused: ${serviceWords(failure)}` : `token endpoint answered unusably: ${failure.reason}`;
   return new ServiceError(failure.kind === 'needs-reconnect' ? 'needs-reconnect' : 'retryable', refusal);
 }
 
@@ -67,6 +82,15 @@ function* errorChain(error: unknown): Generator<Error> {
 function findResponse(error: unknown): Response | undefined {
   for (const current of errorChain(error)) if (current.cause instanceof Response) return current.cause;
   return undefined;
+}
+
+/**
+ * The request was given up before any answer arrived: fetch's signal fired at the timeout
+ * (openid-client wraps that DOMException as `OAUTH_TIMEOUT`) or the request was aborted
+ * (`OAUTH_ABORT`). The service may have acted on it all the same, like on a reset.
+ */
+function wasAbandoned(error: unknown): boolean {
+  return [...errorChain(error)].some((current) => current.name === 'TimeoutError' || current.name === 'AbortError');
 }
 
 /**

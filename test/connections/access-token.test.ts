@@ -1,5 +1,7 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
+import { findConnection } from '../../src/connections/connection.repository.js';
+import { createTokenCipher } from '../../src/connections/token-crypto.js';
 import { createOAuthClient, type OAuthClient } from '../../src/provider/oauth.js';
 import { ServiceError } from '../../src/provider/service-error.js';
 import { connect, connectedUser } from '../helpers/flows.js';
@@ -194,6 +196,29 @@ describe('when a refresh fails', () => {
     expect((await stack.storedGrant(userId))!.status).toBe('needs_reconnect');
   });
 
+  it('when a refresh times out, presents the same refresh token once more at once', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana', stallMs: 5000 } });
+    const { userId } = await connectedUser(stack);
+    const before = (await stack.storedGrant(userId))!;
+    await stack.changeSandbox({ faultRate: 1, faultKinds: ['stall'], faultTargets: ['token'] });
+    const impatientOAuth = createOAuthClient({ ...stack.config.athlete, timeoutS: 0.3 });
+    const presented: string[] = [];
+    const oauth: OAuthClient = {
+      ...impatientOAuth,
+      // Only the first token request stalls: the service is back for the second.
+      refresh: (refreshToken, scopes) => {
+        presented.push(refreshToken);
+        return impatientOAuth.refresh(refreshToken, scopes).finally(() => stack.changeSandbox({ faultRate: 0 }));
+      },
+    };
+    const token = await stack.accessTokens({ clock: later(3600), oauth }).accessTokenFor(userId);
+    expect(presented).toEqual([before.refreshToken, before.refreshToken]);
+    expect((await stack.storedGrant(userId))!.accessToken).toBe(token);
+    const { counters } = await stack.sandboxState();
+    expect(counters.faults).toMatchObject({ stall: 1 });
+    expect(counters.tokenGrants.refresh_token).toBe(1);
+  });
+
   it('when a refresh answer is lost but the service grants a reuse grace period: recovers without reconnecting', async () => {
     stack = await startStack({ sandbox: { autoApprove: 'Ana', reuseGraceS: 30 } });
     const { userId } = await connectedUser(stack);
@@ -207,6 +232,54 @@ describe('when a refresh fails', () => {
     expect(state.grants[0]!.status).toBe('active');
     expect(state.grants[0]!.currentRefreshTokenSha256).toBe(sha256((await stack.storedGrant(userId))!.refreshToken));
     expect((await stack.storedGrant(userId))!.accessToken).toBe(token);
+  });
+});
+
+describe('when no configured key opens the stored tokens (an old key was dropped from the settings)', () => {
+  it('marks the connection needs_reconnect with that reason, logs the user, and makes no token request', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' }, captureLogs: 'warn' });
+    const { userId } = await connectedUser(stack);
+    const withoutTheKey = createTokenCipher(randomBytes(32));
+    const error = await failure(stack.accessTokens({ cipher: withoutTheKey, clock: later(3600) }).accessTokenFor(userId));
+    expect(error.kind).toBe('needs-reconnect');
+    expect(await findConnection(stack.db, userId)).toMatchObject({ status: 'needs_reconnect', statusReason: 'token_key_removed' });
+    const logged = stack.logs.map((line) => JSON.parse(line) as { userId?: number; msg: string });
+    expect(logged).toContainEqual(expect.objectContaining({ userId, msg: expect.stringContaining('no configured key') }));
+    expect((await refreshCounts()).requests).toBe(0);
+  });
+
+  it('tells the person in plain words, and reconnecting clears the reason', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
+    const { userId, client } = await connectedUser(stack);
+    await failure(stack.accessTokens({ cipher: createTokenCipher(randomBytes(32)) }).accessTokenFor(userId));
+    expect(await (await client.get('/')).text()).toContain(
+      'This app can no longer read your stored authorization (its encryption key was removed). Reconnect',
+    );
+
+    expect((await connect(client)).status).toBe(303);
+    expect(await findConnection(stack.db, userId)).toMatchObject({ status: 'connected', statusReason: undefined });
+    expect(await (await client.get('/')).text()).not.toContain('encryption key was removed');
+  });
+});
+
+describe('the dashboard says why reconnecting is needed', () => {
+  it('when the service refused the grant', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
+    const { userId, client } = await connectedUser(stack);
+    const stolen = (await stack.storedGrant(userId))!.refreshToken;
+    await stack.presentRefreshToken(stolen);
+    await stack.presentRefreshToken(stolen); // reuse: the sandbox revokes the grant
+    await failure(stack.accessTokens({ clock: later(3600) }).accessTokenFor(userId));
+    expect((await findConnection(stack.db, userId))!.statusReason).toBe('grant_revoked');
+    expect(await (await client.get('/')).text()).toContain('it was withdrawn or has ended');
+  });
+
+  it('when the refresh token expired', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana', refreshTokenTtlS: 86_400 } });
+    const { userId, client } = await connectedUser(stack);
+    await failure(stack.accessTokens({ clock: later(86_401) }).accessTokenFor(userId));
+    expect((await findConnection(stack.db, userId))!.statusReason).toBe('refresh_token_expired');
+    expect(await (await client.get('/')).text()).toContain('permission for this app has run out');
   });
 });
 

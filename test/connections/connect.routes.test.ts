@@ -186,6 +186,23 @@ describe('the OAuth callback', () => {
     expect(await stack.db.selectFrom('connections').selectAll().execute()).toEqual([]);
   });
 
+  it('tells the person in plain words when the code exchange times out, and logs the detail', async () => {
+    stack = await startStack({
+      sandbox: { autoApprove: 'Ana', faultRate: 1, faultKinds: ['stall'], faultTargets: ['token'], stallMs: 5000 },
+      env: { ATHLETE_TIMEOUT_S: '0.3' },
+      captureLogs: 'warn',
+    });
+    const client = stack.browser();
+    await signUpNewUser(client);
+    const response = await connect(client);
+    expect(response.status).toBe(502);
+    const page = await response.text();
+    expect(page).toContain('Nothing was saved');
+    expect(page).not.toContain('The service said');
+    expect(page).not.toMatch(/Error|timed out/);
+    expect(stack.logs.join('')).toMatch(/code exchange failed.*TimeoutError|TimeoutError.*code exchange failed/);
+  });
+
   it('shows the service message when the code is refused, and saves nothing', async () => {
     stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
     const client = stack.browser();

@@ -12,7 +12,7 @@ import { createApp } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createAccessTokens, type AccessTokens } from '../../src/connections/access-token.js';
 import { loadGrant, type StoredGrant } from '../../src/connections/connection.repository.js';
-import { createTokenCipher } from '../../src/connections/token-crypto.js';
+import { createTokenCipher, type TokenCipher } from '../../src/connections/token-crypto.js';
 import { createDb, type Db } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import type { LevelWithSilent } from 'pino';
@@ -43,10 +43,13 @@ export interface Stack {
   changeSandbox(settings: Partial<Settings>): Promise<void>;
   /**
    * The token lifecycle as a worker process would build it. `clock` lets a test move the app's
-   * time; `redisPrefix` (default: the stack's) lets it play a process that does not share locks.
+   * time; `redisPrefix` (default: the stack's) lets it play a process that does not share locks;
+   * `cipher` one configured with other token keys.
    */
-  accessTokens(options?: { clock?: () => Date; redisPrefix?: string; oauth?: OAuthClient }): AccessTokens;
-  /** The user's stored tokens, opened. */
+  accessTokens(options?: { clock?: () => Date; redisPrefix?: string; oauth?: OAuthClient; cipher?: TokenCipher }): AccessTokens;
+  /** The stack's token cipher: its TOKEN_ENCRYPTION_KEY, no previous keys. */
+  cipher: TokenCipher;
+  /** The user's stored tokens, opened with the stack's key. */
   storedGrant(userId: number): Promise<StoredGrant | undefined>;
   /** The data API client as a worker builds it, on `accessTokens` (default: the stack's own). */
   serviceApi(accessTokens?: AccessTokens): ServiceApi;
@@ -154,10 +157,15 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const appServer = app.listen(appPort, '127.0.0.1');
   await listen(appServer);
 
-  const accessTokens: Stack['accessTokens'] = ({ clock: tokenClock = clock, redisPrefix = config.redis.prefix, oauth } = {}) =>
+  const accessTokens: Stack['accessTokens'] = ({
+    clock: tokenClock = clock,
+    redisPrefix = config.redis.prefix,
+    oauth,
+    cipher: tokenCipher = cipher,
+  } = {}) =>
     createAccessTokens({
       db,
-      cipher,
+      cipher: tokenCipher,
       oauth: oauth ?? createOAuthClient(config.athlete, tokenClock),
       redis,
       redisPrefix,
@@ -196,7 +204,12 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       if (!response.ok) throw new Error(`sandbox settings refused: ${await response.text()}`);
     },
     accessTokens,
-    storedGrant: (userId) => loadGrant(db, cipher, userId),
+    cipher,
+    storedGrant: async (userId) => {
+      const grant = await loadGrant(db, cipher, userId);
+      if (grant?.readable === false) throw new Error(`the stack's key does not open the tokens of user ${userId}`);
+      return grant;
+    },
     serviceApi: (tokens = accessTokens()) =>
       createServiceApi({ baseUrl: sandboxUrl, timeoutS: config.athlete.timeoutS, accessTokens: tokens, clock }),
     syncQueue,

@@ -1,7 +1,7 @@
 import nock from 'nock';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createOAuthClient, type OAuthSettings } from '../../src/provider/oauth.js';
-import { classifyTokenRequestError } from '../../src/provider/token-errors.js';
+import { classifyTokenRequestError, serviceWords } from '../../src/provider/token-errors.js';
 
 const BASE_URL = 'https://athlete.test';
 const settings: OAuthSettings = {
@@ -119,19 +119,51 @@ describe('classifying a failed token request', () => {
     expect(await exchangeFailure()).toMatchObject({ kind: 'retryable', status: undefined });
   });
 
+  it('a request that times out got no answer: retryable, so the same refresh token may be presented again', async () => {
+    nock(BASE_URL).post('/api/oauth/token').delay(1000).reply(200, { access_token: 'at', token_type: 'Bearer', expires_in: 60 });
+    const impatient = createOAuthClient({ ...settings, timeoutS: 0.1 }, () => now);
+    const timedOut = await impatient.refresh('rt', ['nutrition:write']).then(
+      () => {
+        throw new Error('expected the refresh to time out');
+      },
+      (error: unknown) => error,
+    );
+    expect(timedOut).toMatchObject({ name: 'ClientError', code: 'OAUTH_TIMEOUT', cause: { name: 'TimeoutError' } });
+    expect(classifyTokenRequestError(timedOut)).toMatchObject({ kind: 'retryable', status: undefined });
+  });
+
   it('a 200 that is not a token response is permanent', async () => {
     nock(BASE_URL).post('/api/oauth/token').reply(200, { hello: 'world' });
-    expect(await exchangeFailure()).toMatchObject({ kind: 'permanent', error: 'invalid_response' });
+    expect(await exchangeFailure()).toMatchObject({ kind: 'permanent', status: undefined });
   });
 
   it('a token response that breaks section 2.1 (expires_in missing) is permanent', async () => {
     nock(BASE_URL).post('/api/oauth/token').reply(200, { access_token: 'at', token_type: 'Bearer', refresh_token: 'rt' });
-    expect(await exchangeFailure()).toMatchObject({ kind: 'permanent', error: 'invalid_response' });
+    expect(await exchangeFailure()).toMatchObject({ kind: 'permanent', status: undefined });
   });
 
   it('a 404 is permanent', async () => {
     nock(BASE_URL).post('/api/oauth/token').reply(404, 'not here');
-    expect(await exchangeFailure()).toMatchObject({ kind: 'permanent', status: 404, error: 'unexpected_response' });
+    expect(await exchangeFailure()).toMatchObject({ kind: 'permanent', status: 404 });
+  });
+});
+
+describe('what a failed token request shows the person', () => {
+  it("the service's OAuth error code and description", async () => {
+    nock(BASE_URL).post('/api/oauth/token').reply(401, { error: 'invalid_client', error_description: 'bad secret' });
+    expect(serviceWords(await exchangeFailure())).toBe('invalid_client: bad secret');
+  });
+
+  it('nothing of an answer that is not a token response: the exception text is for the log', async () => {
+    nock(BASE_URL).post('/api/oauth/token').reply(200, { access_token: 'at', token_type: 'Bearer', refresh_token: 'rt' });
+    const failure = await exchangeFailure();
+    expect(serviceWords(failure)).toBeUndefined();
+    expect(failure).toMatchObject({ reason: expect.stringContaining('Error') });
+  });
+
+  it('nothing when there was no answer', async () => {
+    nock(BASE_URL).post('/api/oauth/token').replyWithError({ code: 'ECONNRESET', message: 'socket hang up' });
+    expect(serviceWords(await exchangeFailure())).toBeUndefined();
   });
 });
 

@@ -1,4 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createTokenCipher } from '../../src/connections/token-crypto.js';
 import type { ServiceApi } from '../../src/provider/api.js';
 import { ServiceError } from '../../src/provider/service-error.js';
 import { WAITING_FOR_CONNECTION, syncDay } from '../../src/sync/jobs.js';
@@ -97,6 +99,21 @@ describe('syncing a nutrition day', () => {
     expect(await syncStatus(client, DATE)).toEqual([
       { kind: 'nutrition', date: DATE, status: 'pending', error: WAITING_FOR_CONNECTION },
     ]);
+  });
+
+  it('waits for a reconnect, pending, when no configured key opens the stored tokens', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
+    const { client, userId } = await connectedUser(stack);
+    await addMeal(client, breakfast);
+    // A worker whose settings no longer hold the key that sealed this user's tokens.
+    const api = stack.serviceApi(stack.accessTokens({ cipher: createTokenCipher(randomBytes(32)) }));
+    const deps = { db: stack.db, api, clock: () => new Date() };
+    expect(await syncDay(deps, dayOf(userId))).toBe('waiting-for-connection');
+    expect(await syncDay(deps, dayOf(userId))).toBe('waiting-for-connection');
+    expect(await syncStatus(client, DATE)).toEqual([
+      { kind: 'nutrition', date: DATE, status: 'pending', error: WAITING_FOR_CONNECTION },
+    ]);
+    expect((await stack.sandboxState()).counters.requests['POST /api/nutrition']).toBeUndefined();
   });
 
   it('answers a 401 on the data call with one refresh and one retry', async () => {

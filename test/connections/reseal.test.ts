@@ -1,0 +1,99 @@
+import { randomBytes } from 'node:crypto';
+import { afterEach, describe, expect, it } from 'vitest';
+import { findConnection, loadGrant, storeRefreshedTokens, storeResealedTokens, type StoredGrant } from '../../src/connections/connection.repository.js';
+import { resealAllTokens } from '../../src/connections/reseal.js';
+import { createTokenCipher, type TokenCipher } from '../../src/connections/token-crypto.js';
+import { createLogger } from '../../src/logger.js';
+import { createOAuthClient, type OAuthClient } from '../../src/provider/oauth.js';
+import { connectedUser } from '../helpers/flows.js';
+import { run } from '../helpers/processes.js';
+import { startStack, type Stack } from '../helpers/stack.js';
+
+let stack: Stack;
+
+afterEach(async () => {
+  await stack.close();
+});
+
+const newKey = randomBytes(32);
+/** The settings after a rotation: the new key current, the stack's own key as the previous one. */
+const rotatedCipher = () => createTokenCipher(newKey, [stack.config.tokenEncryption.key]);
+const later = (seconds: number) => () => new Date(Date.now() + seconds * 1000);
+
+function reseal(cipher: TokenCipher) {
+  return resealAllTokens(stack.db, cipher, () => new Date(), createLogger('silent'));
+}
+
+async function openedWith(cipher: TokenCipher, userId: number): Promise<StoredGrant> {
+  const grant = await loadGrant(stack.db, cipher, userId);
+  if (!grant?.readable) throw new Error(`user ${userId}'s tokens do not open`);
+  return grant;
+}
+
+describe('resealing the stored tokens under the current key', () => {
+  it('reseals tokens sealed under an old key, after which they open with the new key alone', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
+    const users = [await connectedUser(stack), await connectedUser(stack)];
+    const before = await Promise.all(users.map(({ userId }) => openedWith(stack.cipher, userId)));
+
+    expect(await reseal(rotatedCipher())).toEqual({ resealed: 2, alreadyCurrent: 0, unreadable: 0 });
+    const onlyNewKey = createTokenCipher(newKey);
+    for (const [index, { userId }] of users.entries()) {
+      const after = await openedWith(onlyNewKey, userId);
+      expect(after).toMatchObject({ accessToken: before[index]!.accessToken, refreshToken: before[index]!.refreshToken });
+    }
+    expect(await reseal(rotatedCipher())).toEqual({ resealed: 0, alreadyCurrent: 2, unreadable: 0 });
+  });
+
+  it('reports tokens no configured key opens and marks their connection needs_reconnect with that reason', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
+    const { userId } = await connectedUser(stack);
+    const oldKeyDropped = createTokenCipher(newKey);
+    expect(await reseal(oldKeyDropped)).toEqual({ resealed: 0, alreadyCurrent: 0, unreadable: 1 });
+    expect(await findConnection(stack.db, userId)).toMatchObject({ status: 'needs_reconnect', statusReason: 'token_key_removed' });
+  });
+
+  it('never overwrites tokens a refresh stored after the reseal read the row', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
+    const { userId } = await connectedUser(stack);
+    const readByReseal = await openedWith(stack.cipher, userId);
+    const refreshed = { ...readByReseal, accessToken: 'newer-access', refreshToken: 'newer-refresh' };
+    expect(await storeRefreshedTokens(stack.db, stack.cipher, readByReseal, refreshed, new Date())).toBe(true);
+    expect(await storeResealedTokens(stack.db, rotatedCipher(), readByReseal, new Date())).toBe(false);
+    expect(await openedWith(stack.cipher, userId)).toMatchObject({ accessToken: 'newer-access', refreshToken: 'newer-refresh' });
+  });
+
+  it('lets a refresh that was in flight during the reseal store the tokens the service rotated', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
+    const { userId } = await connectedUser(stack);
+    const before = await openedWith(stack.cipher, userId);
+    const realOAuth = createOAuthClient(stack.config.athlete);
+    const resealingMeanwhile: OAuthClient = {
+      ...realOAuth,
+      refresh: async (refreshToken, scopes) => {
+        await reseal(rotatedCipher());
+        return realOAuth.refresh(refreshToken, scopes);
+      },
+    };
+    const token = await stack.accessTokens({ clock: later(3600), oauth: resealingMeanwhile }).accessTokenFor(userId);
+    expect(token).not.toBe(before.accessToken);
+    expect((await openedWith(rotatedCipher(), userId)).accessToken).toBe(token);
+  });
+});
+
+describe('npm run reseal', () => {
+  it('prints a one-line summary', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
+    await connectedUser(stack);
+    const env = {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      DATABASE_URL: stack.env.DATABASE_URL,
+      TOKEN_ENCRYPTION_KEY: newKey.toString('base64'),
+      TOKEN_ENCRYPTION_PREVIOUS_KEYS: stack.env.TOKEN_ENCRYPTION_KEY,
+    };
+    const result = await run('npm', ['run', '--silent', 'reseal'], env);
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    expect(result.stdout).toBe('Resealed 1, already current 0, unreadable 0: every stored token is sealed with the current key.\n');
+  });
+});
