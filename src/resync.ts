@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { emailSchema } from './accounts/account.schemas.js';
 import { findUserByEmail } from './accounts/user.repository.js';
 import { loadDatabaseConfig, readEnvironment } from './config.js';
+import { calendarDateSchema } from './dates/supported-dates.js';
 import { createDb } from './db/database.js';
 import { runEntryPoint } from './entry-point.js';
 import { StartupError } from './errors.js';
@@ -11,8 +12,8 @@ import { markDaysForResync } from './sync/resync.js';
 const USAGE = 'Usage: npm run resync -- --user <email> --from <YYYY-MM-DD> --to <YYYY-MM-DD>';
 
 const argumentsSchema = z
-  .object({ user: emailSchema, from: z.iso.date(), to: z.iso.date() })
-  .refine(({ from, to }) => from <= to, { error: '--to must not be before --from' });
+  .object({ user: emailSchema, from: calendarDateSchema, to: calendarDateSchema })
+  .refine(({ from, to }) => from <= to, { error: 'must not be before --from', path: ['to'] });
 
 function readArguments(): unknown {
   try {
@@ -25,7 +26,10 @@ function readArguments(): unknown {
 /** `npm run resync`: marks a user's days dirty again; running workers send them at their next sweep. */
 runEntryPoint(async () => {
   const parsed = argumentsSchema.safeParse(readArguments());
-  if (!parsed.success) throw new StartupError(`${parsed.error.issues.map((issue) => issue.message).join('; ')}\n${USAGE}`);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `--${issue.path.join('.')} ${issue.message}`);
+    throw new StartupError(`${problems.join('; ')}\n${USAGE}`);
+  }
   const { user: email, from, to } = parsed.data;
 
   const db = createDb(loadDatabaseConfig(readEnvironment()));

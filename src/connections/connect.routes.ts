@@ -117,7 +117,7 @@ export function connectRoutes(deps: Dependencies): Router {
       return showProblem(req, res, 502, notCompleted);
     }
     await saveConnection(db, cipher, user.id, { ...tokens, refreshToken: tokens.refreshToken }, clock());
-    await resumeWaitingDays(db, syncQueue, user.id).catch((error: unknown) =>
+    await resumeWaitingDays({ db, queue: syncQueue, logger: log, clock }, user.id).catch((error: unknown) =>
       log.warn({ err: error, userId: user.id }, 'could not resume waiting days; the sweeper will'),
     );
     await renewUserSession(req);
@@ -127,7 +127,7 @@ export function connectRoutes(deps: Dependencies): Router {
   router.post('/disconnect', requireUserPage, async (_req, res) => {
     const userId = currentUser(res).id;
     await deleteConnection(db, userId);
-    await dropQueuedDays(db, syncQueue, userId).catch((error: unknown) =>
+    await dropQueuedDays({ db, queue: syncQueue, logger: log, clock }, userId).catch((error: unknown) =>
       log.warn({ err: error, userId }, 'could not drop queued days; they will find no connection and wait'),
     );
     res.redirect(303, '/?notice=disconnected');

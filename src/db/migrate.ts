@@ -16,7 +16,7 @@ export class PendingMigrationsError extends StartupError {
 }
 
 // Migrations see the schema as it was when each was written, so they take Kysely<any>.
-function createMigrator(db: Kysely<any>): Migrator {
+export function createMigrator(db: Kysely<any>): Migrator {
   return new Migrator({
     db,
     provider: new FileMigrationProvider({ fs, path, migrationFolder: MIGRATIONS_FOLDER }),

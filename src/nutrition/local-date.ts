@@ -1,5 +1,6 @@
 import { DateTime } from 'luxon';
 import { z } from 'zod';
+import { SUPPORTED_DATES, isSupportedDate } from '../dates/supported-dates.js';
 
 /**
  * Which local day a meal item belongs to, and how its time goes out (DESIGN, decision 2;
@@ -9,7 +10,8 @@ import { z } from 'zod';
  * - without an offset: wall time in the user's zone. A time in a DST gap moves forward by the
  *   gap; a time that occurs twice takes the earlier instant.
  * The instant never changes. It goes out as `yyyy-MM-ddTHH:mm:ss[.SSS]±hh:mm`: seconds always,
- * milliseconds only when not zero, never Z.
+ * milliseconds only when not zero, never Z. A time that cannot go out that way, or whose instant
+ * or local date is outside SUPPORTED_DATES, is refused rather than changed.
  */
 
 /** ISO 8601 date-time with an offset, Z, or none; at most millisecond precision, so the instant is kept exactly. */
@@ -20,15 +22,38 @@ export const loggedAtInputSchema = z
 export interface PlacedTime {
   /** As it will be sent: the local offset, never Z. */
   loggedAt: string;
-  /** YYYY-MM-DD in that offset. */
+  /** YYYY-MM-DD in that offset, within SUPPORTED_DATES. */
   localDate: string;
 }
 
+/** The outcome of placing a time; a refusal's message follows the field's name ("logged_at must …"). */
+export type Placement =
+  | { ok: true; placed: PlacedTime }
+  | { ok: false; reason: 'outside_supported_dates' | 'offset_with_seconds'; message: string };
+
 const HAS_OFFSET = /[+-]\d{2}:\d{2}$/;
 
-export function placeLoggedAt(input: string, userZone: string): PlacedTime {
+export function placeLoggedAt(input: string, userZone: string): Placement {
   const local = localDateTime(input, userZone);
-  return { loggedAt: formatWithOffset(local), localDate: local.toISODate()! };
+  const localDate = local.toISODate()!;
+  if (!isSupportedDate(localDate) || !isSupportedDate(local.toUTC().toISODate()!)) {
+    return {
+      ok: false,
+      reason: 'outside_supported_dates',
+      message: `must fall between ${SUPPORTED_DATES.first} and ${SUPPORTED_DATES.last}, both in UTC and in its local time`,
+    };
+  }
+  // ISO 8601 offsets (interface document §4.7 rule 2; RFC 3339 §5.6) have no seconds, and before
+  // standard time many zones were at offsets like -00:44:30 (Africa/Monrovia until 1972).
+  // Rounding would move the instant, so the person gives the offset they mean.
+  if (!Number.isInteger(local.offset)) {
+    return {
+      ok: false,
+      reason: 'offset_with_seconds',
+      message: `is at a time when ${userZone} was at ${offsetWithSeconds(local.offset)}, which cannot be sent as ±hh:mm; give the time with an explicit offset`,
+    };
+  }
+  return { ok: true, placed: { loggedAt: formatWithOffset(local), localDate } };
 }
 
 function localDateTime(input: string, userZone: string): DateTime {
@@ -47,6 +72,13 @@ function earliest(candidates: DateTime[]): DateTime {
   return candidates.reduce((first, candidate) => (candidate.toMillis() < first.toMillis() ? candidate : first));
 }
 
-export function formatWithOffset(time: DateTime): string {
+function formatWithOffset(time: DateTime): string {
   return time.toFormat(time.millisecond === 0 ? "yyyy-MM-dd'T'HH:mm:ssZZ" : "yyyy-MM-dd'T'HH:mm:ss.SSSZZ");
+}
+
+/** ±hh:mm:ss of an offset in minutes, which luxon keeps with its seconds as a fraction. */
+function offsetWithSeconds(offsetMinutes: number): string {
+  const seconds = Math.round(Math.abs(offsetMinutes) * 60);
+  const parts = [Math.floor(seconds / 3600), Math.floor(seconds / 60) % 60, seconds % 60];
+  return (offsetMinutes < 0 ? '-' : '+') + parts.map((part) => String(part).padStart(2, '0')).join(':');
 }

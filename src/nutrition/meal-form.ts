@@ -23,8 +23,12 @@ export function readMealForm(body: unknown): MealForm {
   return formSchema.catch(formSchema.parse({})).parse(body ?? {});
 }
 
-/** Numbers stay numbers only when they look like one, so the schema can name a bad field. */
-const asNumber = (value: string): number | string => (value.trim() !== '' && !Number.isNaN(Number(value)) ? Number(value) : value);
+/**
+ * Decimal numbers only: Number() would also take 0x10, 0b101, 1e3 and Infinity. Anything else stays
+ * text, so the schema names the field.
+ */
+const DECIMAL = /^-?\d+(\.\d+)?$/;
+const asNumber = (value: string): number | string => (DECIMAL.test(value.trim()) ? Number(value) : value);
 const withSeconds = (time: string) => (/^\d{2}:\d{2}$/.test(time) ? `${time}:00` : time);
 
 /** For a new item: empty optional fields are left out. */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Config } from '../config.js';
+import { plainTextSchema } from '../text/plain-text.js';
 import { loggedAtInputSchema } from './local-date.js';
 
 export type MealLimits = Config['meals'];
@@ -7,20 +8,16 @@ export type MealLimits = Config['meals'];
 /** The JSON of POST and PATCH /api/meals, with the configured limits. Unknown fields are refused. */
 export function mealInputSchemas(limits: MealLimits) {
   const grams = z
-    .number({ error: 'must be a number of grams' })
+    .number({ error: 'must be a decimal number of grams, such as 12.5' })
     .min(0, { error: 'must not be negative' })
     .max(limits.maxGrams, { error: `must be at most ${limits.maxGrams} g` });
   const fields = {
-    name: z
-      .string({ error: 'is required' })
-      .trim()
-      .min(1, { error: 'must not be empty' })
-      .max(limits.maxNameLength, { error: `must be at most ${limits.maxNameLength} characters` }),
+    name: plainTextSchema({ maxLength: limits.maxNameLength }),
     carbs: grams,
     protein: grams,
     fat: grams,
     kcal: z
-      .number({ error: 'must be a number of kilocalories' })
+      .number({ error: 'must be a decimal number of kilocalories, such as 250' })
       .min(0, { error: 'must not be negative' })
       .max(limits.maxKcal, { error: `must be at most ${limits.maxKcal} kcal` }),
     absorptionType: z.enum(limits.absorptionTypes, { error: `must be one of ${limits.absorptionTypes.join(', ')}` }),
@@ -51,5 +48,4 @@ export function mealInputSchemas(limits: MealLimits) {
 export type MealInput = z.infer<ReturnType<typeof mealInputSchemas>['create']>;
 export type MealChanges = z.infer<ReturnType<typeof mealInputSchemas>['update']>;
 
-export const dateParamSchema = z.iso.date({ error: 'must be a date as YYYY-MM-DD' });
 export const mealIdSchema = z.coerce.number({ error: 'must be a meal id' }).int().positive();

@@ -1,11 +1,12 @@
 import { Router, type Response } from 'express';
 import { z } from 'zod';
+import { calendarDateSchema } from '../dates/supported-dates.js';
 import { currentUser, requireUserApi } from '../web/authentication.js';
-import { sendInvalidInput } from '../web/invalid-input.js';
-import { dateParamSchema, mealIdSchema, mealInputSchemas, type MealLimits } from './meal.schemas.js';
+import { describeInvalidField, sendInvalidInput } from '../web/invalid-input.js';
+import { mealIdSchema, mealInputSchemas, type MealLimits } from './meal.schemas.js';
 import type { MealOutcome, Meals } from './meals.js';
 
-const listQuerySchema = z.object({ date: dateParamSchema });
+const listQuerySchema = z.object({ date: calendarDateSchema });
 
 /** The meals JSON API: a user only ever sees and touches their own items. */
 export function mealsApi({ meals, limits }: { meals: Meals; limits: MealLimits }): Router {
@@ -16,6 +17,7 @@ export function mealsApi({ meals, limits }: { meals: Meals; limits: MealLimits }
   function sendOutcome(res: Response, outcome: MealOutcome, successStatus: 200 | 201) {
     if (outcome.ok) return res.status(successStatus).json(outcome.meal);
     if (outcome.reason === 'not_found') return sendNotFound(res);
+    if (outcome.reason === 'invalid_field') return sendInvalidInput(res, describeInvalidField(outcome.field, outcome.message));
     res.status(409).json({ error: 'day_full', message: outcome.message });
   }
 

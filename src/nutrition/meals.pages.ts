@@ -1,12 +1,13 @@
 import { Router, type Request, type Response } from 'express';
 import { DateTime } from 'luxon';
+import { calendarDateSchema, isSupportedDate } from '../dates/supported-dates.js';
 import type { Db } from '../db/database.js';
 import { syncStatuses } from '../sync/outbox.js';
 import { currentUser, requireUserPage } from '../web/authentication.js';
-import { describeInvalidFields } from '../web/invalid-input.js';
+import { describeInvalidField, describeInvalidFields } from '../web/invalid-input.js';
 import type { RenderPage } from '../web/pages.js';
 import { mealChangesFromForm, mealInputFromForm, readMealForm } from './meal-form.js';
-import { dateParamSchema, mealIdSchema, mealInputSchemas, type MealLimits } from './meal.schemas.js';
+import { mealIdSchema, mealInputSchemas, type MealLimits } from './meal.schemas.js';
 import type { MealOutcome, Meals } from './meals.js';
 
 interface Dependencies {
@@ -38,8 +39,8 @@ export function mealsPages({ db, meals, limits, renderPage, clock }: Dependencie
       {
         title: `Meals on ${date}`,
         date,
-        previous: day.minus({ days: 1 }).toISODate(),
-        next: day.plus({ days: 1 }).toISODate(),
+        previous: supportedOrNone(day.minus({ days: 1 }).toISODate()!),
+        next: supportedOrNone(day.plus({ days: 1 }).toISODate()!),
         meals: await meals.list(user, date),
         sync,
         absorptionTypes: limits.absorptionTypes,
@@ -51,17 +52,22 @@ export function mealsPages({ db, meals, limits, renderPage, clock }: Dependencie
 
   async function afterWrite(req: Request, res: Response, date: string, outcome: MealOutcome) {
     if (outcome.ok) return res.redirect(303, `/meals?date=${outcome.meal.date}`);
-    await renderDay(req, res, date, outcome.reason === 'not_found' ? 'That item no longer exists.' : outcome.message);
+    await renderDay(req, res, date, problemOf(outcome));
+  }
+
+  function renderNotFound(req: Request, res: Response) {
+    const page = { title: 'Not found', heading: 'No such meal item', message: 'It does not exist, or is not yours.' };
+    renderPage(req, res, 'error', page, 404);
   }
 
   router.get('/meals', async (req, res) => {
-    const date = dateParamSchema.safeParse(req.query.date);
+    const date = calendarDateSchema.safeParse(req.query.date);
     await renderDay(req, res, date.success ? date.data : today(res));
   });
 
   router.post('/meals', async (req, res) => {
     const form = readMealForm(req.body);
-    const date = dateParamSchema.safeParse(form.date).data ?? today(res);
+    const date = calendarDateSchema.safeParse(form.date).data ?? today(res);
     const input = schemas.create.safeParse(mealInputFromForm(form));
     if (!input.success) return renderDay(req, res, date, describeInvalidFields(input.error).message);
     await afterWrite(req, res, date, await meals.add(currentUser(res), input.data));
@@ -69,7 +75,7 @@ export function mealsPages({ db, meals, limits, renderPage, clock }: Dependencie
 
   router.post('/meals/:id', async (req, res) => {
     const form = readMealForm(req.body);
-    const date = dateParamSchema.safeParse(form.date).data ?? today(res);
+    const date = calendarDateSchema.safeParse(form.date).data ?? today(res);
     const id = mealIdSchema.safeParse(req.params.id);
     const changes = schemas.update.safeParse(mealChangesFromForm(form));
     if (!id.success) return renderDay(req, res, date, 'That item no longer exists.');
@@ -78,11 +84,23 @@ export function mealsPages({ db, meals, limits, renderPage, clock }: Dependencie
   });
 
   router.post('/meals/:id/delete', async (req, res) => {
-    const date = dateParamSchema.safeParse(readMealForm(req.body).date).data ?? today(res);
+    const date = calendarDateSchema.safeParse(readMealForm(req.body).date).data ?? today(res);
     const id = mealIdSchema.safeParse(req.params.id);
-    if (id.success) await meals.remove(currentUser(res), id.data);
+    // Another user's item is "not found" too, as in the JSON API: its existence is not revealed.
+    if (!id.success || !(await meals.remove(currentUser(res), id.data)).ok) return renderNotFound(req, res);
     res.redirect(303, `/meals?date=${date}`);
   });
 
   return router;
+}
+
+/** No link past the first or last supported date. */
+function supportedOrNone(date: string): string | undefined {
+  return isSupportedDate(date) ? date : undefined;
+}
+
+function problemOf(outcome: Exclude<MealOutcome, { ok: true }>): string {
+  if (outcome.reason === 'not_found') return 'That item no longer exists.';
+  if (outcome.reason === 'invalid_field') return describeInvalidField(outcome.field, outcome.message).message;
+  return outcome.message;
 }

@@ -1,7 +1,7 @@
 import type { User } from '../accounts/user.table.js';
 import type { Db } from '../db/database.js';
 import { markDirty, type DayKey } from '../sync/outbox.js';
-import { placeLoggedAt } from './local-date.js';
+import { placeLoggedAt, type Placement } from './local-date.js';
 import { countMealsOfDay, deleteMeal, findMeal, insertMeal, mealsOfDay, updateMeal } from './meal.repository.js';
 import type { MealChanges, MealInput, MealLimits } from './meal.schemas.js';
 import type { MealItem } from './meal.table.js';
@@ -21,7 +21,10 @@ export interface MealView {
 
 type DayFull = { ok: false; reason: 'day_full'; message: string };
 
-export type MealOutcome = { ok: true; meal: MealView } | { ok: false; reason: 'not_found' } | DayFull;
+/** A field the schema accepted but the domain cannot take (a time that cannot be placed); `message` follows its name. */
+type InvalidField = { ok: false; reason: 'invalid_field'; field: 'logged_at'; message: string };
+
+export type MealOutcome = { ok: true; meal: MealView } | { ok: false; reason: 'not_found' } | DayFull | InvalidField;
 
 export interface MealsDependencies {
   db: Db;
@@ -50,7 +53,9 @@ export function createMeals({ db, limits, clock, daysChanged }: MealsDependencie
 
     async add(user: User, input: MealInput): Promise<MealOutcome> {
       const now = clock();
-      const placed = placeLoggedAt(input.logged_at, user.timezone);
+      const placement = placeLoggedAt(input.logged_at, user.timezone);
+      if (!placement.ok) return invalidLoggedAt(placement);
+      const { placed } = placement;
       const meal = await db.transaction().execute(async (trx) => {
         if ((await countMealsOfDay(trx, user.id, placed.localDate)) >= limits.maxItemsPerDay) return undefined;
         const item = await insertMeal(trx, {
@@ -76,7 +81,9 @@ export function createMeals({ db, limits, clock, daysChanged }: MealsDependencie
 
     async change(user: User, id: number, changes: MealChanges): Promise<MealOutcome> {
       const now = clock();
-      const placed = changes.logged_at === undefined ? undefined : placeLoggedAt(changes.logged_at, user.timezone);
+      const placement = changes.logged_at === undefined ? undefined : placeLoggedAt(changes.logged_at, user.timezone);
+      if (placement && !placement.ok) return invalidLoggedAt(placement);
+      const placed = placement?.placed;
       const outcome = await db.transaction().execute(async (trx) => {
         const before = await findMeal(trx, user.id, id);
         if (!before) return { ok: false as const, reason: 'not_found' as const };
@@ -120,6 +127,10 @@ export function createMeals({ db, limits, clock, daysChanged }: MealsDependencie
 }
 
 export type Meals = ReturnType<typeof createMeals>;
+
+function invalidLoggedAt({ message }: Extract<Placement, { ok: false }>): InvalidField {
+  return { ok: false, reason: 'invalid_field', field: 'logged_at', message };
+}
 
 function toView(item: MealItem): MealView {
   return {

@@ -1,7 +1,7 @@
 import { sql, type ExpressionBuilder, type Transaction } from 'kysely';
 import { scopeOf } from '../connections/capabilities.js';
 import type { Database, Db } from '../db/database.js';
-import type { SyncKind } from './sync-day.table.js';
+import { SYNC_KINDS, type SyncKind } from './sync-day.table.js';
 
 /**
  * The dirty-day outbox (DESIGN, decision 3). A change marks its day dirty in the same
@@ -13,6 +13,11 @@ export interface DayKey {
   userId: number;
   kind: SyncKind;
   date: string;
+}
+
+/** A day to send, with the version it is at. */
+export interface DirtyDay extends DayKey {
+  version: number;
 }
 
 export type DayStatus = 'pending' | 'synced' | 'failed';
@@ -111,11 +116,11 @@ export async function recordPendingReason(db: Db, day: DayKey, reason: string, n
  * Days to send for users who can be synced now (connected, with the kind's scope granted), oldest
  * change first: what the sweeper hands to the queue. Others wait until they reconnect.
  */
-export async function dirtyDaysOfConnectedUsers(db: Db, kind: SyncKind, limit: number): Promise<DayKey[]> {
+export async function dirtyDaysOfConnectedUsers(db: Db, kind: SyncKind, limit: number): Promise<DirtyDay[]> {
   const rows = await db
     .selectFrom('sync_days')
     .innerJoin('connections', 'connections.user_id', 'sync_days.user_id')
-    .select(['sync_days.user_id', 'sync_days.date'])
+    .select(['sync_days.user_id', 'sync_days.date', 'sync_days.version'])
     .where('sync_days.kind', '=', kind)
     .where('connections.status', '=', 'connected')
     // Scopes are stored space-separated; padding both sides matches whole names only. Filtered
@@ -125,18 +130,22 @@ export async function dirtyDaysOfConnectedUsers(db: Db, kind: SyncKind, limit: n
     .orderBy('sync_days.updated_at')
     .limit(limit)
     .execute();
-  return rows.map((row) => ({ userId: row.user_id, kind, date: row.date }));
+  return rows.map((row) => ({ userId: row.user_id, kind, date: row.date, version: row.version }));
 }
 
-/** A user's days to send, e.g. to resume them right after reconnecting. */
-export async function dirtyDaysOf(db: Db, userId: number): Promise<DayKey[]> {
+/**
+ * A user's days to send, e.g. to resume them right after reconnecting. Only kinds this version
+ * knows: a kind added by a newer version, met during a rolling deploy, is left for that version.
+ */
+export async function dirtyDaysOf(db: Db, userId: number): Promise<DirtyDay[]> {
   const rows = await db
     .selectFrom('sync_days')
-    .select(['kind', 'date'])
+    .select(['kind', 'date', 'version'])
     .where('user_id', '=', userId)
+    .where('kind', 'in', SYNC_KINDS)
     .where(needsSending)
     .execute();
-  return rows.map((row) => ({ userId, kind: row.kind, date: row.date }));
+  return rows.map((row) => ({ userId, kind: row.kind, date: row.date, version: row.version }));
 }
 
 /** Days from `from` to `to` inclusive that have ever changed, with where their sync stands. */

@@ -1,6 +1,8 @@
 import { Queue, type ConnectionOptions, type JobsOptions } from 'bullmq';
 import { z } from 'zod';
+import { calendarDateSchema } from '../dates/supported-dates.js';
 import type { DayKey } from './outbox.js';
+import { SYNC_KINDS } from './sync-day.table.js';
 
 /** One queue for all sync work; its keys live under REDIS_PREFIX like every key the app writes. */
 export const SYNC_QUEUE = 'sync';
@@ -13,8 +15,8 @@ const KEEP_ALIVE_INTERVAL_MS = 60 * 60 * 1000;
 /** Job data comes back from Redis: parsed like any other input from outside. */
 export const dayJobSchema = z.object({
   userId: z.number().int().positive(),
-  kind: z.enum(['nutrition']),
-  date: z.iso.date(),
+  kind: z.enum(SYNC_KINDS),
+  date: calendarDateSchema,
 });
 
 export interface SyncQueueSettings {

@@ -2,7 +2,9 @@
  * What the app keeps in the service, day by day. Wellness joins this list with its own issue;
  * everything here (outbox, queue, jobs) is written to take it.
  */
-export type SyncKind = 'nutrition';
+export const SYNC_KINDS = ['nutrition'] as const;
+
+export type SyncKind = (typeof SYNC_KINDS)[number];
 
 /**
  * The outbox: one row per user, kind and local date that has ever changed. Every change bumps

@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import { DateTime } from 'luxon';
 import { z } from 'zod';
+import { calendarDateSchema } from '../dates/supported-dates.js';
 import type { Db } from '../db/database.js';
 import { currentUser, requireUserApi } from '../web/authentication.js';
 import { sendInvalidInput } from '../web/invalid-input.js';
@@ -10,8 +11,8 @@ const MAX_RANGE_DAYS = 366;
 
 const rangeSchema = z
   .object({
-    from: z.iso.date({ error: 'must be a date as YYYY-MM-DD' }),
-    to: z.iso.date({ error: 'must be a date as YYYY-MM-DD' }),
+    from: calendarDateSchema,
+    to: calendarDateSchema,
   })
   .refine(({ from, to }) => from <= to, { error: 'must not be before from', path: ['to'] })
   .refine(({ from, to }) => DateTime.fromISO(to).diff(DateTime.fromISO(from), 'days').days < MAX_RANGE_DAYS, {

@@ -1,4 +1,5 @@
-import { Worker, type ConnectionOptions, type Queue } from 'bullmq';
+import { UnrecoverableError, Worker, type ConnectionOptions, type Queue } from 'bullmq';
+import { z } from 'zod';
 import type { AccessTokens } from '../connections/access-token.js';
 import { keepConnectionsAlive } from '../connections/keep-alive.js';
 import type { Logger } from '../logger.js';
@@ -31,9 +32,16 @@ export function createSyncWorker(settings: SyncWorkerSettings): Worker {
   const worker: Worker = new Worker(
     SYNC_QUEUE,
     async (job) => {
-      if (job.name === JOB.sweep) return { swept: await sweepDirtyDays(deps.db, queue) };
+      if (job.name === JOB.sweep) return { swept: await sweepDirtyDays({ ...deps, queue, logger: log }) };
       if (job.name === JOB.keepAlive) return { refreshed: await keepConnectionsAlive(deps.db, accessTokens, deps.clock, log) };
-      const day = dayJobSchema.parse(job.data);
+      const parsed = dayJobSchema.safeParse(job.data);
+      if (!parsed.success) {
+        // Queued by an older version (before the date bounds, say): no retry can make it valid.
+        const problem = z.prettifyError(parsed.error);
+        log.warn({ data: job.data, problem }, 'day job with invalid data; not retried');
+        throw new UnrecoverableError(`invalid day job data: ${problem}`);
+      }
+      const day = parsed.data;
       try {
         const outcome = await syncDay(deps, day);
         log.info({ day, outcome, attempt: job.attemptsMade + 1 }, 'day processed');

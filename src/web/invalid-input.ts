@@ -1,8 +1,14 @@
 import type { Response } from 'express';
 import type { z } from 'zod';
 
-/** What is wrong with an input, one entry per field, worded for a person: "email must be an email address". */
-export function describeInvalidFields(error: z.ZodError): { fields: string[]; message: string } {
+/** What is wrong with an input, worded for a person: "email must be an email address". */
+export interface InvalidFields {
+  fields: string[];
+  message: string;
+}
+
+/** One entry per field of a schema's refusal. */
+export function describeInvalidFields(error: z.ZodError): InvalidFields {
   const problems = error.issues.flatMap((issue) =>
     // An unknown field is named itself, not the object that holds it.
     issue.code === 'unrecognized_keys'
@@ -15,7 +21,13 @@ export function describeInvalidFields(error: z.ZodError): { fields: string[]; me
   };
 }
 
+/** A field the domain refused after the schema took it, e.g. a time outside the supported dates. */
+export function describeInvalidField(field: string, message: string): InvalidFields {
+  return { fields: [field], message: `${field} ${message}` };
+}
+
 /** 400 naming the fields; nothing was written. */
-export function sendInvalidInput(res: Response, error: z.ZodError): void {
-  res.status(400).json({ error: 'invalid_request', ...describeInvalidFields(error) });
+export function sendInvalidInput(res: Response, error: z.ZodError | InvalidFields): void {
+  const invalid = 'issues' in error ? describeInvalidFields(error) : error;
+  res.status(400).json({ error: 'invalid_request', ...invalid });
 }

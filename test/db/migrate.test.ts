@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createDb, type Db } from '../../src/db/database.js';
-import { PendingMigrationsError, assertMigrated, migrateToLatest, pendingMigrations } from '../../src/db/migrate.js';
+import { PendingMigrationsError, assertMigrated, createMigrator, migrateToLatest, pendingMigrations } from '../../src/db/migrate.js';
 
 let db: Db;
 
@@ -51,5 +51,46 @@ describe('migrations', () => {
     db = freshDb();
     const { rows } = await sql<{ journal_mode: string }>`pragma journal_mode`.execute(db);
     expect(rows[0]?.journal_mode).toBe('wal');
+  });
+
+  it('marks outbox days outside 1900–2100 failed with the reason, so the sweeper stops picking them, and keeps their items', async () => {
+    db = freshDb();
+    const { error } = await createMigrator(db).migrateTo('20261121210000_create_meal_items_and_sync_days');
+    expect(error).toBeUndefined();
+    const before = '2026-11-21T00:00:00.000Z';
+    const { id: userId } = await db
+      .insertInto('users')
+      .values({ email: 'a@example.com', password_hash: 'x', timezone: 'Europe/Berlin', created_at: before })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const unsupported = ['+010000-01-01', '-000001-12-31', '2101-01-01', '2026-02-30'];
+    const dates = [...unsupported, '1900-01-01', '2026-03-10', '2100-12-31'];
+    await db
+      .insertInto('sync_days')
+      .values(dates.map((date) => ({ user_id: userId, kind: 'nutrition' as const, date, version: 3, synced_version: 1, updated_at: before })))
+      .execute();
+    const item = { user_id: userId, name: 'Oats', carbs: 60, created_at: before, updated_at: before };
+    await db
+      .insertInto('meal_items')
+      .values([
+        { ...item, logged_at: '+010000-01-01T00:30:00+01:00', local_date: '+010000-01-01' },
+        { ...item, logged_at: '2026-03-10T08:00:00+01:00', local_date: '2026-03-10' },
+      ])
+      .execute();
+
+    await migrateToLatest(db);
+
+    const rows = await db.selectFrom('sync_days').select(['date', 'failed_version', 'last_error']).execute();
+    const reason = 'Not sent: the date is not a date from 1900-01-01 to 2100-12-31 as YYYY-MM-DD. Its meal items are kept.';
+    expect(Object.fromEntries(rows.map((row) => [row.date, [row.failed_version, row.last_error]]))).toEqual({
+      ...Object.fromEntries(unsupported.map((date) => [date, [3, reason]])),
+      '1900-01-01': [null, null],
+      '2026-03-10': [null, null],
+      '2100-12-31': [null, null],
+    });
+    expect(await db.selectFrom('meal_items').select('local_date').orderBy('local_date').execute()).toEqual([
+      { local_date: '+010000-01-01' },
+      { local_date: '2026-03-10' },
+    ]);
   });
 });

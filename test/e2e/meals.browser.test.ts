@@ -45,7 +45,7 @@ describe('the meals page', () => {
     const item = page.getByRole('form', { name: 'Porridge at 08:30' });
     await item.getByLabel('Carbs (g)').fill('lots');
     await item.getByRole('button', { name: 'Save' }).click();
-    expect(await page.getByRole('alert').textContent()).toContain('carbs must be a number of grams');
+    expect(await page.getByRole('alert').textContent()).toContain('carbs must be a decimal number of grams');
 
     await page.getByRole('form', { name: 'Porridge at 08:30' }).getByLabel('Carbs (g)').fill('50');
     await page.getByRole('form', { name: 'Porridge at 08:30' }).getByRole('button', { name: 'Save' }).click();

@@ -237,10 +237,17 @@ const wallCases: fc.Arbitrary<Case> = fc
     return { zone, input: spell(wallAsUtc, spelling), instant: placedInstant, expected: placedInZone(placedInstant, zone) };
   });
 
+/** The placed time of an input that must be placeable. */
+function placed(input: string, zone: string): PlacedTime {
+  const placement = placeLoggedAt(input, zone);
+  if (!placement.ok) throw new Error(`${input} in ${zone} was refused: ${placement.message}`);
+  return placement.placed;
+}
+
 /** Places the input as the API would: only after the schema has accepted it. */
 function place({ input, zone }: Case): PlacedTime {
   expect(loggedAtInputSchema.safeParse(input).success, `schema accepts ${input}`).toBe(true);
-  return placeLoggedAt(input, zone);
+  return placed(input, zone);
 }
 
 const RUNS = { numRuns: 1000 };
@@ -301,71 +308,95 @@ describe('placeLoggedAt: properties against Intl', () => {
 
 describe('placeLoggedAt: examples', () => {
   it('moves a wall time in the Berlin spring-forward gap forward by the gap', () => {
-    expect(placeLoggedAt('2026-03-29T02:30:00', 'Europe/Berlin')).toEqual({
+    expect(placed('2026-03-29T02:30:00', 'Europe/Berlin')).toEqual({
       loggedAt: '2026-03-29T03:30:00+02:00',
       localDate: '2026-03-29',
     });
   });
 
   it('takes the earlier of the two Berlin fall-back 02:30s (summer time)', () => {
-    expect(placeLoggedAt('2026-10-25T02:30:00', 'Europe/Berlin').loggedAt).toBe('2026-10-25T02:30:00+02:00');
+    expect(placed('2026-10-25T02:30:00', 'Europe/Berlin').loggedAt).toBe('2026-10-25T02:30:00+02:00');
   });
 
   it('takes the earlier of the two New York fall-back 01:30s (daylight time)', () => {
-    expect(placeLoggedAt('2026-11-01T01:30', 'America/New_York').loggedAt).toBe('2026-11-01T01:30:00-04:00');
+    expect(placed('2026-11-01T01:30', 'America/New_York').loggedAt).toBe('2026-11-01T01:30:00-04:00');
   });
 
   it('keeps the wall time of an Apia item a day after a DST change, whatever its offset is today', () => {
-    expect(placeLoggedAt('2010-09-26T12:00:00', 'Pacific/Apia').loggedAt).toBe('2010-09-26T12:00:00-10:00');
+    expect(placed('2010-09-26T12:00:00', 'Pacific/Apia').loggedAt).toBe('2010-09-26T12:00:00-10:00');
   });
 
   it('places an Almaty wall time just before its 2002 DST change at +06:00, though Almaty is +05:00 today', () => {
-    expect(placeLoggedAt('2002-03-31T01:59:59.999', 'Asia/Almaty').loggedAt).toBe('2002-03-31T01:59:59.999+06:00');
+    expect(placed('2002-03-31T01:59:59.999', 'Asia/Almaty').loggedAt).toBe('2002-03-31T01:59:59.999+06:00');
   });
 
   it('moves a wall time on the day Apia skipped (2011-12-30) to the next day', () => {
-    expect(placeLoggedAt('2011-12-30T12:00:00', 'Pacific/Apia')).toEqual({
+    expect(placed('2011-12-30T12:00:00', 'Pacific/Apia')).toEqual({
       loggedAt: '2011-12-31T12:00:00+14:00',
       localDate: '2011-12-31',
     });
   });
 
   it('converts a UTC time to Kathmandu at +05:45, on the next day there', () => {
-    expect(placeLoggedAt('2026-11-21T20:00:00Z', 'Asia/Kathmandu')).toEqual({
+    expect(placed('2026-11-21T20:00:00Z', 'Asia/Kathmandu')).toEqual({
       loggedAt: '2026-11-22T01:45:00+05:45',
       localDate: '2026-11-22',
     });
   });
 
   it('keeps +14:00 and -09:30 and their dates, whatever the user zone', () => {
-    expect(placeLoggedAt('2026-11-21T00:30:00+14:00', 'America/New_York')).toEqual({
+    expect(placed('2026-11-21T00:30:00+14:00', 'America/New_York')).toEqual({
       loggedAt: '2026-11-21T00:30:00+14:00',
       localDate: '2026-11-21',
     });
-    expect(placeLoggedAt('2026-11-21T23:30:00-09:30', 'Asia/Tokyo')).toEqual({
+    expect(placed('2026-11-21T23:30:00-09:30', 'Asia/Tokyo')).toEqual({
       loggedAt: '2026-11-21T23:30:00-09:30',
       localDate: '2026-11-21',
     });
   });
 
   it('keeps +00:00 as +00:00 and never turns it into Z', () => {
-    expect(placeLoggedAt('2026-11-21T08:30:00+00:00', 'Europe/London').loggedAt).toBe('2026-11-21T08:30:00+00:00');
-    expect(placeLoggedAt('2026-01-21T08:30:00Z', 'Europe/London').loggedAt).toBe('2026-01-21T08:30:00+00:00');
+    expect(placed('2026-11-21T08:30:00+00:00', 'Europe/London').loggedAt).toBe('2026-11-21T08:30:00+00:00');
+    expect(placed('2026-01-21T08:30:00Z', 'Europe/London').loggedAt).toBe('2026-01-21T08:30:00+00:00');
   });
 
   it('puts 23:59:59.999 on its own day and 00:00:00 on the next, with milliseconds only when not zero', () => {
-    expect(placeLoggedAt('2026-11-21T23:59:59.999', 'Europe/Berlin')).toEqual({
+    expect(placed('2026-11-21T23:59:59.999', 'Europe/Berlin')).toEqual({
       loggedAt: '2026-11-21T23:59:59.999+01:00',
       localDate: '2026-11-21',
     });
-    expect(placeLoggedAt('2026-11-22T00:00:00.000', 'Europe/Berlin')).toEqual({
+    expect(placed('2026-11-22T00:00:00.000', 'Europe/Berlin')).toEqual({
       loggedAt: '2026-11-22T00:00:00+01:00',
       localDate: '2026-11-22',
     });
   });
 
   it('puts a UTC midnight on the previous day in New York', () => {
-    expect(placeLoggedAt('2026-11-22T00:00:00Z', 'America/New_York').localDate).toBe('2026-11-21');
+    expect(placed('2026-11-22T00:00:00Z', 'America/New_York').localDate).toBe('2026-11-21');
+  });
+});
+
+describe('placeLoggedAt: refusals', () => {
+  it('refuses a time whose local date or instant is outside 1900-01-01 to 2100-12-31', () => {
+    for (const [input, zone] of [
+      ['9999-12-31T23:30:00Z', 'Europe/Berlin'], // would be +010000-01-01
+      ['0000-01-01T00:00:00Z', 'America/New_York'], // would be -000001-12-31
+      ['2100-12-31T23:30:00Z', 'Europe/Berlin'], // local date 2101-01-01
+      ['1900-01-01T00:30:00+01:00', 'UTC'], // local date 1900-01-01, instant 1899-12-31T23:30:00Z
+    ] as const) {
+      expect(placeLoggedAt(input, zone), `${input} in ${zone}`).toMatchObject({ ok: false, reason: 'outside_supported_dates' });
+    }
+  });
+
+  it('refuses a time the user zone had an offset with seconds at, naming that offset, rather than moving the instant', () => {
+    expect(placeLoggedAt('1970-06-01T12:00:00Z', 'Africa/Monrovia')).toEqual({
+      ok: false,
+      reason: 'offset_with_seconds',
+      message:
+        'is at a time when Africa/Monrovia was at -00:44:30, which cannot be sent as ±hh:mm; give the time with an explicit offset',
+    });
+    expect(placeLoggedAt('1950-06-01T12:00', 'Pacific/Niue')).toMatchObject({ ok: false, reason: 'offset_with_seconds' });
+    expect(placed('1970-06-01T12:00:00-00:44', 'Africa/Monrovia').loggedAt).toBe('1970-06-01T12:00:00-00:44');
   });
 });
 

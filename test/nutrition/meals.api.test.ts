@@ -65,6 +65,13 @@ describe('POST /api/meals', () => {
     [{ ...meal, absorptionType: 'FAST' }, 'absorptionType'],
     [{ name: 'Oats', logged_at: meal.logged_at }, 'carbs'],
     [{ ...meal, sugar: 3 }, 'sugar'],
+    [{ ...meal, logged_at: '9999-12-31T23:30:00Z' }, 'logged_at'],
+    [{ ...meal, logged_at: '1899-12-31T12:00:00+01:00' }, 'logged_at'],
+    [{ ...meal, name: 'Oats\u0000' }, 'name'],
+    [{ ...meal, name: 'Oats \u0007 and milk' }, 'name'],
+    [{ ...meal, name: 'Oats\u007f' }, 'name'],
+    [{ ...meal, name: '\u202Estao' }, 'name'],
+    [{ ...meal, name: 'Oats \u2066and\u2069 milk' }, 'name'],
   ])('answers 400 naming the field and writes nothing (%j)', async (body, field) => {
     const client = await newUser();
     const response = await client.postJson('/api/meals', body);
@@ -72,6 +79,58 @@ describe('POST /api/meals', () => {
     const error = await bodyOf<ApiError>(response);
     expect(error.fields).toEqual([field]);
     expect(await dayOf(client, '2026-03-10')).toEqual([]);
+  });
+
+  it.each([
+    ['Europe/Berlin', '2100-12-31T23:30:00Z', 'its local date would be 2101-01-01'],
+    ['America/New_York', '1900-01-01T00:00:00Z', 'its local date would be 1899-12-31'],
+    ['Asia/Tokyo', '1900-01-01T00:30:00+01:00', 'its instant is 1899-12-31T23:30:00Z'],
+  ])('answers 400 naming logged_at for a time outside 1900–2100, and stores nothing (for a user in %s, %s: %s)', async (zone, loggedAt) => {
+    const client = stack.browser();
+    const email = await signUpNewUser(client, zone);
+    const response = await client.postJson('/api/meals', { ...meal, logged_at: loggedAt });
+    expect(response.status).toBe(400);
+    expect(await bodyOf<ApiError>(response)).toEqual({
+      error: 'invalid_request',
+      fields: ['logged_at'],
+      message: 'logged_at must fall between 1900-01-01 and 2100-12-31, both in UTC and in its local time',
+    });
+    const stored = await stack.db
+      .selectFrom('meal_items')
+      .innerJoin('users', 'users.id', 'meal_items.user_id')
+      .select('meal_items.id')
+      .where('users.email', '=', email)
+      .execute();
+    expect(stored).toEqual([]);
+  });
+
+  it('takes the first and the last supported dates', async () => {
+    const client = await newUser('Asia/Tokyo');
+    expect(await addMeal(client, { ...meal, logged_at: '1900-01-01T00:00:00+00:00' })).toMatchObject({ date: '1900-01-01' });
+    expect(await addMeal(client, { ...meal, logged_at: '2100-12-31T23:59:59.999+00:00' })).toMatchObject({ date: '2100-12-31' });
+    expect((await client.get('/api/meals?date=2100-12-31')).status).toBe(200);
+    const outside = await client.get('/api/meals?date=1899-12-31');
+    expect(outside.status).toBe(400);
+    expect((await bodyOf<ApiError>(outside)).message).toBe('date must be a date as YYYY-MM-DD from 1900-01-01 to 2100-12-31');
+  });
+
+  it('refuses a time its user zone had an offset with seconds at, rather than moving it, and takes it with an explicit offset', async () => {
+    // Africa/Monrovia was at -00:44:30 until 1972: ±hh:mm cannot say that.
+    const client = await newUser('Africa/Monrovia');
+    for (const loggedAt of ['1970-06-01T12:00:00Z', '1970-06-01T12:00']) {
+      const response = await client.postJson('/api/meals', { ...meal, logged_at: loggedAt });
+      expect(response.status).toBe(400);
+      expect(await bodyOf<ApiError>(response)).toMatchObject({
+        fields: ['logged_at'],
+        message:
+          'logged_at is at a time when Africa/Monrovia was at -00:44:30, which cannot be sent as ±hh:mm; give the time with an explicit offset',
+      });
+    }
+    expect(await dayOf(client, '1970-06-01')).toEqual([]);
+    expect(await addMeal(client, { ...meal, logged_at: '1970-06-01T12:00:00-00:45' })).toMatchObject({
+      logged_at: '1970-06-01T12:00:00-00:45',
+      date: '1970-06-01',
+    });
   });
 
   it('refuses more items than a day may hold, with a clear message', async () => {
@@ -156,6 +215,19 @@ describe('GET, PATCH and DELETE /api/meals', () => {
     expect(await dayOf(client, '2026-03-10')).toEqual([created]);
   });
 
+  it('answers 400 naming logged_at when a change would move an item outside 1900–2100, and changes nothing', async () => {
+    const client = await newUser();
+    const created = await addMeal(client, meal);
+    const response = await client.request(`/api/meals/${created.id}`, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ logged_at: '9999-12-31T23:30:00Z', carbs: 1 }),
+    });
+    expect(response.status).toBe(400);
+    expect((await bodyOf<ApiError>(response)).fields).toEqual(['logged_at']);
+    expect(await dayOf(client, '2026-03-10')).toEqual([created]);
+  });
+
   it('answers 400 for a list without a valid date', async () => {
     const client = await newUser();
     const response = await client.get('/api/meals?date=2026-13-01');
@@ -170,6 +242,13 @@ describe('GET /api/sync/status', () => {
     const response = await client.get('/api/sync/status?from=2026-03-10&to=2026-03-09');
     expect(response.status).toBe(400);
     expect((await bodyOf<ApiError>(response)).fields).toEqual(['to']);
+  });
+
+  it('answers 400 for a date outside 1900–2100', async () => {
+    const client = await newUser();
+    const response = await client.get('/api/sync/status?from=1899-12-31&to=1900-01-31');
+    expect(response.status).toBe(400);
+    expect((await bodyOf<ApiError>(response)).fields).toEqual(['from']);
   });
 
   it('lists only days that changed, as pending until synced', async () => {

@@ -51,4 +51,10 @@ describe('npm run resync', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('Usage: npm run resync -- --user <email> --from <YYYY-MM-DD> --to <YYYY-MM-DD>');
   });
+
+  it('refuses a date outside 1900–2100, naming the argument', async () => {
+    const result = await resync('--user', email, '--from', '1899-12-31', '--to', '2026-06-02');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('--from must be a date as YYYY-MM-DD from 1900-01-01 to 2100-12-31');
+  });
 });

@@ -5,7 +5,7 @@ import type { NutritionRecord, ServiceApi } from '../../src/provider/api.js';
 import { ServiceError } from '../../src/provider/service-error.js';
 import { createRedisConnection } from '../../src/queue/redis.js';
 import { markDirty } from '../../src/sync/outbox.js';
-import { JOB } from '../../src/sync/queue.js';
+import { JOB, scheduleRepeatingJobs } from '../../src/sync/queue.js';
 import { sweepDirtyDays } from '../../src/sync/sweeper.js';
 import { createSyncWorker } from '../../src/sync/worker.js';
 import { connectedUser } from '../helpers/flows.js';
@@ -41,6 +41,10 @@ function startWorker(api: ServiceApi): Worker {
   });
   worker.on('closed', () => connection.disconnect());
   return worker;
+}
+
+function sweep(): Promise<number> {
+  return sweepDirtyDays({ db: stack.db, queue: stack.syncQueue, logger: createLogger('silent'), clock: () => new Date() });
 }
 
 function completedDayJobs(): Promise<Job[]> {
@@ -148,9 +152,61 @@ describe('the sweeper', () => {
     }
     await markDirty(stack.db, { userId, kind: 'nutrition', date: DATE }, new Date());
 
-    expect(await sweepDirtyDays(stack.db, stack.syncQueue)).toBe(1);
-    expect(await sweepDirtyDays(stack.db, stack.syncQueue)).toBe(1);
+    expect(await sweep()).toBe(1);
+    expect(await sweep()).toBe(1);
     const waiting = await stack.syncQueue.getJobs(['waiting', 'delayed']);
     expect(waiting.map((job) => job.data)).toEqual([{ userId, kind: 'nutrition', date: DATE }]);
+  });
+
+  it('marks a day that can never be sent failed with its reason, and sweeps every other user’s days past it', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
+    const first = await connectedUser(stack);
+    const second = await connectedUser(stack);
+    // Rows an older version could write (a meal logged at 9999-12-31T23:30:00Z in Berlin), or a
+    // hand edit: older than every other change, so first in the sweep's order.
+    const unsendable = [
+      { user_id: first.userId, date: '+010000-01-01' },
+      { user_id: second.userId, date: '-000001-12-31' },
+      { user_id: second.userId, date: '2026-02-30' },
+    ];
+    const longAgo = new Date(Date.now() - 60_000).toISOString();
+    await stack.db
+      .insertInto('sync_days')
+      .values(unsendable.map((row) => ({ ...row, kind: 'nutrition' as const, version: 2, updated_at: longAgo })))
+      .execute();
+    // Dirty days whose hints were lost: only the sweeper can find them.
+    await markDirty(stack.db, { userId: first.userId, kind: 'nutrition', date: '2026-04-01' }, new Date());
+    await markDirty(stack.db, { userId: second.userId, kind: 'nutrition', date: '2026-04-02' }, new Date());
+
+    startWorker(stack.serviceApi());
+    await scheduleRepeatingJobs(stack.syncQueue, 200);
+
+    for (const [{ client }, date] of [[first, '2026-04-01'], [second, '2026-04-02']] as const) {
+      await eventually(`${date} to sync`, async () => ((await syncStatus(client, date))[0]?.status === 'synced' ? true : undefined), 15_000);
+    }
+    const failed = await stack.db
+      .selectFrom('sync_days')
+      .select(['date', 'version', 'failed_version', 'last_error'])
+      .where('date', 'in', unsendable.map((row) => row.date))
+      .execute();
+    expect(failed).toHaveLength(3);
+    for (const row of failed) {
+      expect(row.failed_version).toBe(row.version);
+      expect(row.last_error).toBe(`Not sent: "${row.date}" is not a date from 1900-01-01 to 2100-12-31 as YYYY-MM-DD.`);
+    }
+  });
+});
+
+describe('a day job whose data can never be valid', () => {
+  it('fails at once, without retries, and the worker goes on with other days', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' }, env: { SYNC_QUIET_MS: '50' } });
+    const { client } = await connectedUser(stack);
+    // Queued by a version before the date bounds.
+    const invalid = await stack.syncQueue.add(JOB.syncDay, { userId: 1, kind: 'nutrition', date: '+010000-01-01' });
+    startWorker(stack.serviceApi());
+    await addMeal(client, meal);
+    await eventually('the day to sync', async () => ((await syncStatus(client, DATE))[0]?.status === 'synced' ? true : undefined));
+    await eventually('the invalid job to fail', async () => ((await invalid.getState()) === 'failed' ? true : undefined), 5_000);
+    expect((await stack.syncQueue.getJob(invalid.id!))!.attemptsMade).toBe(1);
   });
 });
