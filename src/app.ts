@@ -10,7 +10,7 @@ import type { Config } from './config.js';
 import { connectRoutes } from './connections/connect.routes.js';
 import type { TokenCipher } from './connections/token-crypto.js';
 import { dashboardPages } from './dashboard/dashboard.pages.js';
-import type { Db } from './db/database.js';
+import { checkDatabase, type Db } from './db/database.js';
 import type { Logger } from './logger.js';
 import { mealsApi } from './nutrition/meals.api.js';
 import { createMeals } from './nutrition/meals.js';
@@ -21,6 +21,7 @@ import { syncStatusApi } from './sync/sync-status.api.js';
 import { loadCurrentUser } from './web/authentication.js';
 import { createCsrfProtection } from './web/csrf.js';
 import { createPageRenderer } from './web/pages.js';
+import { readinessCheck } from './web/readiness.js';
 import { refuseForeignOrigin, requireJsonBody } from './web/request-guards.js';
 import { createSessionMiddleware } from './web/session.js';
 import { createViewRenderer } from './web/views.js';
@@ -32,7 +33,7 @@ export interface AppDependencies {
   sessionStore: Store;
   oauth: OAuthClient;
   cipher: TokenCipher;
-  /** For short-lived keys of the web (OAuth state claims); commands fail fast while Redis is away. */
+  /** For short-lived keys of the web (OAuth state claims) and /readyz; commands fail fast while Redis is away. */
   redis: Redis;
   syncQueue: Queue;
   clock: () => Date;
@@ -70,6 +71,7 @@ export function createApp(deps: AppDependencies): Express {
   app.get('/healthz', (_req, res) => {
     res.json({ ok: true });
   });
+  app.get('/readyz', readinessCheck({ database: () => checkDatabase(db), redis: () => redis.ping() }, logger));
 
   app.use(refuseForeignOrigin(config.appBaseUrl));
   app.use(createSessionMiddleware({ secret: config.sessionSecret, store: sessionStore, secure }));

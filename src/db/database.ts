@@ -32,3 +32,8 @@ function openSqlite(path: string): SQLite.Database {
   sqlite.pragma('foreign_keys = ON');
   return sqlite;
 }
+
+/** Resolves when the database answers a query that reads it (SQLite answers `select 1` without its file). */
+export async function checkDatabase(db: Db): Promise<void> {
+  await db.selectFrom('users').select('id').limit(1).execute();
+}
