@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import express, { type ErrorRequestHandler, type Express } from 'express';
+import express, { type Express } from 'express';
 import type { Store } from 'express-session';
 import helmet from 'helmet';
 import { accountApi } from './accounts/accounts.api.js';
@@ -20,6 +20,7 @@ import { createDayChangeHint } from './sync/hint.js';
 import { syncStatusApi } from './sync/sync-status.api.js';
 import { loadCurrentUser } from './web/authentication.js';
 import { createCsrfProtection } from './web/csrf.js';
+import { createErrorHandler } from './web/error-handler.js';
 import { createPageRenderer } from './web/pages.js';
 import { readinessCheck } from './web/readiness.js';
 import { refuseForeignOrigin, requireJsonBody } from './web/request-guards.js';
@@ -107,28 +108,7 @@ export function createApp(deps: AppDependencies): Express {
     renderPage(req, res, 'error', { title: 'Not found', heading: 'Page not found', message: 'There is nothing at this address.' }, 404);
   });
 
-  app.use(((error, req, res, _next) => {
-    const status = clientErrorStatus(error);
-    if (status === undefined) logger.error({ err: error, method: req.method, path: req.path }, 'request failed');
-    const message =
-      status === undefined ? 'Something went wrong on our side. Please try again.' : errorMessage(error);
-    // 5xx details stay in the log; the person sees a plain sentence.
-    if (req.path.startsWith('/api/')) {
-      res.status(status ?? 500).json({ error: status === undefined ? 'internal_error' : 'bad_request', message });
-    } else {
-      renderPage(req, res, 'error', { title: 'Error', heading: 'That did not work', message }, status ?? 500);
-    }
-  }) satisfies ErrorRequestHandler);
+  app.use(createErrorHandler({ logger, renderPage }));
 
   return app;
-}
-
-/** The 4xx status that middleware (body parsers, CSRF) attached to an error, if any. */
-function clientErrorStatus(error: unknown): number | undefined {
-  const status = typeof error === 'object' && error !== null && 'status' in error ? error.status : undefined;
-  return typeof status === 'number' && status >= 400 && status < 500 ? status : undefined;
-}
-
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : 'The request was not valid.';
 }

@@ -17,7 +17,8 @@ const SESSION_TTL_SECONDS = 14 * 24 * 3600;
 
 /** Sessions live in Redis under `<prefix>:session:`, so every web process sees every session. */
 export async function createRedisSessionStore(redisUrl: string, prefix: string) {
-  const client = createClient({ url: redisUrl });
+  // While Redis is away a request that needs its session fails at once (503) instead of waiting.
+  const client = createClient({ url: redisUrl, disableOfflineQueue: true });
   client.on('error', () => {
     // node-redis reconnects by itself; a request that needs the store meanwhile fails and is logged.
   });
