@@ -105,6 +105,7 @@ const envSchema = z.object({
   MEAL_NAME_MAX_LENGTH: positiveInt('a number of characters, e.g. 120', 120),
   MEAL_MAX_GRAMS: positiveInt('grams, e.g. 1000', 1000),
   MEAL_MAX_KCAL: positiveInt('kilocalories, e.g. 10000', 10_000),
+  SHUTDOWN_TIMEOUT_MS: positiveInt('milliseconds, e.g. 10000', 10_000),
   ATHLETE_SCOPES: z
     .string()
     .prefault('workout:read workout:write health:write nutrition:write')
@@ -143,6 +144,7 @@ function toConfig(env: z.infer<typeof envSchema>) {
     logLevel: env.LOG_LEVEL,
     appBaseUrl: env.APP_BASE_URL,
     port: env.PORT,
+    shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
     database: env.DATABASE_URL,
     redis: { url: env.REDIS_URL, prefix: env.REDIS_PREFIX },
     tokenRefreshMarginS: env.TOKEN_REFRESH_MARGIN_S,
