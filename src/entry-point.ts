@@ -37,7 +37,7 @@ const RELAYED_SIGNAL_WINDOW_MS = 1000;
  */
 export function closeOnSignal(steps: ShutdownStep[], { timeoutMs, logger }: ShutdownOptions): void {
   let firstSignalAt: number | undefined;
-  let pending = steps[0]?.what ?? 'nothing';
+  let pending = 'nothing';
 
   const giveUp = (reason: string) => {
     logger.error({ pending }, `${reason}: gave up waiting for ${pending}`);
