@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import express, { type ErrorRequestHandler, type Express } from 'express';
+import express, { type Express } from 'express';
 import type { Store } from 'express-session';
 import helmet from 'helmet';
 import { accountApi } from './accounts/accounts.api.js';
@@ -13,7 +13,7 @@ import type { Config } from './config.js';
 import { connectRoutes } from './connections/connect.routes.js';
 import type { TokenCipher } from './connections/token-crypto.js';
 import { dashboardPages } from './dashboard/dashboard.pages.js';
-import type { Db } from './db/database.js';
+import { checkDatabase, type Db } from './db/database.js';
 import type { Logger } from './logger.js';
 import { mealsApi } from './nutrition/meals.api.js';
 import { createMeals } from './nutrition/meals.js';
@@ -24,7 +24,9 @@ import { syncStatusApi } from './sync/sync-status.api.js';
 import { loadCurrentUser } from './web/authentication.js';
 import { createCsrfProtection } from './web/csrf.js';
 import { noStore } from './web/no-store.js';
+import { createErrorHandler } from './web/error-handler.js';
 import { createPageRenderer } from './web/pages.js';
+import { readinessCheck } from './web/readiness.js';
 import { refuseForeignOrigin, requireJsonBody } from './web/request-guards.js';
 import { createSessionMiddleware } from './web/session.js';
 import { createViewRenderer } from './web/views.js';
@@ -36,7 +38,7 @@ export interface AppDependencies {
   sessionStore: Store;
   oauth: OAuthClient;
   cipher: TokenCipher;
-  /** For short-lived keys of the web (OAuth state claims); commands fail fast while Redis is away. */
+  /** For short-lived keys of the web (OAuth state claims) and /readyz; commands fail fast while Redis is away. */
   redis: Redis;
   syncQueue: Queue;
   clock: () => Date;
@@ -80,6 +82,7 @@ export function createApp(deps: AppDependencies): Express {
   app.get('/healthz', (_req, res) => {
     res.json({ ok: true });
   });
+  app.get('/readyz', readinessCheck({ database: () => checkDatabase(db), redis: () => redis.ping() }, logger));
 
   // Everything from here on is per person: the pages and every answer of the JSON API.
   app.use(noStore);
@@ -119,28 +122,7 @@ export function createApp(deps: AppDependencies): Express {
     renderPage(req, res, 'error', { title: 'Not found', heading: 'Page not found', message: 'There is nothing at this address.' }, 404);
   });
 
-  app.use(((error, req, res, _next) => {
-    const status = clientErrorStatus(error);
-    if (status === undefined) logger.error({ err: error, method: req.method, path: req.path }, 'request failed');
-    const message =
-      status === undefined ? 'Something went wrong on our side. Please try again.' : errorMessage(error);
-    // 5xx details stay in the log; the person sees a plain sentence.
-    if (req.path.startsWith('/api/')) {
-      res.status(status ?? 500).json({ error: status === undefined ? 'internal_error' : 'bad_request', message });
-    } else {
-      renderPage(req, res, 'error', { title: 'Error', heading: 'That did not work', message }, status ?? 500);
-    }
-  }) satisfies ErrorRequestHandler);
+  app.use(createErrorHandler({ logger, renderPage }));
 
   return app;
-}
-
-/** The 4xx status that middleware (body parsers, CSRF) attached to an error, if any. */
-function clientErrorStatus(error: unknown): number | undefined {
-  const status = typeof error === 'object' && error !== null && 'status' in error ? error.status : undefined;
-  return typeof status === 'number' && status >= 400 && status < 500 ? status : undefined;
-}
-
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : 'The request was not valid.';
 }

@@ -109,6 +109,7 @@ const envSchema = z.object({
   MEAL_MAX_KCAL: positiveInt('kilocalories, e.g. 10000', 10_000),
   SIGNIN_FAILURES_PER_ADDRESS_PER_HOUR: positiveInt('a number of failed sign-ins, e.g. 50', 50),
   SIGNUPS_PER_ADDRESS_PER_HOUR: positiveInt('a number of sign-ups, e.g. 20', 20),
+  SHUTDOWN_TIMEOUT_MS: positiveInt('milliseconds, e.g. 10000', 10_000),
   ATHLETE_SCOPES: z
     .string()
     .prefault('workout:read workout:write health:write nutrition:write')
@@ -158,6 +159,7 @@ function toConfig(env: z.infer<typeof envSchema>) {
     logLevel: env.LOG_LEVEL,
     appBaseUrl: env.APP_BASE_URL,
     port: env.PORT,
+    shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
     database: env.DATABASE_URL,
     redis: { url: env.REDIS_URL, prefix: env.REDIS_PREFIX },
     tokenRefreshMarginS: env.TOKEN_REFRESH_MARGIN_S,

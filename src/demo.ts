@@ -5,6 +5,7 @@ import { migrateToLatest } from './db/migrate.js';
 import { startEntryPoint, stopChild, waitForHealthy } from './dev/child-processes.js';
 import { findRedis } from './dev/find-redis.js';
 import { closeOnSignal, runEntryPoint } from './entry-point.js';
+import { createLogger } from './logger.js';
 
 /**
  * `npm run demo`: the sandbox, the web app and a worker, each in its own process, wired together
@@ -60,7 +61,10 @@ runEntryPoint(async () => {
     await Promise.all(children.map(stopChild));
     await redis.stop();
   };
-  closeOnSignal(stopAll);
+  closeOnSignal([{ what: 'the sandbox, web and worker processes', close: stopAll }], {
+    timeoutMs: config.shutdownTimeoutMs,
+    logger: createLogger(config.logLevel, 'demo'),
+  });
   for (const child of children) {
     child.once('exit', (code) => {
       if (stopping) return;

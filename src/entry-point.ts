@@ -1,4 +1,5 @@
 import { StartupError } from './errors.js';
+import type { Logger } from './logger.js';
 
 /**
  * Runs an entry point's start-up; a failure stops the process with exit code 1.
@@ -11,20 +12,61 @@ export function runEntryPoint(start: () => Promise<void>): void {
   });
 }
 
-/** Calls `close` once on SIGINT or SIGTERM, then lets the process end. */
-export function closeOnSignal(close: () => Promise<void>): void {
-  let closing = false;
-  const onSignal = () => {
-    if (closing) return;
-    closing = true;
-    close().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        console.error(error);
-        process.exit(1);
-      },
-    );
+/** One part of a graceful stop: what it closes (the log names it if it never finishes) and how. */
+export interface ShutdownStep {
+  what: string;
+  close: () => Promise<unknown> | void;
+}
+
+export interface ShutdownOptions {
+  /** SHUTDOWN_TIMEOUT_MS: after this the process exits anyway. */
+  timeoutMs: number;
+  logger: Logger;
+}
+
+/**
+ * Ctrl+C under `npm run` or tsx delivers the signal twice within milliseconds (to the whole
+ * process group, and relayed by the parent); only a signal after this is a person's second one.
+ */
+const RELAYED_SIGNAL_WINDOW_MS = 1000;
+
+/**
+ * On SIGINT or SIGTERM, closes `steps` in order, then exits 0. A step that fails, a stop that
+ * takes longer than `timeoutMs` (say, a worker waiting for a Redis that is down) or a second
+ * signal exits 1 at once, with one log line naming the step it gave up on.
+ */
+export function closeOnSignal(steps: ShutdownStep[], { timeoutMs, logger }: ShutdownOptions): void {
+  let firstSignalAt: number | undefined;
+  let pending = 'nothing';
+
+  const giveUp = (reason: string) => {
+    logger.error({ pending }, `${reason}: gave up waiting for ${pending}`);
+    process.exit(1);
   };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+
+  const closeInOrder = async () => {
+    for (const step of steps) {
+      pending = step.what;
+      await step.close();
+    }
+  };
+
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (firstSignalAt === undefined) {
+      firstSignalAt = Date.now();
+      logger.info({ signal }, 'shutting down');
+      setTimeout(() => giveUp(`shutdown took longer than SHUTDOWN_TIMEOUT_MS (${timeoutMs} ms)`), timeoutMs);
+      closeInOrder().then(
+        () => process.exit(0),
+        (error: unknown) => {
+          logger.error({ err: error, pending }, `shutdown failed while closing ${pending}`);
+          process.exit(1);
+        },
+      );
+    } else if (Date.now() - firstSignalAt >= RELAYED_SIGNAL_WINDOW_MS) {
+      giveUp(`second ${signal}`);
+    }
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
 }

@@ -38,11 +38,14 @@ runEntryPoint(async () => {
 
   syncQueue.on('error', (error) => logger.warn({ err: error }, 'sync queue: Redis error'));
 
-  closeOnSignal(async () => {
-    await new Promise((resolve) => server.close(resolve));
-    await syncQueue.close();
-    redis.disconnect();
-    await sessions.close();
-    await db.destroy();
-  });
+  closeOnSignal(
+    [
+      { what: 'the HTTP server (requests in flight)', close: () => new Promise((resolve) => server.close(resolve)) },
+      { what: 'the sync queue', close: () => syncQueue.close() },
+      { what: 'the Redis connection', close: () => redis.disconnect() },
+      { what: 'the session store', close: () => sessions.close() },
+      { what: 'the database', close: () => db.destroy() },
+    ],
+    { timeoutMs: config.shutdownTimeoutMs, logger },
+  );
 });

@@ -36,11 +36,14 @@ runEntryPoint(async () => {
   await worker.waitUntilReady();
   logger.info({ concurrency: config.sync.concurrency }, 'worker ready');
 
-  closeOnSignal(async () => {
-    // Lets running jobs finish; a job cut short by a kill is retried, its day still dirty.
-    await worker.close();
-    await queue.close();
-    redis.disconnect();
-    await db.destroy();
-  });
+  closeOnSignal(
+    [
+      // Lets running jobs finish; a job cut short by a kill is retried, its day still dirty.
+      { what: 'the worker (its running jobs)', close: () => worker.close() },
+      { what: 'the sync queue', close: () => queue.close() },
+      { what: 'the Redis connection', close: () => redis.disconnect() },
+      { what: 'the database', close: () => db.destroy() },
+    ],
+    { timeoutMs: config.shutdownTimeoutMs, logger },
+  );
 });

@@ -80,6 +80,7 @@ describe('loadConfig', () => {
     ['ATHLETE_BASE_URL', 'http://athlete.example.com', 'must be https'],
     ['ATHLETE_SCOPES', 'nutrition:write calories:write', 'one or more of profile:read'],
     ['ATHLETE_SCOPES', ' ', 'one or more of profile:read'],
+    ['SHUTDOWN_TIMEOUT_MS', '0', 'milliseconds'],
   ])('refuses %s=%j saying what it expects', (variable, value, expectation) => {
     const message = configErrorFor({ ...validEnv, [variable]: value });
     expect(message).toContain(`${variable} must be`);

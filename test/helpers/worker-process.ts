@@ -1,9 +1,24 @@
+import { fileURLToPath } from 'node:url';
 import { start, type Running } from './processes.js';
 import type { Stack } from './stack.js';
 
+const WORKER_ENTRY_POINT = fileURLToPath(new URL('../../src/worker.ts', import.meta.url));
+
 /** `npm run worker` in its own process, configured like the stack's app, once it says it is ready. */
 export async function startWorkerProcess(stack: Stack, env: Record<string, string> = {}): Promise<Running> {
-  const worker = start('npm', ['run', '--silent', 'worker'], {
+  return ready(start('npm', ['run', '--silent', 'worker'], workerEnvironment(stack, env)));
+}
+
+/**
+ * The worker's entry point run by node itself, without npm in between (npm exits at once on
+ * SIGTERM): a signal reaches only the worker, and the exit code is the worker's own.
+ */
+export async function startWorkerEntryPoint(stack: Stack, env: Record<string, string> = {}): Promise<Running> {
+  return ready(start(process.execPath, ['--import', 'tsx', WORKER_ENTRY_POINT], workerEnvironment(stack, env)));
+}
+
+function workerEnvironment(stack: Stack, env: Record<string, string>): NodeJS.ProcessEnv {
+  return {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
     TZ: process.env.TZ,
@@ -12,7 +27,10 @@ export async function startWorkerProcess(stack: Stack, env: Record<string, strin
     SYNC_SWEEP_INTERVAL_MS: '1000',
     WORKER_LOCK_DURATION_MS: '3000',
     ...env,
-  });
+  };
+}
+
+async function ready(worker: Running): Promise<Running> {
   await worker.waitForOutput(/worker ready/);
   return worker;
 }

@@ -1,0 +1,77 @@
+import type { ErrorRequestHandler } from 'express';
+import { DatabaseBusyError } from '../db/database-busy-error.js';
+import type { Logger } from '../logger.js';
+import { isRedisUnavailable } from '../queue/redis-unavailable.js';
+import type { RenderPage } from './pages.js';
+
+/** How a failed request is answered: the status, the API's error code and a sentence for the person. */
+interface Answer {
+  status: number;
+  error: string;
+  message: string;
+  retryAfterS?: number;
+  /** Failures on our side are logged with their details, which the person never sees. */
+  log?: 'warn' | 'error';
+}
+
+const DATABASE_BUSY: Answer = {
+  status: 503,
+  error: 'busy',
+  message: 'Too many changes are being saved right now. Please try again in a moment.',
+  retryAfterS: 1,
+  log: 'warn',
+};
+
+const REDIS_UNAVAILABLE: Answer = {
+  status: 503,
+  error: 'unavailable',
+  message: 'The app is unavailable for a moment. Please try again shortly.',
+  log: 'warn',
+};
+
+const INTERNAL_ERROR: Answer = {
+  status: 500,
+  error: 'internal_error',
+  message: 'Something went wrong on our side. Please try again.',
+  log: 'error',
+};
+
+/** The last middleware: answers every error, JSON under /api/ and an error page elsewhere. */
+export function createErrorHandler({ logger, renderPage }: { logger: Logger; renderPage: RenderPage }): ErrorRequestHandler {
+  return (error, req, res, _next) => {
+    const request = { method: req.method, path: req.path };
+    if (res.headersSent) {
+      logger.error({ err: error, ...request }, 'request failed after its response had started; connection closed');
+      // What Express's default handler does here, without its printing the error outside the log.
+      req.socket.destroy();
+      return;
+    }
+    const answer = answerFor(error);
+    if (answer.log) logger[answer.log]({ err: error, ...request }, 'request failed');
+    if (answer.retryAfterS !== undefined) res.set('Retry-After', String(answer.retryAfterS));
+    if (req.path.startsWith('/api/')) {
+      res.status(answer.status).json({ error: answer.error, message: answer.message });
+    } else {
+      renderPage(req, res, 'error', { title: 'Error', heading: 'That did not work', message: answer.message }, answer.status);
+    }
+  };
+}
+
+/** The one place that decides what kind of failure an error is. */
+function answerFor(error: unknown): Answer {
+  if (error instanceof DatabaseBusyError) return DATABASE_BUSY;
+  if (isRedisUnavailable(error)) return REDIS_UNAVAILABLE;
+  const status = clientErrorStatus(error);
+  if (status !== undefined) return { status, error: 'bad_request', message: errorMessage(error) };
+  return INTERNAL_ERROR;
+}
+
+/** The 4xx status that middleware (body parsers, CSRF) attached to an error, if any. */
+function clientErrorStatus(error: unknown): number | undefined {
+  const status = typeof error === 'object' && error !== null && 'status' in error ? error.status : undefined;
+  return typeof status === 'number' && status >= 400 && status < 500 ? status : undefined;
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : 'The request was not valid.';
+}
