@@ -1,0 +1,186 @@
+import fc from 'fast-check';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signUpNewUser } from '../helpers/flows.js';
+import type { CookieClient } from '../helpers/http-client.js';
+import { addMeal } from '../helpers/meals.js';
+import { startStack, type Stack } from '../helpers/stack.js';
+
+/**
+ * Every JSON route, fed random and hostile bodies, parameters and queries: the app answers each
+ * with a 2xx or a 4xx, never a 5xx, and a 4xx leaves the database and Redis as they were.
+ */
+
+const RUNS = 2500;
+
+let stack: Stack;
+let redis: Redis;
+let signedIn: CookieClient;
+let anonymous: CookieClient;
+let existingMealId: number;
+
+beforeAll(async () => {
+  stack = await startStack();
+  redis = new Redis(stack.config.redis.url);
+  signedIn = stack.browser();
+  await signUpNewUser(signedIn, 'America/New_York');
+  existingMealId = (await addMeal(signedIn, { name: 'Oats', carbs: 60, logged_at: '2026-03-10T08:15:00-05:00' })).id;
+  anonymous = stack.browser();
+});
+afterAll(async () => {
+  redis.disconnect();
+  await stack.close();
+});
+
+/** Every row of every table, so a refused request can be shown to have changed nothing. */
+async function databaseSnapshot(): Promise<string> {
+  const tables = (await stack.db.introspection.getTables()).map((table) => table.name).sort();
+  const contents = await Promise.all(
+    tables.map(async (table) => [table, await stack.db.selectFrom(table as 'users').selectAll().execute()]),
+  );
+  return JSON.stringify(contents);
+}
+
+/**
+ * Every key under the stack's prefix with its value. A session's cookie expiry moves on every
+ * request (sliding idle timeout) and failed sign-ins are counted on purpose (throttling), so
+ * those two are not changes a refused request must avoid.
+ */
+async function redisSnapshot(): Promise<string> {
+  const prefix = stack.config.redis.prefix;
+  const keys = (await redis.keys(`${prefix}:*`)).filter((key) => !key.startsWith(`${prefix}:attempts:`)).sort();
+  const entries = await Promise.all(keys.map(async (key) => [key, await valueOf(key)]));
+  return JSON.stringify(entries);
+}
+
+async function valueOf(key: string): Promise<unknown> {
+  const type = await redis.type(key);
+  if (type !== 'string') return [type, await redis.dump(key)];
+  const value = (await redis.get(key)) ?? '';
+  if (!key.includes(':session:')) return value;
+  const { cookie: _movesOnEveryRequest, ...session } = JSON.parse(value) as Record<string, unknown>;
+  return session;
+}
+
+const hostileDates = fc.constantFrom(
+  '9999-12-31T23:30:00Z',
+  '0000-01-01T00:00:00Z',
+  '+010000-01-01',
+  '-000001-12-31',
+  '1899-12-31T23:59:59Z',
+  '1900-01-01T00:00:00+14:00',
+  '2100-12-31T23:59:59-12:00',
+  '2026-02-30',
+  '2026-11-23T10:00:00+00:53:28',
+  '1910-06-01T12:00:00',
+  '2026-03-29T02:30:00',
+  '2026-11-23T10:00:00.123456Z',
+  '2026-11-23',
+);
+const hostileStrings = fc.oneof(
+  fc.string({ unit: 'binary', maxLength: 40 }),
+  fc.constantFrom('', ' ', '\u0000', 'Oats\u0007', '\u202Eevil', '0x10', '0b101', '1e3', 'NaN', 'Infinity', '__proto__', 'x'.repeat(5000)),
+  hostileDates,
+);
+const hostileNumbers = fc.oneof(
+  fc.double(),
+  fc.integer(),
+  fc.constantFrom(1e308, -1e308, 5e-324, -0, 2 ** 53, -(2 ** 53), 0.1 + 0.2, 1000.0000001),
+);
+const hostileValue = fc.oneof(hostileStrings, hostileNumbers, fc.jsonValue({ maxDepth: 3 }), fc.constant(null));
+
+const MEAL_FIELDS = ['name', 'carbs', 'protein', 'fat', 'kcal', 'absorptionType', 'logged_at'];
+const ACCOUNT_FIELDS = ['email', 'password', 'timezone'];
+const fieldName = fc.oneof(fc.constantFrom(...MEAL_FIELDS, ...ACCOUNT_FIELDS, '__proto__', 'constructor'), fc.string({ maxLength: 12 }));
+
+const validMeal = { name: 'Oats', carbs: 60, logged_at: '2026-03-10T08:15:00+01:00' };
+const validAccount = { email: 'fuzz@example.com', password: 'a long password', timezone: 'Europe/Berlin' };
+
+/** A valid body with one field made hostile reaches deeper than noise; noise and raw text cover the rest. */
+const body = (valid: Record<string, unknown>) =>
+  fc.oneof(
+    fc.record({ field: fieldName, value: hostileValue }).map(({ field, value }) => JSON.stringify({ ...valid, [field]: value })),
+    fc.dictionary(fieldName, hostileValue, { maxKeys: 8 }).map((value) => JSON.stringify(value)),
+    hostileValue.map((value) => JSON.stringify(value)),
+    fc.constantFrom(
+      '{"name":"a","name":"b","carbs":1,"logged_at":"2026-03-10T08:15:00Z"}',
+      '{"__proto__":{"carbs":1},"name":"Oats","carbs":1,"logged_at":"2026-03-10T08:15:00Z"}',
+      '{"constructor":{"prototype":{"admin":true}}}',
+      '{"name":',
+      '',
+      'null',
+      '[]',
+      '"text"',
+      '{"carbs":1e999}',
+    ),
+  );
+
+/** Stands for the id of a meal the signed-in user owns, known only once the test has started. */
+const EXISTING_MEAL = 'existing-meal';
+const pathSegment = fc.oneof(
+  fc.constantFrom(EXISTING_MEAL, '0', '-1', '1.5', '1e3', '9'.repeat(40), '%00', '..', 'NaN'),
+  fc.string({ maxLength: 12 }).map(encodeURIComponent),
+);
+const queryValue = fc.oneof(hostileStrings, hostileDates).map(encodeURIComponent);
+const query = (names: string[]) =>
+  fc
+    .array(fc.tuple(fc.oneof(fc.constantFrom(...names), fc.string({ maxLength: 6 }).map(encodeURIComponent)), queryValue), { maxLength: 4 })
+    .map((pairs) => pairs.map(([name, value]) => `${name}=${value}`).join('&'));
+
+interface ApiRequest {
+  client: 'signedIn' | 'anonymous';
+  method: string;
+  path: string;
+  body?: string;
+}
+
+/** Sign-up and sign-in hash a password (tens of milliseconds each), so they are drawn less often. */
+const request: fc.Arbitrary<ApiRequest> = fc.oneof(
+  { weight: 4, arbitrary: body(validMeal).map((text) => ({ client: 'signedIn' as const, method: 'POST', path: '/api/meals', body: text })) },
+  {
+    weight: 3,
+    arbitrary: fc
+      .tuple(pathSegment, body({ carbs: 12 }))
+      .map(([id, text]) => ({ client: 'signedIn' as const, method: 'PATCH', path: `/api/meals/${id}`, body: text })),
+  },
+  { weight: 2, arbitrary: pathSegment.map((id) => ({ client: 'signedIn' as const, method: 'DELETE', path: `/api/meals/${id}` })) },
+  { weight: 2, arbitrary: query(['date']).map((q) => ({ client: 'signedIn' as const, method: 'GET', path: `/api/meals?${q}` })) },
+  { weight: 2, arbitrary: query(['from', 'to']).map((q) => ({ client: 'signedIn' as const, method: 'GET', path: `/api/sync/status?${q}` })) },
+  { weight: 1, arbitrary: fc.constant({ client: 'signedIn' as const, method: 'GET', path: '/api/me' }) },
+  { weight: 1, arbitrary: body(validAccount).map((text) => ({ client: 'anonymous' as const, method: 'POST', path: '/api/signup', body: text })) },
+  { weight: 1, arbitrary: body(validAccount).map((text) => ({ client: 'anonymous' as const, method: 'POST', path: '/api/login', body: text })) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(fc.constantFrom('GET', 'POST', 'PUT', 'DELETE'), fc.string({ maxLength: 12 }).map(encodeURIComponent))
+      .map(([method, rest]) => ({ client: 'signedIn' as const, method, path: `/api/${rest}` })),
+  },
+);
+
+async function send({ client, method, path, body: text }: ApiRequest): Promise<Response> {
+  const sender = client === 'signedIn' ? signedIn : anonymous;
+  const headers = text === undefined ? undefined : { 'content-type': 'application/json' };
+  const response = await sender.request(path.replace(EXISTING_MEAL, String(existingMealId)), { method, headers, body: text });
+  await response.arrayBuffer();
+  return response;
+}
+
+describe('the JSON API under random and hostile input', () => {
+  it(`answers ${RUNS} requests with 2xx or 4xx only, and every 4xx changes nothing`, { timeout: 120_000 }, async () => {
+    const statuses = new Map<number, number>();
+    await fc.assert(
+      fc.asyncProperty(request, async (apiRequest) => {
+        const before = [await databaseSnapshot(), await redisSnapshot()];
+        const response = await send(apiRequest);
+        statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
+        expect(response.status, `${apiRequest.method} ${apiRequest.path}`).toBeLessThan(500);
+        if (response.status >= 400) expect([await databaseSnapshot(), await redisSnapshot()]).toEqual(before);
+      }),
+      { numRuns: RUNS },
+    );
+    // The generators must reach both sides: some requests are accepted, most are refused.
+    const accepted = [...statuses].filter(([status]) => status < 300).reduce((sum, [, count]) => sum + count, 0);
+    expect(accepted).toBeGreaterThan(0);
+    expect(accepted).toBeLessThan(RUNS);
+  });
+});
