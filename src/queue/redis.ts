@@ -1,4 +1,6 @@
+import { once } from 'node:events';
 import { Redis } from 'ioredis';
+import { StartupError } from '../errors.js';
 
 /**
  * A connection for BullMQ workers and the app's locks. `maxRetriesPerRequest: null` is what
@@ -18,6 +20,21 @@ export function createProducerConnection(url: string): Redis {
   redis.on('error', () => {
     // ioredis reconnects by itself; each failed command is reported where it was made.
   });
+  return redis;
+}
+
+/**
+ * The producer connection, once it is ready: the web's first request must not find it still
+ * connecting, when its commands would fail at once. An unreachable Redis stops the start-up.
+ */
+export async function connectProducer(url: string): Promise<Redis> {
+  const redis = createProducerConnection(url);
+  try {
+    await once(redis, 'ready');
+  } catch (error) {
+    redis.disconnect();
+    throw new StartupError(`Redis at ${new URL(url).host} cannot be reached (${error instanceof Error ? error.message : error}).`);
+  }
   return redis;
 }
 
