@@ -1,6 +1,7 @@
 import { expect } from 'vitest';
 import type { MealView } from '../../src/nutrition/meals.js';
 import { bodyOf, type CookieClient } from './http-client.js';
+import type { Stack } from './stack.js';
 
 /** Adds a meal item through the JSON API, as the partner's app would. */
 export async function addMeal(client: CookieClient, body: Record<string, unknown>): Promise<MealView> {
@@ -33,4 +34,15 @@ export interface DayStatus {
 
 export async function syncStatus(client: CookieClient, from: string, to = from): Promise<DayStatus[]> {
   return (await bodyOf<{ days: DayStatus[] }>(await client.get(`/api/sync/status?from=${from}&to=${to}`))).days;
+}
+
+/** The ids of every meal item stored for the person with this email, read from the store itself. */
+export async function storedMealIds(stack: Stack, email: string): Promise<number[]> {
+  const rows = await stack.db
+    .selectFrom('meal_items')
+    .innerJoin('users', 'users.id', 'meal_items.user_id')
+    .select('meal_items.id')
+    .where('users.email', '=', email)
+    .execute();
+  return rows.map((row) => row.id);
 }

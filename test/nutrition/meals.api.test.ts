@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MealView } from '../../src/nutrition/meals.js';
 import { signUpNewUser } from '../helpers/flows.js';
-import { addMeal, syncStatus } from '../helpers/meals.js';
+import { addMeal, storedMealIds, syncStatus } from '../helpers/meals.js';
 import { bodyOf, type ApiError, type CookieClient } from '../helpers/http-client.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 
@@ -95,13 +95,7 @@ describe('POST /api/meals', () => {
       fields: ['logged_at'],
       message: 'logged_at must fall between 1900-01-01 and 2100-12-31, both in UTC and in its local time',
     });
-    const stored = await stack.db
-      .selectFrom('meal_items')
-      .innerJoin('users', 'users.id', 'meal_items.user_id')
-      .select('meal_items.id')
-      .where('users.email', '=', email)
-      .execute();
-    expect(stored).toEqual([]);
+    expect(await storedMealIds(stack, email)).toEqual([]);
   });
 
   it('takes the first and the last supported dates', async () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MealView } from '../../src/nutrition/meals.js';
 import { signUpNewUser } from '../helpers/flows.js';
-import { addMeal } from '../helpers/meals.js';
+import { addMeal, storedMealIds } from '../helpers/meals.js';
 import { bodyOf, hiddenField, type CookieClient } from '../helpers/http-client.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 
@@ -59,13 +59,7 @@ describe('the meals page’s form', () => {
     const response = await postForm(client, '/meals', { ...item, date, carbs: '60' });
     expect(response.status).toBe(400);
     expect(await response.text()).toContain(message);
-    const stored = await stack.db
-      .selectFrom('meal_items')
-      .innerJoin('users', 'users.id', 'meal_items.user_id')
-      .select('meal_items.id')
-      .where('users.email', '=', email)
-      .execute();
-    expect(stored).toEqual([]);
+    expect(await storedMealIds(stack, email)).toEqual([]);
   });
 
   it('answers 404 to a delete of an item that is not the user’s or does not exist, and deletes nothing', async () => {
