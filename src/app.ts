@@ -66,8 +66,9 @@ export function createApp(deps: AppDependencies): Express {
   const secure = config.appBaseUrl.startsWith('https:');
 
   app.disable('x-powered-by');
-  // Behind a TLS-terminating proxy, trust its X-Forwarded-Proto so Secure cookies are set.
-  if (secure) app.set('trust proxy', 1);
+  // Behind a load balancer, its X-Forwarded-* headers give the client's address and protocol
+  // (Secure cookies, per-address limits); only the proxies named by TRUST_PROXY are believed.
+  app.set('trust proxy', config.trustProxy);
   app.use(
     helmet({
       // Over plain http (the local demo) neither upgrade requests nor pin https.

@@ -44,6 +44,29 @@ const encryptionKey = z
   .transform((value) => Buffer.from(value, 'base64'))
   .refine((key) => key.length === 32, expecting(ENCRYPTION_KEY_HINT));
 
+const TRUST_PROXY_HINT =
+  'the number of proxies in front of the app (e.g. 1), or their addresses: comma-separated IPs, CIDR ranges, or loopback, linklocal, uniquelocal';
+
+/**
+ * Which proxies' X-Forwarded-* headers to believe (Express's "trust proxy"): a hop count, or the
+ * proxies' own addresses. Never "every address": a client could then claim any address and
+ * escape the per-address sign-in limits.
+ */
+const trustProxy = z.union([
+  z
+    .string()
+    .regex(/^\d+$/)
+    .transform((hops) => Number(hops)),
+  z
+    .string()
+    .transform((value) => value.split(',').map((entry) => entry.trim()))
+    .pipe(
+      z.array(
+        z.union([z.ipv4(), z.ipv6(), z.cidrv4(), z.cidrv6(), z.enum(['loopback', 'linklocal', 'uniquelocal'])]),
+      ),
+    ),
+], expecting(TRUST_PROXY_HINT));
+
 const nonEmpty = (what: string) => z.string(expecting(what)).min(1, expecting(what));
 
 const positiveInt = (what: string, fallback: number) =>
@@ -52,6 +75,7 @@ const positiveInt = (what: string, fallback: number) =>
 const envSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   APP_BASE_URL: baseUrl,
+  TRUST_PROXY: trustProxy.optional(),
   PORT: z.coerce
     .number(expecting('a port number (0-65535)'))
     .int(expecting('a port number (0-65535)'))
@@ -158,6 +182,8 @@ function toConfig(env: z.infer<typeof envSchema>) {
   return {
     logLevel: env.LOG_LEVEL,
     appBaseUrl: env.APP_BASE_URL,
+    // Unset: one proxy when the app is served over https (a TLS-terminating proxy), none over http.
+    trustProxy: env.TRUST_PROXY ?? (env.APP_BASE_URL.startsWith('https:') ? 1 : false),
     port: env.PORT,
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
     database: env.DATABASE_URL,

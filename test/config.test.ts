@@ -81,10 +81,21 @@ describe('loadConfig', () => {
     ['ATHLETE_SCOPES', 'nutrition:write calories:write', 'one or more of profile:read'],
     ['ATHLETE_SCOPES', ' ', 'one or more of profile:read'],
     ['SHUTDOWN_TIMEOUT_MS', '0', 'milliseconds'],
+    ['TRUST_PROXY', 'true', 'the number of proxies'],
+    ['TRUST_PROXY', '10.0.0.1, not-an-address', 'the number of proxies'],
   ])('refuses %s=%j saying what it expects', (variable, value, expectation) => {
     const message = configErrorFor({ ...validEnv, [variable]: value });
     expect(message).toContain(`${variable} must be`);
     expect(message).toContain(expectation);
+  });
+
+  it.each([
+    [{ APP_BASE_URL: 'https://sync.example.com' }, 1],
+    [{ APP_BASE_URL: 'http://localhost:3000' }, false],
+    [{ TRUST_PROXY: '2' }, 2],
+    [{ TRUST_PROXY: '10.0.0.0/8, 192.168.1.7, loopback' }, ['10.0.0.0/8', '192.168.1.7', 'loopback']],
+  ])('trusts the proxies TRUST_PROXY names (%j → %j)', (env, trusted) => {
+    expect(loadConfig({ ...validEnv, ...env }).trustProxy).toEqual(trusted);
   });
 
   it.each(['http://localhost:4100', 'http://127.0.0.1:4100', 'http://[::1]:4100'])(
