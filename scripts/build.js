@@ -41,15 +41,12 @@ function staleness() {
   return changed.length > 0 ? `dist/ is older than ${changed.join(', ')}` : undefined;
 }
 
-/**
- * TypeScript is a devDependency: absent after `npm ci --omit=dev`, and then `problem` stops the build.
- * @param {string} problem
- */
-function findCompiler(problem) {
+/** TypeScript is a devDependency: absent after `npm ci --omit=dev`. */
+function findCompiler() {
   try {
     return join(dirname(createRequire(import.meta.url).resolve('typescript/package.json')), 'bin', 'tsc');
   } catch {
-    return fail(problem);
+    return undefined;
   }
 }
 
@@ -73,13 +70,13 @@ function build(compiler) {
 }
 
 if (!process.argv.includes('--if-stale')) {
-  build(findCompiler('TypeScript (a devDependency) is not installed: `npm ci` installs it.'));
+  build(findCompiler() ?? fail('TypeScript (a devDependency) is not installed: `npm ci` installs it.'));
 } else {
   const reason = staleness();
   if (reason !== undefined) {
-    const compiler = findCompiler(
-      `${reason}, and TypeScript (a devDependency) is not installed to build it: build dist/ where devDependencies are installed (README, Production builds).`,
-    );
+    const compiler =
+      findCompiler() ??
+      fail(`${reason}, and TypeScript (a devDependency) is not installed to build it: build dist/ where devDependencies are installed (README, Production builds).`);
     console.error(`${reason}: building it.`);
     build(compiler);
   }
