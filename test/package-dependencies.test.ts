@@ -6,9 +6,10 @@ import { describe, expect, it } from 'vitest';
 
 /**
  * `npm ci --omit=dev` must install what production runs and no more: every package that the
- * production entry points import, directly or through the app's own modules, is a dependency,
- * and every dependency is imported by them. Packages only the sandbox, the demo or the tests use
- * are devDependencies.
+ * production scripts import, directly or through the app's own modules, is a dependency, and every
+ * dependency is imported by them. Packages only the build, the sandbox, the demo or the tests use
+ * are devDependencies. It reads the compiled JavaScript in dist/ (built by the global setup),
+ * which is what production runs: type-only imports are gone from it.
  */
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -19,20 +20,24 @@ const packageJson = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
 
 /** The scripts an operator runs in production; the others (demo, sandbox, test) are for development. */
 const PRODUCTION_SCRIPTS = ['start', 'worker', 'migrate', 'resync', 'reseal'];
-/** Runs the TypeScript entry points: needed by the scripts themselves, never imported. */
-const RUNNERS = ['tsx'];
 
 const IMPORT_SPECIFIERS = [/(?:^|\n)\s*(?:import|export)\s[^;]*?\sfrom\s+'([^']+)'/g, /(?:^|\n)\s*import\s+'([^']+)'/g];
 
-function entryPoints(): string[] {
-  const scripts = PRODUCTION_SCRIPTS.filter((name) => name in packageJson.scripts).map((name) => {
-    const file = packageJson.scripts[name]!.match(/src\/\S+\.ts/)?.[0];
-    if (!file) throw new Error(`npm script ${name} names no src/*.ts entry point`);
+/** What each production script, and the build check before it, runs: one file, with plain node and no runner. */
+function scriptFiles(): string[] {
+  const names = PRODUCTION_SCRIPTS.flatMap((name) => [`pre${name}`, name]).filter((name) => name in packageJson.scripts);
+  return names.map((name) => {
+    const file = packageJson.scripts[name]!.match(/^node (\S+\.js)\b/)?.[1];
+    if (!file) throw new Error(`npm script ${name} does not run a .js file with plain node`);
     return join(ROOT, file);
   });
-  // Kysely's migrator imports every migration at run time.
-  const migrations = readdirSync(join(ROOT, 'migrations')).map((file) => join(ROOT, 'migrations', file));
-  return [...scripts, ...migrations];
+}
+
+function entryPoints(): string[] {
+  // Kysely's migrator imports every compiled migration at run time.
+  const migrationsFolder = join(ROOT, 'dist', 'migrations');
+  const migrations = readdirSync(migrationsFolder).filter((file) => file.endsWith('.js'));
+  return [...scriptFiles(), ...migrations.map((file) => join(migrationsFolder, file))];
 }
 
 function importsOf(file: string): string[] {
@@ -54,7 +59,7 @@ function packagesImportedFrom(entries: string[]): Set<string> {
     if (seen.has(file)) continue;
     seen.add(file);
     for (const specifier of importsOf(file)) {
-      if (specifier.startsWith('.')) pending.push(resolve(dirname(file), specifier.replace(/\.js$/, '.ts')));
+      if (specifier.startsWith('.')) pending.push(resolve(dirname(file), specifier));
       else if (!specifier.startsWith('node:') && !builtinModules.includes(specifier)) packages.add(packageName(specifier));
     }
   }
@@ -75,7 +80,7 @@ describe('production dependencies', () => {
   });
 
   it('include nothing that production does not use', () => {
-    const unused = Object.keys(packageJson.dependencies).filter((name) => !imported.has(name) && !RUNNERS.includes(name));
+    const unused = Object.keys(packageJson.dependencies).filter((name) => !imported.has(name));
     expect(unused).toEqual([]);
   });
 });

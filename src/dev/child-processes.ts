@@ -4,7 +4,10 @@ import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 
-/** Starts a TypeScript entry point of this project in its own Node process, its output prefixed. */
+/**
+ * Starts a TypeScript entry point of this project in its own Node process, its output prefixed.
+ * It runs the sources through tsx, not dist/: the demo shows the code as it is now, with no build.
+ */
 export function startEntryPoint(label: string, file: string, env: NodeJS.ProcessEnv): ChildProcess {
   const path = fileURLToPath(new URL(`../${file}`, import.meta.url));
   const child = spawn(process.execPath, ['--import', 'tsx', path], {

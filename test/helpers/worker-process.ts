@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { start, type Running } from './processes.js';
 import type { Stack } from './stack.js';
 
-const WORKER_ENTRY_POINT = fileURLToPath(new URL('../../src/worker.ts', import.meta.url));
+const WORKER_ENTRY_POINT = fileURLToPath(new URL('../../dist/src/worker.js', import.meta.url));
 
 /** `npm run worker` in its own process, configured like the stack's app, once it says it is ready. */
 export async function startWorkerProcess(stack: Stack, env: Record<string, string> = {}): Promise<Running> {
@@ -10,11 +10,11 @@ export async function startWorkerProcess(stack: Stack, env: Record<string, strin
 }
 
 /**
- * The worker's entry point run by node itself, without npm in between (npm exits at once on
- * SIGTERM): a signal reaches only the worker, and the exit code is the worker's own.
+ * The compiled worker run by node itself, as `npm run worker` runs it but without npm in between
+ * (npm exits at once on SIGTERM): a signal reaches only the worker, and the exit code is its own.
  */
 export async function startWorkerEntryPoint(stack: Stack, env: Record<string, string> = {}): Promise<Running> {
-  return ready(start(process.execPath, ['--import', 'tsx', WORKER_ENTRY_POINT], workerEnvironment(stack, env)));
+  return ready(start(process.execPath, [WORKER_ENTRY_POINT], workerEnvironment(stack, env)));
 }
 
 function workerEnvironment(stack: Stack, env: Record<string, string>): NodeJS.ProcessEnv {

@@ -1,0 +1,129 @@
+import { randomUUID } from 'node:crypto';
+import { cpSync, existsSync, mkdtempSync, rmSync, statSync, symlinkSync, utimesSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import getPort from 'get-port';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { run, start } from '../helpers/processes.js';
+
+/**
+ * Each test builds a copy of the project, as a fresh clone would: the project's own dist/ is in
+ * use by the test files that run the production npm scripts.
+ */
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const CHECKED_IN = ['package.json', 'tsconfig.json', 'tsconfig.build.json', 'scripts', 'src', 'migrations', 'views'];
+/** What the compiled processes do not need: dist/ runs without them. */
+const SOURCES = ['src', 'migrations', 'views'];
+const BUILD_MS = 120_000;
+
+const clones: string[] = [];
+afterAll(() => {
+  for (const clone of clones) rmSync(clone, { recursive: true });
+});
+
+function freshClone(files = CHECKED_IN, { withPackages = true } = {}): string {
+  const clone = mkdtempSync(join(tmpdir(), 'athlete-sync-build-'));
+  clones.push(clone);
+  for (const file of files) cpSync(join(ROOT, file), join(clone, file), { recursive: true });
+  if (withPackages) symlinkSync(join(ROOT, 'node_modules'), join(clone, 'node_modules'));
+  return clone;
+}
+
+const env = {
+  PATH: process.env.PATH,
+  HOME: process.env.HOME,
+  LOG_LEVEL: 'info',
+  APP_BASE_URL: 'http://localhost:3000',
+  SESSION_SECRET: 's'.repeat(32),
+  TOKEN_ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64'),
+  ATHLETE_BASE_URL: 'http://127.0.0.1:4100',
+  ATHLETE_CLIENT_ID: 'client',
+  ATHLETE_CLIENT_SECRET: 'secret',
+  REDIS_PREFIX: `test-${randomUUID()}`,
+};
+
+function npmRun(clone: string, script: string, processEnv: NodeJS.ProcessEnv = env) {
+  return run('npm', ['run', '--silent', '--prefix', clone, script], processEnv);
+}
+
+describe('npm run build', () => {
+  let clone: string;
+  let processEnv: NodeJS.ProcessEnv;
+
+  beforeAll(async () => {
+    clone = freshClone();
+    const build = await npmRun(clone, 'build');
+    expect(build).toMatchObject({ code: 0, stderr: '' });
+    for (const source of SOURCES) rmSync(join(clone, source), { recursive: true });
+    processEnv = {
+      ...env,
+      DATABASE_URL: `sqlite:${join(clone, 'app.db')}`,
+      PORT: String(await getPort()),
+      REDIS_URL: inject('redisUrl'),
+    };
+  }, BUILD_MS);
+
+  it('compiles the migrations, which plain node applies', async () => {
+    const migrate = await run(process.execPath, [join(clone, 'dist/src/migrate.js')], processEnv);
+    expect(migrate.stdout).toMatch(/^Applied: .*create_users/);
+  });
+
+  it('compiles a web process that plain node runs: it answers /healthz and renders views/', async () => {
+    const web = start(process.execPath, [join(clone, 'dist/src/server.js')], processEnv);
+    try {
+      await web.waitForOutput(/web listening/);
+      const origin = `http://127.0.0.1:${processEnv.PORT}`;
+      expect((await fetch(`${origin}/healthz`)).status).toBe(200);
+      const signIn = await fetch(`${origin}/login`);
+      expect(signIn.status).toBe(200);
+      expect(await signIn.text()).toContain('athlete-sync');
+      expect((await fetch(`${origin}/assets/style.css`)).status).toBe(200);
+    } finally {
+      await web.stop();
+    }
+  });
+
+  it('compiles a worker that plain node runs', async () => {
+    const worker = start(process.execPath, [join(clone, 'dist/src/worker.js')], processEnv);
+    try {
+      await worker.waitForOutput(/worker ready/);
+    } finally {
+      await worker.stop();
+    }
+  });
+});
+
+describe('the production npm scripts', () => {
+  it(
+    'build dist/ first when it is missing or older than the sources, and only then',
+    async () => {
+      const clone = freshClone();
+      const processEnv = { ...env, DATABASE_URL: `sqlite:${join(clone, 'app.db')}` };
+      const builtAt = () => statSync(join(clone, 'dist/.built')).mtimeMs;
+
+      const first = await npmRun(clone, 'migrate', processEnv);
+      expect(first).toMatchObject({ code: 0, stderr: 'dist/ is missing: building it.\n' });
+      expect(first.stdout).toMatch(/^Applied: /);
+      const firstBuild = builtAt();
+
+      expect(await npmRun(clone, 'migrate', processEnv)).toMatchObject({ code: 0, stderr: '', stdout: 'The database is up to date.\n' });
+      expect(builtAt()).toBe(firstBuild);
+
+      utimesSync(join(clone, 'views/layout.eta'), new Date(), new Date());
+      expect(await npmRun(clone, 'migrate', processEnv)).toMatchObject({ code: 0, stderr: 'dist/ is older than views: building it.\n' });
+      expect(builtAt()).toBeGreaterThan(firstBuild);
+    },
+    2 * BUILD_MS,
+  );
+
+  it('stop with one line when dist/ is missing and TypeScript is not installed (npm ci --omit=dev)', async () => {
+    const clone = freshClone(['package.json', 'scripts'], { withPackages: false });
+    const result = await npmRun(clone, 'start');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      'dist/ is missing, and TypeScript (a devDependency) is not installed to build it: build dist/ where devDependencies are installed (README, Production builds).\n',
+    );
+    expect(existsSync(join(clone, 'dist'))).toBe(false);
+  });
+});
