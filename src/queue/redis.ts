@@ -21,6 +21,16 @@ export function createProducerConnection(url: string): Redis {
   return redis;
 }
 
+/**
+ * The connection once it is connected. Without an offline queue, commands sent before then fail at
+ * once, so a process that served requests straight after start-up would answer its first ones 503.
+ * Waits through failed attempts, as the session store's connect does, while Redis is not yet up.
+ */
+export function untilReady(redis: Redis): Promise<Redis> {
+  if (redis.status === 'ready') return Promise.resolve(redis);
+  return new Promise((resolve) => redis.once('ready', () => resolve(redis)));
+}
+
 /** True when a Redis server answers PING at `url` within `timeoutMs`. */
 export async function redisAnswers(url: string, timeoutMs = 1000): Promise<boolean> {
   const probe = new Redis(url, {
