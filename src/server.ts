@@ -7,7 +7,7 @@ import { assertMigrated } from './db/migrate.js';
 import { closeOnSignal, runEntryPoint } from './entry-point.js';
 import { createLogger } from './logger.js';
 import { createOAuthClient } from './provider/oauth.js';
-import { connectProducer } from './queue/redis.js';
+import { createProducerConnection, untilReady } from './queue/redis.js';
 import { createSyncQueue } from './sync/queue.js';
 import { createRedisSessionStore } from './web/session.js';
 
@@ -17,7 +17,7 @@ runEntryPoint(async () => {
   const db = createDb(config.database);
   await assertMigrated(db);
   const sessions = await createRedisSessionStore(config.redis.url, config.redis.prefix);
-  const redis = await connectProducer(config.redis.url);
+  const redis = await untilReady(createProducerConnection(config.redis.url));
   const syncQueue = createSyncQueue({ connection: redis, prefix: config.redis.prefix, attempts: config.sync.attempts });
   const clock = () => new Date();
 

@@ -8,7 +8,14 @@ import { classifyTokenRequestError, toServiceError, type TokenRequestFailure } f
 import type { TokenSet } from '../provider/token-set.js';
 import { withRedisLock } from '../queue/redis-lock.js';
 import { keepAliveDue } from './connection-health.js';
-import { loadGrant, markNeedsReconnect, storeRefreshedTokens, type ReadState, type StoredGrant } from './connection.repository.js';
+import {
+  UNREADABLE_TOKENS,
+  loadGrant,
+  markNeedsReconnect,
+  storeRefreshedTokens,
+  type ReadState,
+  type StoredGrant,
+} from './connection.repository.js';
 import type { StatusReason } from './connection.table.js';
 import { createTokenCipher, type TokenCipher } from './token-crypto.js';
 
@@ -85,8 +92,9 @@ export function createAccessTokens(deps: AccessTokenDependencies): AccessTokens 
     if (!grant) throw new ServiceError('needs-reconnect', 'not connected to the Athlete Data Service');
     if (grant.status === 'needs_reconnect') throw new ServiceError('needs-reconnect', 'the connection needs reconnecting');
     if (!grant.readable) {
-      log.warn({ userId, tokenKeyId: grant.tokenKeyId }, 'no configured key opens the stored tokens; the connection needs reconnecting');
-      return needsReconnect(grant, 'token_key_removed', 'the stored tokens were sealed with a key that is no longer configured');
+      const problem = UNREADABLE_TOKENS[grant.unreadable];
+      log.warn({ userId, tokenKeyId: grant.tokenKeyId }, `${problem}; the connection needs reconnecting`);
+      return needsReconnect(grant, grant.unreadable, problem);
     }
     if (grant.refreshExpiresAt && grant.refreshExpiresAt <= clock()) {
       return needsReconnect(grant, 'refresh_token_expired', 'the refresh token has expired');

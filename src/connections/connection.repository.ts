@@ -27,11 +27,19 @@ export interface StoredGrant extends Connection {
   refreshToken: string;
 }
 
-/** A connection whose tokens no configured key opens: their key was dropped from the settings. */
+/** A connection whose tokens cannot be opened: their key was dropped from the settings, or they are damaged. */
 export interface UnreadableGrant extends Connection {
   readable: false;
   tokenKeyId: string;
+  /** Why, as the connection's status reason. */
+  unreadable: Extract<StatusReason, 'token_key_removed' | 'tokens_damaged'>;
 }
+
+/** Why stored tokens cannot be opened, for the log and the job's error. */
+export const UNREADABLE_TOKENS: Record<UnreadableGrant['unreadable'], string> = {
+  token_key_removed: 'no configured key opens the stored tokens (sealed with a key that is no longer configured)',
+  tokens_damaged: 'the stored tokens do not open with the key that sealed them (altered, or copied from another row)',
+};
 
 export type IssuedTokens = TokenSet & { refreshToken: string };
 
@@ -158,15 +166,20 @@ export async function loadGrant(db: Db, cipher: TokenCipher, userId: number): Pr
   const row = await selectConnection(db, userId);
   if (!row) return undefined;
   const tokenKeyId = row.token_key_id;
-  if (!cipher.hasKey(tokenKeyId)) return { ...toConnection(row), readable: false, tokenKeyId };
+  if (!cipher.hasKey(tokenKeyId)) return { ...toConnection(row), readable: false, tokenKeyId, unreadable: 'token_key_removed' };
   const open = (sealed: string, field: TokenField) => cipher.open({ keyId: tokenKeyId, sealed }, associatedData(userId, field));
-  return {
-    ...toConnection(row),
-    readable: true,
-    tokenKeyId,
-    accessToken: open(row.access_token_sealed, 'access_token'),
-    refreshToken: open(row.refresh_token_sealed, 'refresh_token'),
-  };
+  try {
+    return {
+      ...toConnection(row),
+      readable: true,
+      tokenKeyId,
+      accessToken: open(row.access_token_sealed, 'access_token'),
+      refreshToken: open(row.refresh_token_sealed, 'refresh_token'),
+    };
+  } catch {
+    // AES-GCM refuses what its key did not seal for this row and field: no retry can open it.
+    return { ...toConnection(row), readable: false, tokenKeyId, unreadable: 'tokens_damaged' };
+  }
 }
 
 /** The users with a stored connection, in any status (`npm run reseal`). */

@@ -6,9 +6,10 @@ export type ConnectionStatus = 'connected' | 'needs_reconnect';
  * Why a connection is in its status, when that needs telling the person:
  * - grant_revoked: the service refused the grant (`invalid_grant`): withdrawn, ended, or a reused refresh token;
  * - refresh_token_expired: the refresh token's lifetime (section 2.1) has passed;
- * - token_key_removed: no configured key opens the stored tokens (TOKEN_ENCRYPTION_PREVIOUS_KEYS lost it).
+ * - token_key_removed: no configured key opens the stored tokens (TOKEN_ENCRYPTION_PREVIOUS_KEYS lost it);
+ * - tokens_damaged: the key that sealed the stored tokens is configured but does not open them (altered or copied from another row).
  */
-export type StatusReason = 'grant_revoked' | 'refresh_token_expired' | 'token_key_removed';
+export type StatusReason = 'grant_revoked' | 'refresh_token_expired' | 'token_key_removed' | 'tokens_damaged';
 
 /** One row per partner user: their grant at the Athlete Data Service. Tokens are sealed (token-crypto.ts). */
 export interface ConnectionTable {

@@ -1,12 +1,12 @@
 import type { Db } from '../db/database.js';
 import type { Logger } from '../logger.js';
-import { connectionUserIds, loadGrant, markNeedsReconnect, storeResealedTokens } from './connection.repository.js';
+import { UNREADABLE_TOKENS, connectionUserIds, loadGrant, markNeedsReconnect, storeResealedTokens } from './connection.repository.js';
 import type { TokenCipher } from './token-crypto.js';
 
 export interface ResealSummary {
   resealed: number;
   alreadyCurrent: number;
-  /** Sealed under a key no longer configured: these connections now need reconnecting. */
+  /** Sealed under a key no longer configured, or damaged: these connections now need reconnecting. */
   unreadable: number;
 }
 
@@ -26,8 +26,8 @@ export async function resealAllTokens(db: Db, cipher: TokenCipher, clock: () => 
     if (!grant) return 'disconnected';
     if (!grant.readable) {
       // One already waiting for a reconnect keeps the reason it has.
-      if (grant.status === 'connected') await markNeedsReconnect(db, grant, 'token_key_removed', clock());
-      log.warn({ userId, tokenKeyId: grant.tokenKeyId }, 'no configured key opens the stored tokens; the connection needs reconnecting');
+      if (grant.status === 'connected') await markNeedsReconnect(db, grant, grant.unreadable, clock());
+      log.warn({ userId, tokenKeyId: grant.tokenKeyId }, `${UNREADABLE_TOKENS[grant.unreadable]}; the connection needs reconnecting`);
       return 'unreadable';
     }
     if (grant.tokenKeyId === cipher.currentKeyId) return 'alreadyCurrent';

@@ -28,6 +28,7 @@ const RECONNECT_REASONS: Record<StatusReason, string> = {
   grant_revoked: "The Athlete Data Service no longer accepts this app's access: it was withdrawn or has ended.",
   refresh_token_expired: "The Athlete Data Service's permission for this app has run out.",
   token_key_removed: 'This app can no longer read your stored authorization (its encryption key was removed).',
+  tokens_damaged: 'This app can no longer read your stored authorization (it was damaged).',
 };
 const REASON_NOT_RECORDED = "The Athlete Data Service no longer accepts this app's access.";
 

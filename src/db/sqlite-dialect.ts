@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import SQLite from 'better-sqlite3';
 import { CompiledQuery, SqliteDialect, SqliteDriver, type DatabaseConnection, type Driver, type QueryResult } from 'kysely';
 import { DatabaseBusyError } from './database-busy-error.js';
+import { DatabaseUnwritableError } from './database-unwritable-error.js';
 
 /**
  * One SQLite file shared by the web and worker processes, where only one can write at a time.
@@ -56,6 +57,12 @@ class ImmediateSqliteDriver extends SqliteDriver {
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
     await connection.executeQuery(CompiledQuery.raw('begin immediate'));
   }
+
+  // After a full disk or an I/O error SQLite has already rolled the transaction back; a ROLLBACK
+  // then fails ("no transaction is active") and would hide the error that ended the transaction.
+  override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    if (this.sqlite.inTransaction) await super.rollbackTransaction(connection);
+  }
 }
 
 /**
@@ -71,7 +78,7 @@ class BusyRetryingConnection implements DatabaseConnection {
 
   executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     const pausesMs = this.sqlite.inTransaction ? [] : BUSY_RETRY_PAUSES_MS;
-    return retryWhileBusy(() => this.connection.executeQuery<R>(query), pausesMs);
+    return retryWhileBusy(() => this.connection.executeQuery<R>(query), pausesMs).catch(rethrowIfUnwritable);
   }
 
   streamQuery<R>(query: CompiledQuery, chunkSize?: number): AsyncIterableIterator<QueryResult<R>> {
@@ -90,6 +97,14 @@ async function retryWhileBusy<T>(run: () => Promise<T>, pausesMs: readonly numbe
       await sleep(pauseMs / 2 + (Math.random() * pauseMs) / 2);
     }
   }
+}
+
+/** SQLite's codes for a file that cannot take writes, with their extended codes (SQLITE_IOERR_WRITE, …). */
+const UNWRITABLE_CODES = ['SQLITE_FULL', 'SQLITE_READONLY', 'SQLITE_IOERR', 'SQLITE_CANTOPEN'];
+
+function rethrowIfUnwritable(error: unknown): never {
+  const unwritable = error instanceof SQLite.SqliteError && UNWRITABLE_CODES.some((code) => error.code.startsWith(code));
+  throw unwritable ? new DatabaseUnwritableError({ cause: error }) : error;
 }
 
 /** SQLITE_BUSY and its extended codes (SQLITE_BUSY_SNAPSHOT, …): another connection holds the lock. */

@@ -1,6 +1,4 @@
-import { once } from 'node:events';
 import { Redis } from 'ioredis';
-import { StartupError } from '../errors.js';
 
 /**
  * A connection for BullMQ workers and the app's locks. `maxRetriesPerRequest: null` is what
@@ -24,18 +22,13 @@ export function createProducerConnection(url: string): Redis {
 }
 
 /**
- * The producer connection, once it is ready: the web's first request must not find it still
- * connecting, when its commands would fail at once. An unreachable Redis stops the start-up.
+ * The connection once it is connected. Without an offline queue, commands sent before then fail at
+ * once, so a process that served requests straight after start-up would answer its first ones 503.
+ * Waits through failed attempts, as the session store's connect does, while Redis is not yet up.
  */
-export async function connectProducer(url: string): Promise<Redis> {
-  const redis = createProducerConnection(url);
-  try {
-    await once(redis, 'ready');
-  } catch (error) {
-    redis.disconnect();
-    throw new StartupError(`Redis at ${new URL(url).host} cannot be reached (${error instanceof Error ? error.message : error}).`);
-  }
-  return redis;
+export function untilReady(redis: Redis): Promise<Redis> {
+  if (redis.status === 'ready') return Promise.resolve(redis);
+  return new Promise((resolve) => redis.once('ready', () => resolve(redis)));
 }
 
 /** True when a Redis server answers PING at `url` within `timeoutMs`. */

@@ -1,5 +1,6 @@
 import type { ErrorRequestHandler } from 'express';
 import { DatabaseBusyError } from '../db/database-busy-error.js';
+import { DatabaseUnwritableError } from '../db/database-unwritable-error.js';
 import type { Logger } from '../logger.js';
 import { isRedisUnavailable } from '../queue/redis-unavailable.js';
 import type { RenderPage } from './pages.js';
@@ -20,6 +21,14 @@ const DATABASE_BUSY: Answer = {
   message: 'Too many changes are being saved right now. Please try again in a moment.',
   retryAfterS: 1,
   log: 'warn',
+};
+
+/** Not the person's doing, nor passing by itself: logged as an error, for an operator to act on. */
+const DATABASE_UNWRITABLE: Answer = {
+  status: 503,
+  error: 'unavailable',
+  message: 'Changes cannot be saved right now. Please try again later.',
+  log: 'error',
 };
 
 const REDIS_UNAVAILABLE: Answer = {
@@ -60,6 +69,7 @@ export function createErrorHandler({ logger, renderPage }: { logger: Logger; ren
 /** The one place that decides what kind of failure an error is. */
 function answerFor(error: unknown): Answer {
   if (error instanceof DatabaseBusyError) return DATABASE_BUSY;
+  if (error instanceof DatabaseUnwritableError) return DATABASE_UNWRITABLE;
   if (isRedisUnavailable(error)) return REDIS_UNAVAILABLE;
   const status = clientErrorStatus(error);
   if (status !== undefined) return { status, error: 'bad_request', message: errorMessage(error) };

@@ -295,3 +295,23 @@ describe('replaceRejected (after a 401)', () => {
     expect((await refreshCounts()).requests).toBe(1);
   });
 });
+
+describe('when the stored tokens do not open with their key (damaged, or copied from another user’s row)', () => {
+  it('marks the connection needs_reconnect with that reason, makes no token request, and tells the person', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
+    const { userId, client } = await connectedUser(stack);
+    const other = await connectedUser(stack);
+    const copied = await stack.db.selectFrom('connections').selectAll().where('user_id', '=', other.userId).executeTakeFirstOrThrow();
+    await stack.db
+      .updateTable('connections')
+      .set({ access_token_sealed: copied.access_token_sealed, refresh_token_sealed: copied.refresh_token_sealed })
+      .where('user_id', '=', userId)
+      .execute();
+
+    const error = await failure(stack.accessTokens({ clock: later(3600) }).accessTokenFor(userId));
+    expect(error.kind).toBe('needs-reconnect');
+    expect(await findConnection(stack.db, userId)).toMatchObject({ status: 'needs_reconnect', statusReason: 'tokens_damaged' });
+    expect((await refreshCounts()).requests).toBe(0);
+    expect(await (await client.get('/')).text()).toContain('This app can no longer read your stored authorization');
+  });
+});

@@ -53,6 +53,16 @@ describe('resealing the stored tokens under the current key', () => {
     expect(await findConnection(stack.db, userId)).toMatchObject({ status: 'needs_reconnect', statusReason: 'token_key_removed' });
   });
 
+  it('counts damaged tokens as unreadable, marks their connection with that reason, and reseals the others', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
+    const damaged = await connectedUser(stack);
+    const intact = await connectedUser(stack);
+    await stack.db.updateTable('connections').set({ refresh_token_sealed: 'not sealed' }).where('user_id', '=', damaged.userId).execute();
+    expect(await reseal(rotatedCipher())).toEqual({ resealed: 1, alreadyCurrent: 0, unreadable: 1 });
+    expect(await findConnection(stack.db, damaged.userId)).toMatchObject({ status: 'needs_reconnect', statusReason: 'tokens_damaged' });
+    expect(await findConnection(stack.db, intact.userId)).toMatchObject({ status: 'connected' });
+  });
+
   it('never overwrites tokens a refresh stored after the reseal read the row', async () => {
     stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
     const { userId } = await connectedUser(stack);

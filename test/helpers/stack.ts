@@ -19,7 +19,7 @@ import type { LevelWithSilent } from 'pino';
 import { createLogger } from '../../src/logger.js';
 import { createServiceApi, type ServiceApi } from '../../src/provider/api.js';
 import { createOAuthClient, type OAuthClient } from '../../src/provider/oauth.js';
-import { connectProducer, createRedisConnection } from '../../src/queue/redis.js';
+import { createProducerConnection, createRedisConnection, untilReady } from '../../src/queue/redis.js';
 import { createSyncQueue } from '../../src/sync/queue.js';
 import { createRedisSessionStore } from '../../src/web/session.js';
 import { createSandbox, type Sandbox } from '../../src/sandbox/app.js';
@@ -138,7 +138,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const db = createDb(config.database);
   const redis = createRedisConnection(config.redis.url);
   const cipher = createTokenCipher(config.tokenEncryption.key);
-  const producer = await connectProducer(config.redis.url);
+  const producer = await untilReady(createProducerConnection(config.redis.url));
   const syncQueue = createSyncQueue({ connection: producer, prefix: config.redis.prefix, attempts: config.sync.attempts });
   await migrateToLatest(db);
   const sessions = await createRedisSessionStore(config.redis.url, config.redis.prefix);

@@ -195,6 +195,32 @@ describe('the sweeper', () => {
       expect(row.last_error).toBe(`Not sent: "${row.date}" is not a date from 1900-01-01 to 2100-12-31 as YYYY-MM-DD.`);
     }
   });
+
+  it('marks failed a dirty day whose user id cannot be queued, and sweeps every other user’s days past it', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
+    const { userId } = await connectedUser(stack);
+    // A hand edit: a user with id 0, connected with a copy of a real grant, whose dirty day is
+    // older than every other change, so first in the sweep's order.
+    await stack.db
+      .insertInto('users')
+      .values({ id: 0, email: 'zero@example.com', password_hash: 'x', timezone: 'UTC', created_at: new Date().toISOString() })
+      .execute();
+    const grant = await stack.db.selectFrom('connections').selectAll().where('user_id', '=', userId).executeTakeFirstOrThrow();
+    await stack.db.insertInto('connections').values({ ...grant, user_id: 0 }).execute();
+    await markDirty(stack.db, { userId: 0, kind: 'nutrition', date: DATE }, new Date(Date.now() - 60_000));
+    await markDirty(stack.db, { userId, kind: 'nutrition', date: DATE }, new Date());
+
+    expect(await sweep()).toBe(2);
+    const waiting = await stack.syncQueue.getJobs(['waiting', 'delayed']);
+    expect(waiting.map((job) => job.data)).toEqual([{ userId, kind: 'nutrition', date: DATE }]);
+    const unsendable = await stack.db
+      .selectFrom('sync_days')
+      .select(['version', 'failed_version', 'last_error'])
+      .where('user_id', '=', 0)
+      .executeTakeFirstOrThrow();
+    expect(unsendable.failed_version).toBe(unsendable.version);
+    expect(unsendable.last_error).toBe('Not sent: user id 0 is not a positive whole number.');
+  });
 });
 
 describe('a day job whose data can never be valid', () => {

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import SQLite from 'better-sqlite3';
+import { sql } from 'kysely';
 import pLimit from 'p-limit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signUpNewUser } from '../helpers/flows.js';
@@ -120,4 +121,35 @@ describe('a burst of web writes while another process writes to the same file', 
     expect(failed).toEqual([]);
     expect(added).toBeGreaterThan(0);
   }, 30_000);
+});
+
+describe('while the database cannot be written (a full disk)', () => {
+  /** SQLite's own limit on the file's pages stands in for a full disk: writes fail with SQLITE_FULL. */
+  async function fillTheDisk(): Promise<{ free(): Promise<void> }> {
+    const { rows } = await sql<{ page_count: number }>`pragma page_count`.execute(stack.db);
+    await sql.raw(`pragma max_page_count = ${rows[0]!.page_count}`).execute(stack.db);
+    return { free: async () => void (await sql`pragma max_page_count = 1073741823`.execute(stack.db)) };
+  }
+
+  it('POST /api/meals answers 503, every meal acknowledged before is kept, and it saves again once there is room', async () => {
+    const { client } = await signedUpClient();
+    const disk = await fillTheDisk();
+    const acknowledged: number[] = [];
+    let refused: Response | undefined;
+    try {
+      // A transaction that needs a new page fails, and SQLite rolls it back by itself.
+      for (let index = 0; index < 400 && refused === undefined; index++) {
+        const response = await client.postJson('/api/meals', { ...mealOnDay(index), name: `Oats ${index} ${'x'.repeat(100)}` });
+        if (response.status === 201) acknowledged.push((await bodyOf<{ id: number }>(response)).id);
+        else refused = response;
+      }
+      expect(refused?.status).toBe(503);
+      expect(await bodyOf<ApiError>(refused!)).toMatchObject({ error: 'unavailable', message: expect.stringContaining('try again') });
+    } finally {
+      await disk.free();
+    }
+    const stored = await stack.db.selectFrom('meal_items').select('id').where('id', 'in', acknowledged).execute();
+    expect(stored).toHaveLength(acknowledged.length);
+    expect((await client.postJson('/api/meals', meal)).status).toBe(201);
+  });
 });
