@@ -15,6 +15,8 @@ import type { TokenCipher } from './connections/token-crypto.js';
 import { dashboardPages } from './dashboard/dashboard.pages.js';
 import { checkDatabase, type Db } from './db/database.js';
 import type { Logger } from './logger.js';
+import type { Metrics } from './observability/metrics.js';
+import { observeRequests } from './observability/requests.js';
 import { mealsApi } from './nutrition/meals.api.js';
 import { createMeals } from './nutrition/meals.js';
 import { mealsPages } from './nutrition/meals.pages.js';
@@ -34,6 +36,7 @@ import { createViewRenderer } from './web/views.js';
 export interface AppDependencies {
   config: Config;
   logger: Logger;
+  metrics: Metrics;
   db: Db;
   sessionStore: Store;
   oauth: OAuthClient;
@@ -48,7 +51,7 @@ const ASSETS_FOLDER = fileURLToPath(new URL('../views/assets', import.meta.url))
 
 /** Builds the web app: middleware, routes, error handler. It never listens; `server.ts` does. */
 export function createApp(deps: AppDependencies): Express {
-  const { config, logger, db, sessionStore, oauth, cipher, redis, syncQueue, clock } = deps;
+  const { config, logger, metrics, db, sessionStore, oauth, cipher, redis, syncQueue, clock } = deps;
   const app = express();
   const renderPage = createPageRenderer(createViewRenderer());
   const meals = createMeals({
@@ -66,6 +69,7 @@ export function createApp(deps: AppDependencies): Express {
   const secure = config.appBaseUrl.startsWith('https:');
 
   app.disable('x-powered-by');
+  app.use(observeRequests({ logger, metrics }));
   // Behind a TLS-terminating proxy, trust its X-Forwarded-Proto so Secure cookies are set.
   if (secure) app.set('trust proxy', 1);
   app.use(
