@@ -3,7 +3,7 @@ import { Gauge, type Registry } from 'prom-client';
 import type { Db } from '../db/database.js';
 import type { Logger } from '../logger.js';
 import { waitingDays } from '../sync/outbox.js';
-import { SYNC_KINDS } from '../sync/sync-day.table.js';
+import { SYNC_KINDS, type SyncKind } from '../sync/sync-day.table.js';
 import { METRIC_PREFIX } from './metrics.js';
 
 export interface WorkGaugeSources {
@@ -23,11 +23,21 @@ const QUEUE_STATES = ['waiting', 'prioritized', 'delayed', 'active', 'failed'] a
  */
 export function observeWaitingWork(registry: Registry, { db, queue, clock, logger }: WorkGaugeSources): void {
   const registers = [registry];
-  const daysWaiting = new Gauge({
+  // Both outbox gauges are collected at once in a scrape: they share one query.
+  let outboxRead: ReturnType<typeof waitingDays> | undefined;
+  const readOutbox = () => (outboxRead ??= waitingDays(db).finally(() => (outboxRead = undefined)));
+  const waitingOf = async (kind: SyncKind) => (await readOutbox()).find((row) => row.kind === kind);
+
+  new Gauge({
     name: `${METRIC_PREFIX}outbox_days_waiting`,
     help: 'Days changed and not yet in the service, by kind (including those waiting for a reconnect).',
     labelNames: ['kind'],
     registers,
+    async collect() {
+      await readInto(this, 'outbox', async () => {
+        for (const kind of SYNC_KINDS) this.set({ kind }, (await waitingOf(kind))?.days ?? 0);
+      });
+    },
   });
   new Gauge({
     name: `${METRIC_PREFIX}outbox_oldest_waiting_seconds`,
@@ -35,12 +45,10 @@ export function observeWaitingWork(registry: Registry, { db, queue, clock, logge
     labelNames: ['kind'],
     registers,
     async collect() {
-      await readInto([this, daysWaiting], 'outbox', async () => {
-        const waiting = await waitingDays(db);
+      await readInto(this, 'outbox', async () => {
         for (const kind of SYNC_KINDS) {
-          const row = waiting.find((candidate) => candidate.kind === kind);
-          daysWaiting.set({ kind }, row?.days ?? 0);
-          this.set({ kind }, row ? Math.max(0, (clock().getTime() - row.oldestChange.getTime()) / 1000) : 0);
+          const oldest = (await waitingOf(kind))?.oldestChange;
+          this.set({ kind }, oldest ? Math.max(0, (clock().getTime() - oldest.getTime()) / 1000) : 0);
         }
       });
     },
@@ -51,18 +59,18 @@ export function observeWaitingWork(registry: Registry, { db, queue, clock, logge
     labelNames: ['state'],
     registers,
     async collect() {
-      await readInto([this], 'queue', async () => {
+      await readInto(this, 'queue', async () => {
         const counts = await queue.getJobCounts(...QUEUE_STATES);
         for (const state of QUEUE_STATES) this.set({ state }, counts[state] ?? 0);
       });
     },
   });
 
-  async function readInto(gauges: Gauge[], source: string, read: () => Promise<void>): Promise<void> {
+  async function readInto(gauge: Gauge, source: string, read: () => Promise<void>): Promise<void> {
     try {
       await read();
     } catch (error) {
-      for (const gauge of gauges) gauge.reset();
+      gauge.reset();
       logger.warn({ err: error, source }, 'metrics: could not read waiting work');
     }
   }
