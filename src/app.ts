@@ -5,6 +5,7 @@ import express, { type Express } from 'express';
 import type { Store } from 'express-session';
 import helmet from 'helmet';
 import { accountApi } from './accounts/accounts.api.js';
+import { queueDashboard } from './admin/queue-dashboard.js';
 import { accountPages } from './accounts/accounts.pages.js';
 import { createAccounts } from './accounts/accounts.js';
 import { createAttemptLimits } from './accounts/attempt-limits.js';
@@ -95,6 +96,8 @@ export function createApp(deps: AppDependencies): Express {
     createSessionMiddleware({ secret: config.sessionSecret, store: sessionStore, secure, limits: config.session, clock }),
   );
   app.use(loadCurrentUser(db));
+  // Before the forms' CSRF check: Bull Board sends JSON, guarded by the origin check above.
+  app.use(queueDashboard({ queue: syncQueue, adminEmails: config.admin.emails, allowActions: config.admin.queueActions }));
 
   app.use('/api', requireJsonBody, express.json({ limit: '100kb' }));
   app.use(accountApi({ db, accounts, clock }));
