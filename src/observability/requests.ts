@@ -21,7 +21,8 @@ export function observeRequests({ logger, metrics }: { logger: Logger; metrics: 
       res.set('X-Request-Id', id);
       return id;
     },
-    // The answer's line names what it answered and nothing more: no headers, so no cookies or tokens.
+    // The answer's line, from a logger without the request bound to it, holds the summary alone:
+    // no headers, so no cookies or tokens.
     quietResLogger: true,
     customSuccessObject: (req, res, { responseTime }: { responseTime: number }) => answerSummary(req, res, responseTime),
     customErrorObject: (req, res, _error, { responseTime }: { responseTime: number }) => answerSummary(req, res, responseTime),
