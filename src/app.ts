@@ -9,6 +9,7 @@ import { accountPages } from './accounts/accounts.pages.js';
 import { createAccounts } from './accounts/accounts.js';
 import { createAttemptLimits } from './accounts/attempt-limits.js';
 import { createPasswordHasher } from './accounts/password.js';
+import { queueDashboard } from './admin/queue-dashboard.js';
 import type { Config } from './config.js';
 import { connectRoutes } from './connections/connect.routes.js';
 import type { TokenCipher } from './connections/token-crypto.js';
@@ -18,6 +19,8 @@ import type { Logger } from './logger.js';
 import { mealsApi } from './nutrition/meals.api.js';
 import { createMeals } from './nutrition/meals.js';
 import { mealsPages } from './nutrition/meals.pages.js';
+import type { Metrics } from './observability/metrics.js';
+import { observeRequests } from './observability/requests.js';
 import type { OAuthClient } from './provider/oauth.js';
 import { createDayChangeHint } from './sync/hint.js';
 import { syncStatusApi } from './sync/sync-status.api.js';
@@ -34,6 +37,7 @@ import { createViewRenderer } from './web/views.js';
 export interface AppDependencies {
   config: Config;
   logger: Logger;
+  metrics: Metrics;
   db: Db;
   sessionStore: Store;
   oauth: OAuthClient;
@@ -48,7 +52,7 @@ const ASSETS_FOLDER = fileURLToPath(new URL('../views/assets', import.meta.url))
 
 /** Builds the web app: middleware, routes, error handler. It never listens; `server.ts` does. */
 export function createApp(deps: AppDependencies): Express {
-  const { config, logger, db, sessionStore, oauth, cipher, redis, syncQueue, clock } = deps;
+  const { config, logger, metrics, db, sessionStore, oauth, cipher, redis, syncQueue, clock } = deps;
   const app = express();
   const renderPage = createPageRenderer(createViewRenderer());
   const meals = createMeals({
@@ -69,6 +73,7 @@ export function createApp(deps: AppDependencies): Express {
   // Behind a load balancer, its X-Forwarded-* headers give the client's address and protocol
   // (Secure cookies, per-address limits); only the proxies named by TRUST_PROXY are believed.
   app.set('trust proxy', config.trustProxy);
+  app.use(observeRequests({ logger, metrics }));
   app.use(
     helmet({
       // Over plain http (the local demo) neither upgrade requests nor pin https.
@@ -92,6 +97,8 @@ export function createApp(deps: AppDependencies): Express {
     createSessionMiddleware({ secret: config.sessionSecret, store: sessionStore, secure, limits: config.session, clock }),
   );
   app.use(loadCurrentUser(db));
+  // Before the forms' CSRF check: Bull Board sends JSON, guarded by the origin check above.
+  app.use(queueDashboard({ queue: syncQueue, adminEmails: config.admin.emails, allowActions: config.admin.queueActions }));
 
   app.use('/api', requireJsonBody, express.json({ limit: '100kb' }));
   app.use(accountApi({ db, accounts, clock }));

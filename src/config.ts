@@ -69,6 +69,12 @@ const trustProxy = z.union([
 
 const nonEmpty = (what: string) => z.string(expecting(what)).min(1, expecting(what));
 
+const port = z.coerce
+  .number(expecting('a port number (0-65535)'))
+  .int(expecting('a port number (0-65535)'))
+  .min(0, expecting('a port number (0-65535)'))
+  .max(65535, expecting('a port number (0-65535)'));
+
 const positiveInt = (what: string, fallback: number) =>
   z.coerce.number(expecting(what)).int(expecting(what)).positive(expecting(what)).default(fallback);
 
@@ -76,12 +82,19 @@ const envSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   APP_BASE_URL: baseUrl,
   TRUST_PROXY: trustProxy.optional(),
-  PORT: z.coerce
-    .number(expecting('a port number (0-65535)'))
-    .int(expecting('a port number (0-65535)'))
-    .min(0, expecting('a port number (0-65535)'))
-    .max(65535, expecting('a port number (0-65535)'))
-    .default(3000),
+  PORT: port.default(3000),
+  // Off unless set: metrics tell whoever can reach them how busy the app is.
+  METRICS_PORT: port.optional(),
+  METRICS_HOST: nonEmpty('an interface to listen on, e.g. 127.0.0.1').default('127.0.0.1'),
+  ADMIN_EMAILS: z
+    .string()
+    .default('')
+    .transform((value) => value.split(',').map((email) => email.trim().toLowerCase()).filter((email) => email !== ''))
+    .pipe(z.array(z.email(expecting('comma-separated email addresses')))),
+  ADMIN_QUEUE_ACTIONS: z
+    .enum(['true', 'false'], expecting('true or false'))
+    .default('false')
+    .transform((value) => value === 'true'),
   DATABASE_URL: sqliteUrl.prefault('sqlite:./data/app.db'),
   REDIS_URL: z
     .url({ protocol: /^rediss?$/, ...expecting('a redis:// or rediss:// URL') })
@@ -185,6 +198,10 @@ function toConfig(env: z.infer<typeof envSchema>) {
     // Unset: one proxy when the app is served over https (a TLS-terminating proxy), none over http.
     trustProxy: env.TRUST_PROXY ?? (env.APP_BASE_URL.startsWith('https:') ? 1 : false),
     port: env.PORT,
+    /** Prometheus metrics of this process, on a port of their own; `port` undefined: not served. */
+    metrics: { port: env.METRICS_PORT, host: env.METRICS_HOST },
+    /** Who may see the queue dashboard (lower-cased emails), and whether they may change jobs there. */
+    admin: { emails: env.ADMIN_EMAILS, queueActions: env.ADMIN_QUEUE_ACTIONS },
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
     database: env.DATABASE_URL,
     redis: { url: env.REDIS_URL, prefix: env.REDIS_PREFIX },

@@ -1,4 +1,5 @@
 import { pino, type DestinationStream, type Logger, type LevelWithSilent } from 'pino';
+import { logContext } from './observability/log-context.js';
 
 export type { Logger };
 
@@ -32,8 +33,11 @@ const REDACTED_PATHS = [
   'res.headers["set-cookie"]',
 ];
 
-/** Logs JSON lines to stdout, or to `destination` (tests use one to read what was logged). */
+/**
+ * Logs JSON lines to stdout, or to `destination` (tests use one to read what was logged). A line
+ * written while a request or a job is handled carries its id (observability/log-context.ts).
+ */
 export function createLogger(level: LevelWithSilent, name = 'athlete-sync', destination?: DestinationStream): Logger {
-  const options = { name, level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } };
+  const options = { name, level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' }, mixin: logContext };
   return destination ? pino(options, destination) : pino(options);
 }

@@ -6,6 +6,8 @@ import { createDb } from './db/database.js';
 import { assertMigrated } from './db/migrate.js';
 import { closeOnSignal, runEntryPoint } from './entry-point.js';
 import { createLogger } from './logger.js';
+import { serveMetrics } from './observability/metrics-server.js';
+import { createPrometheusMetrics } from './observability/metrics.js';
 import { createOAuthClient } from './provider/oauth.js';
 import { createProducerConnection, untilReady } from './queue/redis.js';
 import { createSyncQueue } from './sync/queue.js';
@@ -20,10 +22,12 @@ runEntryPoint(async () => {
   const redis = await untilReady(createProducerConnection(config.redis.url));
   const syncQueue = createSyncQueue({ connection: redis, prefix: config.redis.prefix, attempts: config.sync.attempts });
   const clock = () => new Date();
+  const metrics = createPrometheusMetrics();
 
   const app = createApp({
     config,
     logger,
+    metrics,
     db,
     sessionStore: sessions.store,
     oauth: createOAuthClient(config.athlete, clock),
@@ -35,12 +39,14 @@ runEntryPoint(async () => {
   const server = app.listen(config.port);
   await once(server, 'listening');
   logger.info({ url: config.appBaseUrl }, 'web listening');
+  const metricsServer = await serveMetrics(config.metrics, metrics.registry, logger);
 
   syncQueue.on('error', (error) => logger.warn({ err: error }, 'sync queue: Redis error'));
 
   closeOnSignal(
     [
       { what: 'the HTTP server (requests in flight)', close: () => new Promise((resolve) => server.close(resolve)) },
+      { what: 'the metrics server', close: () => metricsServer.close() },
       { what: 'the sync queue', close: () => syncQueue.close() },
       { what: 'the Redis connection', close: () => redis.disconnect() },
       { what: 'the session store', close: () => sessions.close() },

@@ -4,6 +4,9 @@ import { createDb } from './db/database.js';
 import { assertMigrated } from './db/migrate.js';
 import { closeOnSignal, runEntryPoint } from './entry-point.js';
 import { createLogger } from './logger.js';
+import { serveMetrics } from './observability/metrics-server.js';
+import { createPrometheusMetrics } from './observability/metrics.js';
+import { observeWaitingWork } from './observability/work-gauges.js';
 import { createServiceApi } from './provider/api.js';
 import { createRedisConnection } from './queue/redis.js';
 import { createSyncQueue, scheduleRepeatingJobs } from './sync/queue.js';
@@ -16,9 +19,10 @@ runEntryPoint(async () => {
   await assertMigrated(db);
   const redis = createRedisConnection(config.redis.url);
   const clock = () => new Date();
+  const metrics = createPrometheusMetrics();
 
-  const accessTokens = accessTokensFromConfig(config, { db, redis, clock, logger });
-  const api = createServiceApi({ baseUrl: config.athlete.baseUrl, timeoutS: config.athlete.timeoutS, accessTokens, clock });
+  const accessTokens = accessTokensFromConfig(config, { db, redis, clock, logger, metrics });
+  const api = createServiceApi({ baseUrl: config.athlete.baseUrl, timeoutS: config.athlete.timeoutS, accessTokens, clock, metrics });
   const queue = createSyncQueue({ connection: redis, prefix: config.redis.prefix, attempts: config.sync.attempts });
   queue.on('error', (error) => logger.warn({ err: error }, 'sync queue: Redis error'));
   await scheduleRepeatingJobs(queue, config.sync.sweepIntervalMs);
@@ -32,14 +36,18 @@ runEntryPoint(async () => {
     deps: { db, api, clock },
     accessTokens,
     logger,
+    metrics,
   });
   await worker.waitUntilReady();
+  observeWaitingWork(metrics.registry, { db, queue, clock, logger });
+  const metricsServer = await serveMetrics(config.metrics, metrics.registry, logger);
   logger.info({ concurrency: config.sync.concurrency }, 'worker ready');
 
   closeOnSignal(
     [
       // Lets running jobs finish; a job cut short by a kill is retried, its day still dirty.
       { what: 'the worker (its running jobs)', close: () => worker.close() },
+      { what: 'the metrics server', close: () => metricsServer.close() },
       { what: 'the sync queue', close: () => queue.close() },
       { what: 'the Redis connection', close: () => redis.disconnect() },
       { what: 'the database', close: () => db.destroy() },

@@ -48,12 +48,24 @@ describe('loadConfig', () => {
       REDIS_PREFIX: 'partner-a',
       ATHLETE_SCOPES: 'nutrition:write  health:write',
       TOKEN_ENCRYPTION_PREVIOUS_KEYS: `${Buffer.alloc(32, 1).toString('base64')}, ${Buffer.alloc(32, 2).toString('base64')}`,
+      METRICS_PORT: '9464',
+      METRICS_HOST: '0.0.0.0',
+      ADMIN_EMAILS: ' Ops@Example.com,lead@example.com ',
+      ADMIN_QUEUE_ACTIONS: 'true',
     });
     expect(config.tokenEncryption.previousKeys).toEqual([Buffer.alloc(32, 1), Buffer.alloc(32, 2)]);
     expect(config.port).toBe(8080);
     expect(config.database.path).toBe('/var/lib/app.db');
     expect(config.redis).toEqual({ url: 'redis://cache:6379/3', prefix: 'partner-a' });
     expect(config.athlete.scopes).toEqual(['nutrition:write', 'health:write']);
+    expect(config.metrics).toEqual({ port: 9464, host: '0.0.0.0' });
+    expect(config.admin).toEqual({ emails: ['ops@example.com', 'lead@example.com'], queueActions: true });
+  });
+
+  it('serves no metrics, names no admins and allows no queue actions by default', () => {
+    const config = loadConfig(validEnv);
+    expect(config.metrics).toEqual({ port: undefined, host: '127.0.0.1' });
+    expect(config.admin).toEqual({ emails: [], queueActions: false });
   });
 
   it.each(Object.keys(validEnv))('names %s in one line when it is missing', (variable) => {
@@ -83,6 +95,9 @@ describe('loadConfig', () => {
     ['SHUTDOWN_TIMEOUT_MS', '0', 'milliseconds'],
     ['TRUST_PROXY', 'true', 'the number of proxies'],
     ['TRUST_PROXY', '10.0.0.1, not-an-address', 'the number of proxies'],
+    ['METRICS_PORT', '70000', 'a port number'],
+    ['ADMIN_EMAILS', 'ops@example.com,ops', 'comma-separated email addresses'],
+    ['ADMIN_QUEUE_ACTIONS', 'yes', 'true or false'],
   ])('refuses %s=%j saying what it expects', (variable, value, expectation) => {
     const message = configErrorFor({ ...validEnv, [variable]: value });
     expect(message).toContain(`${variable} must be`);

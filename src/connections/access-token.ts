@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
 import type { Logger } from '../logger.js';
+import type { Metrics } from '../observability/metrics.js';
 import { createOAuthClient, type OAuthClient } from '../provider/oauth.js';
 import { ServiceError } from '../provider/service-error.js';
 import { classifyTokenRequestError, toServiceError, type TokenRequestFailure } from '../provider/token-errors.js';
@@ -50,6 +51,7 @@ export interface AccessTokenDependencies {
   tokenRequestTimeoutS: number;
   clock: () => Date;
   logger: Logger;
+  metrics: Metrics;
 }
 
 /**
@@ -62,7 +64,7 @@ const RETRIES_WITHOUT_ANSWER = 1;
 /** AccessTokens as a process builds them from its settings (worker.ts and the tests' processes). */
 export function accessTokensFromConfig(
   config: Config,
-  parts: Pick<AccessTokenDependencies, 'db' | 'redis' | 'clock' | 'logger'>,
+  parts: Pick<AccessTokenDependencies, 'db' | 'redis' | 'clock' | 'logger' | 'metrics'>,
 ): AccessTokens {
   return createAccessTokens({
     ...parts,
@@ -129,8 +131,11 @@ export function createAccessTokens(deps: AccessTokenDependencies): AccessTokens 
     try {
       tokens = await oauth.refresh(grant.refreshToken, grant.scopes);
     } catch (error) {
-      return recoverFromFailedRefresh(grant, classifyTokenRequestError(error), retriesWithoutAnswer);
+      const failure = classifyTokenRequestError(error);
+      deps.metrics.tokenRefreshed(failure.kind);
+      return recoverFromFailedRefresh(grant, failure, retriesWithoutAnswer);
     }
+    deps.metrics.tokenRefreshed('refreshed');
     // RFC 6749 §6: without a new refresh token, the one presented stays valid, with its expiry.
     // A new one's expiry is only what this response says (section 2.1), never the old one's.
     const issued = tokens.refreshToken

@@ -1,4 +1,6 @@
+import { performance } from 'node:perf_hooks';
 import type { AccessTokens } from '../connections/access-token.js';
+import type { Metrics } from '../observability/metrics.js';
 import { failureOf, transportFailure } from './responses.js';
 
 /**
@@ -22,18 +24,24 @@ export interface ServiceApiSettings {
   timeoutS: number;
   accessTokens: AccessTokens;
   clock: () => Date;
+  metrics: Metrics;
 }
 
-export function createServiceApi({ baseUrl, timeoutS, accessTokens, clock }: ServiceApiSettings): ServiceApi {
+export function createServiceApi({ baseUrl, timeoutS, accessTokens, clock, metrics }: ServiceApiSettings): ServiceApi {
   async function send(token: string, path: string, body: unknown): Promise<Response> {
+    const started = performance.now();
+    const answered = (status: number | 'no_answer') => metrics.serviceAnswered({ path, status }, (performance.now() - started) / 1000);
     try {
-      return await fetch(`${baseUrl}${path}`, {
+      const response = await fetch(`${baseUrl}${path}`, {
         method: 'POST',
         headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
         body: JSON.stringify(body),
         signal: AbortSignal.timeout(timeoutS * 1000),
       });
+      answered(response.status);
+      return response;
     } catch (error) {
+      answered('no_answer');
       throw transportFailure(error);
     }
   }
@@ -46,6 +54,7 @@ export function createServiceApi({ baseUrl, timeoutS, accessTokens, clock }: Ser
       response = await send(await accessTokens.replaceRejected(userId, token), path, body);
     }
     const failure = await failureOf(response, clock());
+    if (failure?.retryAfterMs !== undefined) metrics.rateLimited(failure.retryAfterMs / 1000);
     if (failure) throw failure;
     await response.body?.cancel();
   }

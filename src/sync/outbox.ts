@@ -148,6 +148,17 @@ export async function dirtyDaysOf(db: Db, userId: number): Promise<DirtyDay[]> {
   return rows.map((row) => ({ userId, kind: row.kind, date: row.date, version: row.version }));
 }
 
+/** Per kind, how many days wait to be sent (whatever holds them up) and when the longest-waiting one last changed. */
+export async function waitingDays(db: Db): Promise<Array<{ kind: SyncKind; days: number; oldestChange: Date }>> {
+  const rows = await db
+    .selectFrom('sync_days')
+    .select((eb) => ['kind', eb.fn.countAll().as('days'), eb.fn.min('updated_at').as('oldest_change')])
+    .where(needsSending)
+    .groupBy('kind')
+    .execute();
+  return rows.map((row) => ({ kind: row.kind, days: Number(row.days), oldestChange: new Date(row.oldest_change) }));
+}
+
 /** Days from `from` to `to` inclusive that have ever changed, with where their sync stands. */
 export async function syncStatuses(db: Db, userId: number, from: string, to: string): Promise<DaySyncStatus[]> {
   const rows = await db

@@ -1,8 +1,11 @@
-import { UnrecoverableError, Worker, type ConnectionOptions, type Queue } from 'bullmq';
+import { performance } from 'node:perf_hooks';
+import { RateLimitError, UnrecoverableError, Worker, type ConnectionOptions, type Job, type Queue } from 'bullmq';
 import { z } from 'zod';
 import type { AccessTokens } from '../connections/access-token.js';
 import { keepConnectionsAlive } from '../connections/keep-alive.js';
 import type { Logger } from '../logger.js';
+import { withLogContext } from '../observability/log-context.js';
+import type { Metrics } from '../observability/metrics.js';
 import { ServiceError } from '../provider/service-error.js';
 import { syncDay, type SyncDayDependencies } from './jobs.js';
 import { JOB, SYNC_QUEUE, dayJobSchema } from './queue.js';
@@ -19,6 +22,14 @@ export interface SyncWorkerSettings {
   deps: SyncDayDependencies;
   accessTokens: AccessTokens;
   logger: Logger;
+  metrics: Metrics;
+}
+
+/** What a job returns: a day's SyncDayOutcome, or 'done' and a count for the repeating jobs. */
+interface JobResult {
+  outcome: string;
+  swept?: number;
+  refreshed?: number;
 }
 
 /**
@@ -27,34 +38,57 @@ export interface SyncWorkerSettings {
  * thrown, and BullMQ retries them with exponential backoff and jitter.
  */
 export function createSyncWorker(settings: SyncWorkerSettings): Worker {
-  const { connection, prefix, concurrency, rateLimitPerS, lockDurationMs, queue, deps, accessTokens, logger } = settings;
+  const { connection, prefix, concurrency, rateLimitPerS, lockDurationMs, queue, deps, accessTokens, logger, metrics } = settings;
   const log = logger.child({ module: 'sync-worker' });
+
+  async function runJob(job: Job): Promise<JobResult> {
+    if (job.name === JOB.sweep) return { outcome: 'done', swept: await sweepDirtyDays({ ...deps, queue, logger: log }) };
+    if (job.name === JOB.keepAlive) {
+      return { outcome: 'done', refreshed: await keepConnectionsAlive(deps.db, accessTokens, deps.clock, log) };
+    }
+    const parsed = dayJobSchema.safeParse(job.data);
+    if (!parsed.success) {
+      // Queued by an older version (before the date bounds, say): no retry can make it valid.
+      const problem = z.prettifyError(parsed.error);
+      log.warn({ data: job.data, problem }, 'day job with invalid data; not retried');
+      throw new UnrecoverableError(`invalid day job data: ${problem}`);
+    }
+    const day = parsed.data;
+    try {
+      const outcome = await syncDay(deps, day);
+      log.info({ day, outcome, attempt: job.attemptsMade + 1 }, 'day processed');
+      return { outcome };
+    } catch (error) {
+      log.warn({ day, err: error, attempt: job.attemptsMade + 1 }, 'day not synced yet');
+      if (error instanceof ServiceError && error.retryAfterMs !== undefined) {
+        await worker.rateLimit(error.retryAfterMs);
+        throw Worker.RateLimitError();
+      }
+      throw error;
+    }
+  }
+
+  /** Every line a job logs, wherever it is written, carries the job's id; every job is counted. */
+  function observedJob(job: Job): Promise<JobResult> {
+    return withLogContext({ jobId: String(job.id) }, async () => {
+      const started = performance.now();
+      let outcome = 'error';
+      try {
+        const result = await runJob(job);
+        outcome = result.outcome;
+        return result;
+      } catch (error) {
+        outcome = errorOutcome(error);
+        throw error;
+      } finally {
+        metrics.jobDone({ kind: job.name, outcome }, (performance.now() - started) / 1000);
+      }
+    });
+  }
+
   const worker: Worker = new Worker(
     SYNC_QUEUE,
-    async (job) => {
-      if (job.name === JOB.sweep) return { swept: await sweepDirtyDays({ ...deps, queue, logger: log }) };
-      if (job.name === JOB.keepAlive) return { refreshed: await keepConnectionsAlive(deps.db, accessTokens, deps.clock, log) };
-      const parsed = dayJobSchema.safeParse(job.data);
-      if (!parsed.success) {
-        // Queued by an older version (before the date bounds, say): no retry can make it valid.
-        const problem = z.prettifyError(parsed.error);
-        log.warn({ data: job.data, problem }, 'day job with invalid data; not retried');
-        throw new UnrecoverableError(`invalid day job data: ${problem}`);
-      }
-      const day = parsed.data;
-      try {
-        const outcome = await syncDay(deps, day);
-        log.info({ day, outcome, attempt: job.attemptsMade + 1 }, 'day processed');
-        return { outcome };
-      } catch (error) {
-        log.warn({ day, err: error, attempt: job.attemptsMade + 1 }, 'day not synced yet');
-        if (error instanceof ServiceError && error.retryAfterMs !== undefined) {
-          await worker.rateLimit(error.retryAfterMs);
-          throw Worker.RateLimitError();
-        }
-        throw error;
-      }
-    },
+    observedJob,
     {
       connection,
       prefix,
@@ -69,4 +103,10 @@ export function createSyncWorker(settings: SyncWorkerSettings): Worker {
     if (job && job.name !== JOB.syncDay) log.error({ job: job.name, err: error }, 'repeating job failed');
   });
   return worker;
+}
+
+function errorOutcome(error: unknown): string {
+  if (error instanceof UnrecoverableError) return 'invalid';
+  if (error instanceof RateLimitError) return 'rate-limited';
+  return 'error';
 }

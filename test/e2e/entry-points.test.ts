@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import getPort from 'get-port';
 import { describe, expect, inject, it } from 'vitest';
 import { run, start } from '../helpers/processes.js';
+import { eventually } from '../helpers/wait.js';
 
 const validEnv = {
   PATH: process.env.PATH,
@@ -43,7 +44,7 @@ describe.each([
 });
 
 describe('npm run migrate, then npm start and npm run worker', () => {
-  it('migrates a new database, after which web and worker start and stop on a signal', async () => {
+  it('migrates a new database, after which web (with its metrics) and worker start and stop on a signal', async () => {
     const env = {
       ...validEnv,
       DATABASE_URL: newDatabaseUrl(),
@@ -54,7 +55,8 @@ describe('npm run migrate, then npm start and npm run worker', () => {
     expect(migrate.stdout).toMatch(/Applied: .*create_users/);
     expect((await run('npm', ['run', '--silent', 'migrate'], env)).stdout).toContain('up to date');
 
-    const web = start('npm', ['run', '--silent', 'start'], env);
+    const metricsPort = await getPort();
+    const web = start('npm', ['run', '--silent', 'start'], { ...env, METRICS_PORT: String(metricsPort) });
     const worker = start('npm', ['run', '--silent', 'worker'], env);
     try {
       await web.waitForOutput(/web listening/);
@@ -62,6 +64,12 @@ describe('npm run migrate, then npm start and npm run worker', () => {
       const home = await fetch(`http://127.0.0.1:${env.PORT}/`);
       expect(home.status).toBe(200);
       expect(await home.text()).toContain('athlete-sync');
+      // Counted once the answer is sent, which may be a moment after the client has it.
+      const counted = /^athlete_sync_http_request_duration_seconds_count\{method="GET",route="\/",status="303"\} 1$/m;
+      await eventually('the request in the web’s metrics', async () => {
+        const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+        return counted.test(metrics) ? true : undefined;
+      });
     } finally {
       await web.stop();
       await worker.stop();

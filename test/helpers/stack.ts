@@ -17,6 +17,7 @@ import { createDb, type Db } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import type { LevelWithSilent } from 'pino';
 import { createLogger } from '../../src/logger.js';
+import { createPrometheusMetrics, type PrometheusMetrics } from '../../src/observability/metrics.js';
 import { createServiceApi, type ServiceApi } from '../../src/provider/api.js';
 import { createOAuthClient, type OAuthClient } from '../../src/provider/oauth.js';
 import { createProducerConnection, createRedisConnection, untilReady } from '../../src/queue/redis.js';
@@ -59,6 +60,8 @@ export interface Stack {
   env: Record<string, string>;
   /** What the app logged, when started with captureLogs. */
   logs: string[];
+  /** What the app (and the stack's accessTokens and serviceApi) recorded. */
+  metrics: PrometheusMetrics;
   close(): Promise<void>;
 }
 
@@ -143,9 +146,11 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   await migrateToLatest(db);
   const sessions = await createRedisSessionStore(config.redis.url, config.redis.prefix);
   const clock = options.clock ?? (() => new Date());
+  const metrics = createPrometheusMetrics();
   const app = createApp({
     config,
     logger,
+    metrics,
     db,
     sessionStore: sessions.store,
     oauth: createOAuthClient(config.athlete, clock),
@@ -173,6 +178,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       tokenRequestTimeoutS: config.athlete.timeoutS,
       clock: tokenClock,
       logger,
+      metrics,
     });
 
   return {
@@ -211,10 +217,11 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       return grant;
     },
     serviceApi: (tokens = accessTokens()) =>
-      createServiceApi({ baseUrl: sandboxUrl, timeoutS: config.athlete.timeoutS, accessTokens: tokens, clock }),
+      createServiceApi({ baseUrl: sandboxUrl, timeoutS: config.athlete.timeoutS, accessTokens: tokens, clock, metrics }),
     syncQueue,
     env,
     logs,
+    metrics,
     close: async () => {
       appServer.closeAllConnections();
       sandboxServer.closeAllConnections();

@@ -1,6 +1,7 @@
 import nock from 'nock';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { AccessTokens } from '../../src/connections/access-token.js';
+import { createPrometheusMetrics } from '../../src/observability/metrics.js';
 import { createServiceApi } from '../../src/provider/api.js';
 import { ServiceError } from '../../src/provider/service-error.js';
 
@@ -20,7 +21,7 @@ function fakeAccessTokens() {
 }
 
 function api(tokens: AccessTokens) {
-  return createServiceApi({ baseUrl: BASE_URL, timeoutS: 5, accessTokens: tokens, clock: () => now });
+  return createServiceApi({ baseUrl: BASE_URL, timeoutS: 5, accessTokens: tokens, clock: () => now, metrics: createPrometheusMetrics() });
 }
 
 async function failureOf(promise: Promise<unknown>): Promise<ServiceError> {

@@ -1,6 +1,7 @@
 import type { Job, Worker } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
+import { createPrometheusMetrics } from '../../src/observability/metrics.js';
 import type { NutritionRecord, ServiceApi } from '../../src/provider/api.js';
 import { ServiceError } from '../../src/provider/service-error.js';
 import { createRedisConnection } from '../../src/queue/redis.js';
@@ -26,7 +27,7 @@ const DATE = '2026-04-01';
 const meal = { name: 'Banana', carbs: 27, absorptionType: 'RAPID', logged_at: `${DATE}T10:00:00+02:00` };
 
 /** A BullMQ worker of the app's own making, in this process, on the stack's queue. */
-function startWorker(api: ServiceApi): Worker {
+function startWorker(api: ServiceApi, logger = createLogger('silent')): Worker {
   const connection = createRedisConnection(stack.config.redis.url);
   worker = createSyncWorker({
     connection,
@@ -37,7 +38,8 @@ function startWorker(api: ServiceApi): Worker {
     queue: stack.syncQueue,
     deps: { db: stack.db, api, clock: () => new Date() },
     accessTokens: stack.accessTokens(),
-    logger: createLogger('silent'),
+    logger,
+    metrics: createPrometheusMetrics(),
   });
   worker.on('closed', () => connection.disconnect());
   return worker;
@@ -129,6 +131,24 @@ describe('the sync worker', () => {
     expect(pendingWhileFailing).toMatchObject({ status: 'pending', error: 'HTTP 503: temporarily_unavailable' });
     const [job] = await completedDayJobs();
     expect(job!.attemptsMade).toBe(2); // the failed attempt and the one that succeeded
+  });
+});
+
+describe('job logs', () => {
+  it('carry the job’s id on every line written while it runs, its token refresh’s included', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' }, env: { SYNC_QUIET_MS: '50' }, captureLogs: 'info' });
+    const { client } = await connectedUser(stack);
+    const anHourLater = () => new Date(Date.now() + 3600_000);
+    const workerLogger = createLogger('info', 'worker', { write: (line: string) => void stack.logs.push(line) });
+    startWorker(stack.serviceApi(stack.accessTokens({ clock: anHourLater })), workerLogger);
+    await addMeal(client, meal);
+    await eventually('the day to sync', async () => ((await syncStatus(client, DATE))[0]?.status === 'synced' ? true : undefined));
+
+    const [job] = await completedDayJobs();
+    const lines = stack.logs.map((line) => JSON.parse(line) as { msg: string; jobId?: string });
+    const ofTheJob = lines.filter((line) => line.msg === 'tokens refreshed' || line.msg === 'day processed');
+    expect(ofTheJob.map((line) => line.msg)).toEqual(['tokens refreshed', 'day processed']);
+    expect(ofTheJob.map((line) => line.jobId)).toEqual([job!.id, job!.id]);
   });
 });
 

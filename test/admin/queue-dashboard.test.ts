@@ -1,0 +1,80 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signUpNewUser } from '../helpers/flows.js';
+import type { CookieClient } from '../helpers/http-client.js';
+import { startStack, type Stack } from '../helpers/stack.js';
+
+const ADMIN = 'Ops@Example.com';
+
+/** A signed-in client of the account with this email. */
+async function signedIn(stack: Stack, email: string): Promise<CookieClient> {
+  const client = stack.browser();
+  const response = await client.postJson('/api/signup', { email, password: 'a long password', timezone: 'UTC' });
+  expect(response.status).toBe(201);
+  return client;
+}
+
+/** A job due in an hour, for the dashboard's "promote" (run it now) to act on. */
+async function delayedJob(stack: Stack): Promise<string> {
+  const job = await stack.syncQueue.add('sync-day', { userId: 1, kind: 'nutrition', date: '2026-04-01' }, { delay: 3600_000 });
+  return job.id!;
+}
+
+function promote(admin: CookieClient, jobId: string): Promise<Response> {
+  return admin.request(`/admin/queues/api/queues/sync/${jobId}/promote`, { method: 'PUT' });
+}
+
+describe('the queue dashboard', () => {
+  let stack: Stack;
+  let admin: CookieClient;
+
+  beforeAll(async () => {
+    stack = await startStack({ env: { ADMIN_EMAILS: `someone@example.com, ${ADMIN.toLowerCase()}` } });
+    admin = await signedIn(stack, ADMIN);
+  });
+  afterAll(async () => {
+    await stack.close();
+  });
+
+  it('is the ordinary 404 page for a signed-out person and for an account not in ADMIN_EMAILS', async () => {
+    const member = stack.browser();
+    await signUpNewUser(member);
+    for (const client of [stack.browser(), member]) {
+      for (const path of ['/admin/queues', '/admin/queues/api/queues']) {
+        const response = await client.get(path);
+        expect(response.status).toBe(404);
+        expect(await response.text()).toContain('Page not found');
+      }
+    }
+  });
+
+  it('shows an admin the sync queue, never stored by a browser or proxy', async () => {
+    const page = await admin.get('/admin/queues');
+    expect(page.status).toBe(200);
+    expect(page.headers.get('cache-control')).toBe('no-store');
+    expect(page.headers.get('x-powered-by')).toBeNull();
+    expect(await page.text()).toContain('<base href="/admin/queues/"');
+    const api = await admin.get('/admin/queues/api/queues');
+    expect(api.status).toBe(200);
+    expect(await api.json()).toMatchObject({ queues: [expect.objectContaining({ readOnlyMode: true })] });
+  });
+
+  it('refuses to change jobs while ADMIN_QUEUE_ACTIONS is not true', async () => {
+    const jobId = await delayedJob(stack);
+    expect((await promote(admin, jobId)).status).toBe(405);
+    expect(await stack.syncQueue.getJobState(jobId)).toBe('delayed');
+  });
+});
+
+describe('the queue dashboard with ADMIN_QUEUE_ACTIONS=true', () => {
+  it('lets an admin change jobs, e.g. run a delayed one now', async () => {
+    const stack = await startStack({ env: { ADMIN_EMAILS: ADMIN, ADMIN_QUEUE_ACTIONS: 'true' } });
+    try {
+      const admin = await signedIn(stack, ADMIN);
+      const jobId = await delayedJob(stack);
+      expect((await promote(admin, jobId)).status).toBe(204);
+      expect(await stack.syncQueue.getJobState(jobId)).toBe('waiting');
+    } finally {
+      await stack.close();
+    }
+  });
+});
