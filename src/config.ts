@@ -99,9 +99,11 @@ const envSchema = z.object({
   REDIS_URL: z
     .url({ protocol: /^rediss?$/, ...expecting('a redis:// or rediss:// URL') })
     .default('redis://127.0.0.1:6379'),
+  // Braces make a Redis Cluster hash tag ({athlete-sync}): every key of the app, BullMQ's included,
+  // then lives in one slot, as BullMQ's multi-key scripts need.
   REDIS_PREFIX: z
     .string()
-    .regex(/^[A-Za-z0-9_.-]+$/, expecting('letters, digits, "_", "." or "-"'))
+    .regex(/^(\{[A-Za-z0-9_.-]+\}|[A-Za-z0-9_.-]+)$/, expecting('letters, digits, "_", "." or "-", optionally in braces: {athlete-sync}'))
     .default('athlete-sync'),
   SESSION_SECRET: z
     .string(expecting('at least 32 random characters'))

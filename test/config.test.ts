@@ -83,6 +83,7 @@ describe('loadConfig', () => {
     ['DATABASE_URL', 'mysql://db', 'sqlite:<path>'],
     ['REDIS_URL', 'http://cache', 'redis://'],
     ['REDIS_PREFIX', 'has space', 'letters, digits'],
+    ['REDIS_PREFIX', '{unclosed', 'letters, digits'],
     ['SESSION_SECRET', 'short', 'at least 32'],
     ['SESSION_IDLE_MINUTES', '0', 'a number of minutes'],
     ['SESSION_MAX_DAYS', '1.5', 'a number of days'],
@@ -102,6 +103,10 @@ describe('loadConfig', () => {
     const message = configErrorFor({ ...validEnv, [variable]: value });
     expect(message).toContain(`${variable} must be`);
     expect(message).toContain(expectation);
+  });
+
+  it('takes a hash-tagged REDIS_PREFIX, for Redis Cluster', () => {
+    expect(loadConfig({ ...validEnv, REDIS_PREFIX: '{athlete-sync}' }).redis.prefix).toBe('{athlete-sync}');
   });
 
   it.each([

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Job, Worker } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
@@ -64,6 +65,17 @@ describe('the sync worker', () => {
     const day = Object.values((await stack.sandboxState()).athletes)[0]!.nutrition[DATE]!;
     expect(day.writes).toBe(1);
     expect(day.payload.items[0]).toMatchObject({ carbs: 5 });
+  });
+
+  it('works under a hash-tagged REDIS_PREFIX, as Redis Cluster needs', async () => {
+    const prefix = `{test-${randomUUID()}}`;
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' }, env: { SYNC_QUIET_MS: '200', REDIS_PREFIX: prefix } });
+    const { client } = await connectedUser(stack);
+    startWorker(stack.serviceApi());
+    await addMeal(client, meal);
+    await eventually('the day to sync', async () => ((await syncStatus(client, DATE))[0]?.status === 'synced' ? true : undefined));
+    expect(await stack.syncQueue.getJobCounts('completed')).toEqual({ completed: 1 });
+    expect(stack.syncQueue.keys.completed).toMatch(new RegExp(`^${prefix.replace(/[{}]/g, '\\$&')}:`));
   });
 
   it('syncs an edit made while the day’s upsert is in flight, in one more run after it', async () => {
