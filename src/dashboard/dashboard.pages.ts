@@ -28,6 +28,8 @@ const RECONNECT_REASONS: Record<StatusReason, string> = {
   grant_revoked: "The Athlete Data Service no longer accepts this app's access: it was withdrawn or has ended.",
   refresh_token_expired: "The Athlete Data Service's permission for this app has run out.",
   token_key_removed: 'This app can no longer read your stored authorization (its encryption key was removed).',
+  refresh_interrupted:
+    'A refresh of your authorization was interrupted (the app was stopped, or lost the answer, at the wrong moment), and the Athlete Data Service no longer accepts it.',
 };
 const REASON_NOT_RECORDED = "The Athlete Data Service no longer accepts this app's access.";
 
