@@ -8,7 +8,6 @@ import { connectedUser } from '../helpers/flows.js';
 import type { CookieClient } from '../helpers/http-client.js';
 import { addMeal, syncStatus } from '../helpers/meals.js';
 import type { Running } from '../helpers/processes.js';
-import { untilReady } from '../helpers/readiness.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 import { eventually } from '../helpers/wait.js';
 import { startWorkerEntryPoint } from '../helpers/worker-process.js';
@@ -49,8 +48,6 @@ async function workerWithRefreshHeldOpen(sandbox: Partial<Settings>): Promise<{ 
     sandbox: { autoApprove: 'Ana', accessTokenTtlS: ACCESS_TOKEN_TTL_S, ...sandbox },
     env: { ATHLETE_TIMEOUT_S: String(TOKEN_TIMEOUT_S), SYNC_QUIET_MS: '200' },
   });
-  // Requests that need Redis answer 503 until the app's connection is up (no offline queue).
-  await untilReady(stack);
   const { client, userId } = await connectedUser(stack);
   const refreshDueAt = Date.now() + (ACCESS_TOKEN_TTL_S * 1000) / 2;
   const worker = await startWorker();
