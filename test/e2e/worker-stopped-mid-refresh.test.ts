@@ -95,7 +95,7 @@ describe('a worker stopped while the service holds its refresh open (rotation, r
         const current = await findConnection(stack.db, userId);
         return current?.status === 'needs_reconnect' ? current : undefined;
       },
-      4 * TOKEN_TIMEOUT_S * 1000,
+      6 * TOKEN_TIMEOUT_S * 1000,
     );
     expect(connection.statusReason).toBe('refresh_interrupted');
     expect(await (await client.get('/api/me')).json()).toMatchObject({ connection: { status: 'needs_reconnect' } });
@@ -117,7 +117,7 @@ describe('a worker stopped while the service holds its refresh open (rotation, r
     await eventually(
       'the day to be sent',
       async () => ((await syncStatus(client, DATE))[0]?.status === 'synced' ? true : undefined),
-      4 * TOKEN_TIMEOUT_S * 1000,
+      6 * TOKEN_TIMEOUT_S * 1000,
     );
     // Stopped, so that no refresh is in flight while the two sides are compared.
     expect(await next.stop('SIGTERM')).toBe(0);
