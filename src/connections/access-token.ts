@@ -60,7 +60,8 @@ export interface AccessTokenDependencies {
 /**
  * When a refresh got no answer at all (timeout, reset), the service may still have rotated the
  * token. Presenting the same token again at once is the only recovery the protocol allows, and
- * succeeds when the service grants a reuse grace period; otherwise it ends in needs-reconnect.
+ * succeeds when the service grants a reuse grace period. Without an answer to that either, the
+ * lease is left run out, and the next refresh recovers it (recoverInterruptedRefresh).
  */
 const RETRIES_WITHOUT_ANSWER = 1;
 /** Beyond its token requests' timeouts, time for a refresh to store what it got before its lease runs out. */
