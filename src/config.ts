@@ -75,8 +75,9 @@ const port = z.coerce
   .min(0, expecting('a port number (0-65535)'))
   .max(65535, expecting('a port number (0-65535)'));
 
-const positiveInt = (what: string, fallback: number) =>
-  z.coerce.number(expecting(what)).int(expecting(what)).positive(expecting(what)).default(fallback);
+const wholePositive = (what: string) => z.coerce.number(expecting(what)).int(expecting(what)).positive(expecting(what));
+
+const positiveInt = (what: string, fallback: number) => wholePositive(what).default(fallback);
 
 const envSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -148,7 +149,7 @@ const envSchema = z.object({
   MEAL_MAX_KCAL: positiveInt('kilocalories, e.g. 10000', 10_000),
   SIGNIN_FAILURES_PER_ADDRESS_PER_HOUR: positiveInt('a number of failed sign-ins, e.g. 50', 50),
   SIGNUPS_PER_ADDRESS_PER_HOUR: positiveInt('a number of sign-ups, e.g. 20', 20),
-  SHUTDOWN_TIMEOUT_MS: positiveInt('milliseconds, e.g. 10000', 10_000),
+  SHUTDOWN_TIMEOUT_MS: wholePositive('milliseconds, e.g. 45000').optional(),
   ATHLETE_SCOPES: z
     .string()
     .prefault('workout:read workout:write health:write nutrition:write')
@@ -204,7 +205,9 @@ function toConfig(env: z.infer<typeof envSchema>) {
     metrics: { port: env.METRICS_PORT, host: env.METRICS_HOST },
     /** Who may see the queue dashboard (lower-cased emails), and whether they may change jobs there. */
     admin: { emails: env.ADMIN_EMAILS, queueActions: env.ADMIN_QUEUE_ACTIONS },
-    shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
+    // Unset: long enough for a job's upload and a token refresh with its one retry without an
+    // answer, each abandoned after ATHLETE_TIMEOUT_S; a stop cut shorter is like a kill.
+    shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS ?? 3 * env.ATHLETE_TIMEOUT_S * 1000,
     database: env.DATABASE_URL,
     redis: { url: env.REDIS_URL, prefix: env.REDIS_PREFIX },
     tokenRefreshMarginS: env.TOKEN_REFRESH_MARGIN_S,

@@ -45,8 +45,11 @@ runEntryPoint(async () => {
 
   closeOnSignal(
     [
-      // Lets running jobs finish; a job cut short by a kill is retried, its day still dirty.
-      { what: 'the worker (its running jobs)', close: () => worker.close() },
+      // Takes no new jobs and lets running ones finish. Every token refresh of this process runs
+      // inside a job (a day's upload, the keep-alive), so a rotated refresh token is stored before
+      // the exit. A job cut short by a kill is retried, its day still dirty, and a refresh cut short
+      // leaves its lease behind for the next worker (connections/access-token.ts).
+      { what: 'the worker (its running jobs and their token refreshes)', close: () => worker.close() },
       { what: 'the metrics server', close: () => metricsServer.close() },
       { what: 'the sync queue', close: () => queue.close() },
       { what: 'the Redis connection', close: () => redis.disconnect() },

@@ -105,6 +105,12 @@ describe('loadConfig', () => {
     expect(message).toContain(expectation);
   });
 
+  it('waits on shutdown, unless told otherwise, long enough for an upload and a refresh with its one retry', () => {
+    expect(loadConfig(validEnv).shutdownTimeoutMs).toBe(45_000);
+    expect(loadConfig({ ...validEnv, ATHLETE_TIMEOUT_S: '5' }).shutdownTimeoutMs).toBe(15_000);
+    expect(loadConfig({ ...validEnv, SHUTDOWN_TIMEOUT_MS: '2000' }).shutdownTimeoutMs).toBe(2000);
+  });
+
   it('takes a hash-tagged REDIS_PREFIX, for Redis Cluster', () => {
     expect(loadConfig({ ...validEnv, REDIS_PREFIX: '{athlete-sync}' }).redis.prefix).toBe('{athlete-sync}');
   });

@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
 import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
@@ -8,12 +10,15 @@ import { ServiceError } from '../provider/service-error.js';
 import { classifyTokenRequestError, toServiceError, type TokenRequestFailure } from '../provider/token-errors.js';
 import type { TokenSet } from '../provider/token-set.js';
 import { withRedisLock } from '../queue/redis-lock.js';
-import { keepAliveDue } from './connection-health.js';
+import { keepAliveDue, refreshInterrupted } from './connection-health.js';
 import {
   UNREADABLE_TOKENS,
+  expireRefreshLease,
   loadGrant,
   markNeedsReconnect,
+  releaseRefreshLease,
   storeRefreshedTokens,
+  takeRefreshLease,
   type ReadState,
   type StoredGrant,
 } from './connection.repository.js';
@@ -25,10 +30,11 @@ import { createTokenCipher, type TokenCipher } from './token-crypto.js';
  *
  * Refresh tokens may rotate on every refresh (sections 5 and 9), and a rotated-out token
  * presented again can make a strict service revoke the whole grant. So refreshes are single
- * flight: one per user within this process (callers share the promise) and across all
- * processes (a Redis lock per user, after which the stored tokens are read again, since
- * another process may have refreshed meanwhile). The new tokens are stored in one
- * compare-and-swap write before the new access token is handed out.
+ * flight (DESIGN decision 5): one per user within this process (callers share the promise), and
+ * across all processes by a lease on the connection row, taken by compare-and-swap before the
+ * token request and ended in the same write that stores the new tokens. A Redis lock per user
+ * spares the database the waiting, but correctness rests on the lease: a process killed mid-refresh
+ * leaves it behind, so the next one knows that a refresh's outcome is unknown.
  */
 export interface AccessTokens {
   /** A valid access token, refreshed first when it expires within the refresh margin. */
@@ -47,7 +53,7 @@ export interface AccessTokenDependencies {
   redisPrefix: string;
   /** Refresh this long before expiry; tokens living under twice this refresh at half their life. */
   refreshMarginS: number;
-  /** The token request timeout, which bounds how long a refresh holds the lock. */
+  /** The token request timeout, which bounds how long a refresh holds its lease. */
   tokenRequestTimeoutS: number;
   clock: () => Date;
   logger: Logger;
@@ -57,9 +63,14 @@ export interface AccessTokenDependencies {
 /**
  * When a refresh got no answer at all (timeout, reset), the service may still have rotated the
  * token. Presenting the same token again at once is the only recovery the protocol allows, and
- * succeeds when the service grants a reuse grace period; otherwise it ends in needs-reconnect.
+ * succeeds when the service grants a reuse grace period. Without an answer to that either, the
+ * lease is left run out, and the next refresh recovers it (recoverInterruptedRefresh).
  */
 const RETRIES_WITHOUT_ANSWER = 1;
+/** Beyond its token requests' timeouts, time for a refresh to store what it got before its lease runs out. */
+const LEASE_MARGIN_S = 5;
+/** How often a process waiting for another's refresh looks at the lease again. */
+const LEASE_POLL_MS = 100;
 
 /** AccessTokens as a process builds them from its settings (worker.ts and the tests' processes). */
 export function accessTokensFromConfig(
@@ -76,10 +87,20 @@ export function accessTokensFromConfig(
   });
 }
 
+/** Newer tokens were stored while this refresh ran: look at the connection again. */
+const SUPERSEDED = Symbol('superseded');
+
+/** One refresh under one lease; `refusal` is how the person is told if the service refuses it. */
+interface RefreshAttempt {
+  grant: StoredGrant;
+  leaseOwner: string;
+  refusal: Extract<StatusReason, 'grant_revoked' | 'refresh_interrupted'>;
+}
+
 export function createAccessTokens(deps: AccessTokenDependencies): AccessTokens {
   const { db, cipher, oauth, redis, redisPrefix, clock } = deps;
   const log = deps.logger.child({ module: 'access-token' });
-  const lockTtlMs = ((RETRIES_WITHOUT_ANSWER + 1) * deps.tokenRequestTimeoutS + 5) * 1000;
+  const leaseMs = ((RETRIES_WITHOUT_ANSWER + 1) * deps.tokenRequestTimeoutS + LEASE_MARGIN_S) * 1000;
   const inFlight = new Map<number, Promise<string>>();
 
   function refreshDue(grant: StoredGrant): boolean {
@@ -116,24 +137,57 @@ export function createAccessTokens(deps: AccessTokenDependencies): AccessTokens 
     const refresh = withRedisLock(
       redis,
       `${redisPrefix}:lock:refresh:${userId}`,
-      { ttlMs: lockTtlMs, waitMs: lockTtlMs + 5000 },
-      async () => {
-        const grant = await usableGrant(userId);
-        return stillNeeded(grant) ? refreshGrant(grant, RETRIES_WITHOUT_ANSWER) : grant.accessToken;
-      },
+      { ttlMs: leaseMs, waitMs: leaseMs + 5000 },
+      () => refreshUnderLease(userId, stillNeeded),
     ).finally(() => inFlight.delete(userId));
     inFlight.set(userId, refresh);
     return refresh;
   }
 
-  async function refreshGrant(grant: StoredGrant, retriesWithoutAnswer: number): Promise<string> {
+  /**
+   * Reads the connection until this process may act on it: another's live lease is waited for
+   * (then its tokens are read), an expired one is taken over to recover its refresh, and
+   * otherwise the lease is taken if a refresh is still needed. A lost compare-and-swap reads again.
+   */
+  async function refreshUnderLease(userId: number, stillNeeded: (grant: StoredGrant) => boolean): Promise<string> {
+    for (;;) {
+      const grant = await usableGrant(userId);
+      const now = clock();
+      const interrupted = refreshInterrupted(grant, now);
+      if (grant.refreshLease && !interrupted) {
+        await sleep(Math.min(LEASE_POLL_MS, grant.refreshLease.until.getTime() - now.getTime()));
+        continue;
+      }
+      if (!interrupted && !stillNeeded(grant)) return grant.accessToken;
+      const leaseOwner = randomUUID();
+      if (!(await takeRefreshLease(db, grant, { owner: leaseOwner, until: new Date(now.getTime() + leaseMs) }))) continue;
+      const outcome = interrupted
+        ? await recoverInterruptedRefresh({ grant, leaseOwner, refusal: 'refresh_interrupted' })
+        : await refreshGrant({ grant, leaseOwner, refusal: 'grant_revoked' }, RETRIES_WITHOUT_ANSWER);
+      if (outcome !== SUPERSEDED) return outcome;
+    }
+  }
+
+  /**
+   * A refresh before this one was interrupted (its process was killed, or its answer never came):
+   * the service may have rotated the token we hold. Presenting it once is the one recovery the
+   * protocol allows, and succeeds when the service grants a reuse grace period; a refusal is
+   * told to the person as an interrupted refresh.
+   */
+  function recoverInterruptedRefresh(attempt: RefreshAttempt): Promise<string | typeof SUPERSEDED> {
+    log.warn({ userId: attempt.grant.userId }, 'a refresh was interrupted; presenting the stored refresh token once');
+    return refreshGrant(attempt, 0);
+  }
+
+  async function refreshGrant(attempt: RefreshAttempt, retriesWithoutAnswer: number): Promise<string | typeof SUPERSEDED> {
+    const { grant } = attempt;
     let tokens: TokenSet;
     try {
       tokens = await oauth.refresh(grant.refreshToken, grant.scopes);
     } catch (error) {
       const failure = classifyTokenRequestError(error);
       deps.metrics.tokenRefreshed(failure.kind);
-      return recoverFromFailedRefresh(grant, failure, retriesWithoutAnswer);
+      return recoverFromFailedRefresh(attempt, failure, retriesWithoutAnswer);
     }
     deps.metrics.tokenRefreshed('refreshed');
     // RFC 6749 §6: without a new refresh token, the one presented stays valid, with its expiry.
@@ -145,35 +199,43 @@ export function createAccessTokens(deps: AccessTokenDependencies): AccessTokens 
       log.info({ userId: grant.userId, rotated: tokens.refreshToken !== undefined }, 'tokens refreshed');
       return tokens.accessToken;
     }
-    // Newer tokens were stored meanwhile (a reconnect, or a process whose lock had timed out): they win.
-    return (await usableGrant(grant.userId)).accessToken;
+    // Newer tokens were stored meanwhile (a reconnect, or a process that took over this lease after it ran out): they win.
+    return SUPERSEDED;
   }
 
   async function recoverFromFailedRefresh(
-    grant: StoredGrant,
+    attempt: RefreshAttempt,
     failure: TokenRequestFailure,
     retriesWithoutAnswer: number,
-  ): Promise<string> {
-    if (failure.kind === 'retryable' && failure.status === undefined && retriesWithoutAnswer > 0) {
-      log.warn({ userId: grant.userId, failure }, 'refresh got no answer; presenting the same token again');
-      return refreshGrant(grant, retriesWithoutAnswer - 1);
+  ): Promise<string | typeof SUPERSEDED> {
+    const { grant, leaseOwner } = attempt;
+    if (failure.kind === 'retryable' && failure.status === undefined) {
+      if (retriesWithoutAnswer > 0) {
+        log.warn({ userId: grant.userId, failure }, 'refresh got no answer; presenting the same token again');
+        return refreshGrant(attempt, retriesWithoutAnswer - 1);
+      }
+      // The outcome stays unknown: whoever refreshes next finds the lease run out and recovers.
+      await expireRefreshLease(db, grant.userId, leaseOwner, clock());
+      throw toServiceError(failure);
     }
     if (failure.kind === 'needs-reconnect') {
       // invalid_grant may only mean we lost a race: if newer tokens were stored meanwhile, use them.
       const latest = await loadGrant(db, cipher, grant.userId);
-      if (latest?.readable && latest.status === 'connected' && latest.refreshToken !== grant.refreshToken) {
-        return refreshDue(latest) ? refreshGrant(latest, 0) : latest.accessToken;
-      }
-      await markNeedsReconnect(db, grant, 'grant_revoked', clock());
-      log.warn({ userId: grant.userId, failure }, 'grant refused; the connection needs reconnecting');
+      if (latest?.readable && latest.status === 'connected' && latest.refreshToken !== grant.refreshToken) return SUPERSEDED;
+      await markNeedsReconnect(db, grant, attempt.refusal, clock());
+      log.warn({ userId: grant.userId, failure, reason: attempt.refusal }, 'grant refused; the connection needs reconnecting');
+      throw toServiceError(failure);
     }
+    await releaseRefreshLease(db, grant.userId, leaseOwner);
     throw toServiceError(failure);
   }
 
   return {
     async accessTokenFor(userId) {
       const grant = await usableGrant(userId);
-      return refreshDue(grant) ? refreshSingleFlight(userId, refreshDue) : grant.accessToken;
+      // An interrupted refresh is recovered at once: a reuse grace period does not last.
+      const refreshNow = refreshDue(grant) || refreshInterrupted(grant, clock());
+      return refreshNow ? refreshSingleFlight(userId, refreshDue) : grant.accessToken;
     },
 
     async replaceRejected(userId, rejected) {

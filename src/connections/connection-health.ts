@@ -31,12 +31,22 @@ export function reconnectNeededSoon(connection: Connection, now: Date): boolean 
 }
 
 /**
+ * Whether a refresh's outcome is unknown: its lease ran out without the new tokens or a refusal
+ * being stored (its process was killed, or its answer never came).
+ */
+export function refreshInterrupted(connection: Connection, now: Date): boolean {
+  return connection.refreshLease !== undefined && connection.refreshLease.until <= now;
+}
+
+/**
  * Whether a connection nobody has used for a while should be refreshed now, so its refresh
  * token never lapses: halfway through a known refresh-token lifetime (measured from the last
- * refresh), or a week after the last refresh when the lifetime is unknown.
+ * refresh), or a week after the last refresh when the lifetime is unknown. A refresh that was
+ * interrupted is settled at once: a reuse grace period does not last, and a refusal must be told.
  */
 export function keepAliveDue(connection: Connection, now: Date): boolean {
   if (effectiveStatus(connection, now) !== 'connected') return false;
+  if (refreshInterrupted(connection, now)) return true;
   const lastRefresh = connection.issuedAt.getTime();
   const dueAt = connection.refreshExpiresAt
     ? lastRefresh + (connection.refreshExpiresAt.getTime() - lastRefresh) / 2

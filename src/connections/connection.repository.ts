@@ -15,7 +15,15 @@ export interface Connection {
   issuedAt: Date;
   expiresAt: Date;
   refreshExpiresAt: Date | undefined;
+  /** A refresh in progress, or, once expired, one whose outcome is unknown (connection.table.ts). */
+  refreshLease: RefreshLease | undefined;
   version: number;
+}
+
+export interface RefreshLease {
+  /** A random id per refresh attempt. */
+  owner: string;
+  until: Date;
 }
 
 /** A connection with its tokens opened: only access-token.ts and reseal.ts ask for this. */
@@ -60,10 +68,14 @@ function sealedTokenColumns(cipher: TokenCipher, userId: number, tokens: Pick<Is
   return { token_key_id: access.keyId, access_token_sealed: access.sealed, refresh_token_sealed: refresh.sealed };
 }
 
+/** A write that settles a refresh's outcome (new tokens, a new grant, a refusal) ends its lease too. */
+const NO_REFRESH_LEASE = { refresh_lease_owner: null, refresh_lease_until: null };
+
 /** The columns a token response writes. */
 function tokenColumns(cipher: TokenCipher, userId: number, tokens: IssuedTokens, now: Date) {
   return {
     ...sealedTokenColumns(cipher, userId, tokens),
+    ...NO_REFRESH_LEASE,
     issued_at: tokens.issuedAt.toISOString(),
     expires_at: tokens.expiresAt.toISOString(),
     refresh_expires_at: tokens.refreshExpiresAt?.toISOString() ?? null,
@@ -103,9 +115,58 @@ export async function saveConnection(
 export type ReadState = Pick<Connection, 'userId' | 'grantId' | 'version'>;
 
 /**
+ * Takes the right to refresh (DESIGN decision 5) before the token request: only if the row is
+ * still as `read`, lease included (none, or the expired one `read` saw). Of processes that read
+ * the same row, exactly one takes it. The version is not bumped: the tokens have not changed, so
+ * `npm run reseal` may still seal them again meanwhile. True when taken.
+ */
+export async function takeRefreshLease(
+  db: Db,
+  read: ReadState & Pick<Connection, 'refreshLease'>,
+  lease: RefreshLease,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('connections')
+    .set({ refresh_lease_owner: lease.owner, refresh_lease_until: lease.until.toISOString() })
+    .where('user_id', '=', read.userId)
+    .where('grant_id', '=', read.grantId)
+    .where('version', '=', read.version)
+    .where((eb) => {
+      const seen = read.refreshLease;
+      return seen ? eb('refresh_lease_owner', '=', seen.owner) : eb('refresh_lease_owner', 'is', null);
+    })
+    .executeTakeFirst();
+  return result.numUpdatedRows === 1n;
+}
+
+/** Ends `owner`'s lease after a definite failure: the service answered, and did not refresh. */
+export async function releaseRefreshLease(db: Db, userId: number, owner: string): Promise<void> {
+  await db
+    .updateTable('connections')
+    .set(NO_REFRESH_LEASE)
+    .where('user_id', '=', userId)
+    .where('refresh_lease_owner', '=', owner)
+    .execute();
+}
+
+/**
+ * Ends `owner`'s lease at `now` but keeps it, after token requests that got no answer: their
+ * outcome is unknown, and whoever refreshes next must know that (access-token.ts).
+ */
+export async function expireRefreshLease(db: Db, userId: number, owner: string, now: Date): Promise<void> {
+  await db
+    .updateTable('connections')
+    .set({ refresh_lease_until: now.toISOString() })
+    .where('user_id', '=', userId)
+    .where('refresh_lease_owner', '=', owner)
+    .execute();
+}
+
+/**
  * Stores refreshed tokens in one write, only if the row is still as `read` (compare-and-swap):
- * a late writer never overwrites newer tokens. True when stored. `refreshToken` and
- * `refreshExpiresAt` describe the refresh token to hold from now on (see access-token.ts).
+ * a late writer never overwrites newer tokens. The same write ends the refresh lease. True when
+ * stored. `refreshToken` and `refreshExpiresAt` describe the refresh token to hold from now on
+ * (see access-token.ts).
  */
 export async function storeRefreshedTokens(
   db: Db,
@@ -141,13 +202,14 @@ export async function storeResealedTokens(db: Db, cipher: TokenCipher, read: Sto
   return result.numUpdatedRows === 1n;
 }
 
-/** Only the person can restore the grant, by connecting again; `reason` tells them why. */
+/** Only the person can restore the grant, by connecting again; `reason` tells them why. No refresh is left to finish. */
 export async function markNeedsReconnect(db: Db, read: ReadState, reason: StatusReason, now: Date): Promise<void> {
   await db
     .updateTable('connections')
     .set((eb) => ({
       status: 'needs_reconnect',
       status_reason: reason,
+      ...NO_REFRESH_LEASE,
       version: eb('version', '+', 1),
       updated_at: now.toISOString(),
     }))
@@ -212,6 +274,10 @@ function toConnection(row: ConnectionRow): Connection {
     issuedAt: new Date(row.issued_at),
     expiresAt: new Date(row.expires_at),
     refreshExpiresAt: row.refresh_expires_at === null ? undefined : new Date(row.refresh_expires_at),
+    refreshLease:
+      row.refresh_lease_owner === null || row.refresh_lease_until === null
+        ? undefined
+        : { owner: row.refresh_lease_owner, until: new Date(row.refresh_lease_until) },
     version: row.version,
   };
 }

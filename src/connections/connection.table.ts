@@ -8,8 +8,10 @@ export type ConnectionStatus = 'connected' | 'needs_reconnect';
  * - refresh_token_expired: the refresh token's lifetime (section 2.1) has passed;
  * - token_key_removed: no configured key opens the stored tokens (TOKEN_ENCRYPTION_PREVIOUS_KEYS lost it);
  * - tokens_damaged: the key that sealed the stored tokens is configured but does not open them (altered or copied from another row).
+ * - refresh_interrupted: a refresh's outcome was lost (its process was killed, or its answer never came), and
+ *   the service refused the refresh token stored before it (it had rotated it).
  */
-export type StatusReason = 'grant_revoked' | 'refresh_token_expired' | 'token_key_removed' | 'tokens_damaged';
+export type StatusReason = 'grant_revoked' | 'refresh_token_expired' | 'token_key_removed' | 'tokens_damaged' | 'refresh_interrupted';
 
 /** One row per partner user: their grant at the Athlete Data Service. Tokens are sealed (token-crypto.ts). */
 export interface ConnectionTable {
@@ -28,7 +30,14 @@ export interface ConnectionTable {
   status: ConnectionStatus;
   /** Set with needs_reconnect; a Connect clears it. */
   status_reason: StatusReason | null;
-  /** Bumped on every write; writers compare-and-swap on it so newer tokens are never overwritten. */
+  /**
+   * The refresh lease (DESIGN decision 5): who is refreshing (a random id per attempt) and until when
+   * (an ISO 8601 UTC instant). Taken before the token request, cleared with the new tokens or a
+   * definite failure; found expired, it means a refresh's outcome is unknown. Both null when none.
+   */
+  refresh_lease_owner: string | null;
+  refresh_lease_until: string | null;
+  /** Bumped on every write of tokens or status; writers compare-and-swap on it so newer tokens are never overwritten. */
   version: number;
   created_at: string;
   updated_at: string;

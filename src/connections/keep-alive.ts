@@ -6,7 +6,7 @@ import { connectedConnections } from './connection.repository.js';
 
 /**
  * The repeating job that refreshes connections nobody used for a long time, so their refresh
- * tokens never lapse unnoticed. Each refresh goes through AccessTokens like any other (single
+ * tokens never lapse unnoticed, and settles their interrupted refreshes (keepAliveDue). Each refresh goes through AccessTokens like any other (single
  * flight, compare-and-swap); one user's failure does not stop the others. Returns how many it refreshed.
  */
 export async function keepConnectionsAlive(db: Db, accessTokens: AccessTokens, clock: () => Date, logger: Logger): Promise<number> {

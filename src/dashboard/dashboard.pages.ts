@@ -29,6 +29,8 @@ const RECONNECT_REASONS: Record<StatusReason, string> = {
   refresh_token_expired: "The Athlete Data Service's permission for this app has run out.",
   token_key_removed: 'This app can no longer read your stored authorization (its encryption key was removed).',
   tokens_damaged: 'This app can no longer read your stored authorization (it was damaged).',
+  refresh_interrupted:
+    'A refresh of your authorization was interrupted (the app was stopped, or lost the answer, at the wrong moment), and the Athlete Data Service no longer accepts it.',
 };
 const REASON_NOT_RECORDED = "The Athlete Data Service no longer accepts this app's access.";
 

@@ -31,6 +31,7 @@ const ENVIRONMENT_VARIABLES = {
   SANDBOX_FAULT_SEED: ['faultSeed', integer],
   SANDBOX_RETRY_AFTER_S: ['retryAfterS', integer],
   SANDBOX_STALL_MS: ['stallMs', integer],
+  SANDBOX_TOKEN_DELAY_MS: ['tokenDelayMs', integer],
   SANDBOX_MAX_FIT_BYTES: ['maxFitBytes', integer],
 } as const satisfies Record<string, readonly [keyof Settings, z.ZodType<unknown, string>]>;
 

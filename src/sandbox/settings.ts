@@ -43,6 +43,8 @@ export const settingsSchema = z.object({
   faultSeed: z.int(),
   retryAfterS: seconds(0),
   stallMs: z.int().min(0),
+  /** How long the token endpoint holds each answer after applying the request, like a slow service. */
+  tokenDelayMs: z.int().min(0),
   maxFitBytes: z.int().min(1),
 });
 
@@ -71,6 +73,7 @@ export const DEFAULT_SETTINGS: Settings = {
   faultSeed: 1,
   retryAfterS: 1,
   stallMs: 30_000,
+  tokenDelayMs: 0,
   maxFitBytes: 25 * 1024 * 1024,
 };
 

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { findConnection } from '../../src/connections/connection.repository.js';
 import { createTokenCipher } from '../../src/connections/token-crypto.js';
@@ -6,6 +6,7 @@ import { createOAuthClient, type OAuthClient } from '../../src/provider/oauth.js
 import { ServiceError } from '../../src/provider/service-error.js';
 import { connect, connectedUser } from '../helpers/flows.js';
 import { startStack, type Stack } from '../helpers/stack.js';
+import { eventually } from '../helpers/wait.js';
 
 let stack: Stack;
 
@@ -20,6 +21,21 @@ const later = (seconds: number) => () => new Date(Date.now() + seconds * 1000);
 async function refreshCounts() {
   const { counters } = await stack.sandboxState();
   return { requests: counters.refreshRequests, succeeded: counters.tokenGrants.refresh_token ?? 0 };
+}
+
+/** A Redis key prefix no other AccessTokens uses: a process whose Redis lock does not see the others'. */
+const anotherPrefix = () => `test-${randomUUID()}`;
+
+/** An OAuth client whose refresh reaches the service and is applied, but whose answer never comes back: a process killed mid-refresh. */
+function killedMidRefresh(): OAuthClient {
+  const real = createOAuthClient(stack.config.athlete);
+  return {
+    ...real,
+    refresh: async (refreshToken, scopes) => {
+      await real.refresh(refreshToken, scopes);
+      return new Promise<never>(() => {});
+    },
+  };
 }
 
 async function failure(promise: Promise<unknown>): Promise<ServiceError> {
@@ -138,26 +154,25 @@ describe('when a refresh fails', () => {
     expect((await stack.storedGrant(userId))!.status).toBe('connected');
   });
 
-  it('recovers from invalid_grant after a lost race by using the tokens the winner stored', async () => {
+  it('recovers from invalid_grant after its lease ran out (a paused process) by using the tokens stored meanwhile', async () => {
     stack = await startStack({ sandbox: { autoApprove: 'Ana', reuseDetection: false } });
     const { userId } = await connectedUser(stack);
-    // A process whose lock did not cover the other (here: another key prefix) refreshes first.
-    const winner = stack.accessTokens({ clock: later(3600), redisPrefix: 'elsewhere' });
-    const real = stack.accessTokens({ clock: later(3600) });
+    // Long past the paused process's lease, whose Redis lock has run out too (here: another key prefix).
+    const successor = stack.accessTokens({ clock: later(2 * 3600), redisPrefix: anotherPrefix() });
     const realOAuth = createOAuthClient(stack.config.athlete);
-    const racingOAuth: OAuthClient = {
+    const pausedOAuth: OAuthClient = {
       ...realOAuth,
       refresh: async (refreshToken, scopes) => {
-        await winner.accessTokenFor(userId);
+        await successor.accessTokenFor(userId);
         return realOAuth.refresh(refreshToken, scopes);
       },
     };
-    const loser = stack.accessTokens({ clock: later(3600), oauth: racingOAuth });
-    const token = await loser.accessTokenFor(userId);
+    const paused = stack.accessTokens({ clock: later(3600), oauth: pausedOAuth });
+    const token = await paused.accessTokenFor(userId);
     expect(token).toBe((await stack.storedGrant(userId))!.accessToken);
     expect((await stack.storedGrant(userId))!.status).toBe('connected');
     expect(await refreshCounts()).toEqual({ requests: 2, succeeded: 1 });
-    expect(await real.accessTokenFor(userId)).toBe(token);
+    expect(await stack.accessTokens({ clock: later(3600) }).accessTokenFor(userId)).toBe(token);
   });
 
   it('marks the connection needs_reconnect when the grant is truly revoked, and reconnecting restores it', async () => {
@@ -186,14 +201,17 @@ describe('when a refresh fails', () => {
     // Both the refresh and its immediate retry are applied, their answers lost; the retry presented
     // a rotated-out token, so this strict service revoked the grant.
     expect((await failure(tokens.accessTokenFor(userId))).kind).toBe('retryable');
-    expect(await stack.storedGrant(userId)).toEqual(before);
+    const { refreshLease, ...unchanged } = (await stack.storedGrant(userId))!;
+    expect(unchanged).toEqual({ ...before, refreshLease: undefined });
+    // The lease is left behind, run out: the outcome is unknown.
+    expect(refreshLease!.until.getTime()).toBeLessThanOrEqual(later(3600)().getTime());
     await stack.changeSandbox({ faultRate: 0 });
     expect((await failure(tokens.accessTokenFor(userId))).kind).toBe('needs-reconnect');
     expect((await failure(tokens.accessTokenFor(userId))).kind).toBe('needs-reconnect');
     const state = await stack.sandboxState();
     expect(state.counters.refreshRequests).toBe(3);
     expect(state.counters.reuseDetections).toBe(1);
-    expect((await stack.storedGrant(userId))!.status).toBe('needs_reconnect');
+    expect(await findConnection(stack.db, userId)).toMatchObject({ status: 'needs_reconnect', statusReason: 'refresh_interrupted' });
   });
 
   it('when a refresh times out, presents the same refresh token once more at once', async () => {
@@ -232,6 +250,70 @@ describe('when a refresh fails', () => {
     expect(state.grants[0]!.status).toBe('active');
     expect(state.grants[0]!.currentRefreshTokenSha256).toBe(sha256((await stack.storedGrant(userId))!.refreshToken));
     expect((await stack.storedGrant(userId))!.accessToken).toBe(token);
+  });
+});
+
+describe('the refresh lease on the connection row (DESIGN decision 5)', () => {
+  it('lets one of two processes whose Redis locks do not see each other refresh; the other waits and uses what it stored', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
+    const { userId } = await connectedUser(stack);
+    const [one, two] = [anotherPrefix(), anotherPrefix()].map((redisPrefix) => stack.accessTokens({ clock: later(3600), redisPrefix }));
+    const tokens = await Promise.all([one!.accessTokenFor(userId), two!.accessTokenFor(userId)]);
+    expect(tokens[0]).toBe(tokens[1]);
+    expect(await refreshCounts()).toEqual({ requests: 1, succeeded: 1 });
+    expect((await stack.sandboxState()).counters.reuseDetections).toBe(0);
+    expect((await stack.storedGrant(userId))!).toMatchObject({ accessToken: tokens[0], refreshLease: undefined });
+  });
+
+  /** A 401 makes a process refresh, the service applies it, and the process dies before the answer comes. */
+  async function refreshKilledMidRequest(userId: number): Promise<void> {
+    const rejected = (await stack.storedGrant(userId))!.accessToken;
+    void stack.accessTokens({ oauth: killedMidRefresh() }).replaceRejected(userId, rejected);
+    await eventually('the refresh to be applied', async () => ((await refreshCounts()).succeeded === 1 ? true : undefined));
+    expect((await findConnection(stack.db, userId))!.refreshLease).toBeDefined();
+  }
+
+  it('when a refresh was interrupted and the service has no grace period: needs_reconnect saying so, logged with the user, no loop', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' }, captureLogs: 'warn' });
+    const { userId, client } = await connectedUser(stack);
+    await refreshKilledMidRequest(userId);
+    // Past the killed process's lease (its Redis lock lasts until its TTL: here, another key prefix).
+    const next = stack.accessTokens({ clock: later(3600), redisPrefix: anotherPrefix() });
+    expect((await failure(next.accessTokenFor(userId))).kind).toBe('needs-reconnect');
+    expect((await failure(next.accessTokenFor(userId))).kind).toBe('needs-reconnect');
+    expect(await findConnection(stack.db, userId)).toMatchObject({
+      status: 'needs_reconnect',
+      statusReason: 'refresh_interrupted',
+      refreshLease: undefined,
+    });
+    expect((await stack.sandboxState()).counters).toMatchObject({ refreshRequests: 2, reuseDetections: 1 });
+    const logged = stack.logs.map((line) => JSON.parse(line) as { userId?: number; reason?: string });
+    expect(logged).toContainEqual(expect.objectContaining({ userId, reason: 'refresh_interrupted' }));
+    expect(await (await client.get('/')).text()).toContain('A refresh of your authorization was interrupted');
+    expect(await (await client.get('/api/me')).json()).toMatchObject({ connection: { status: 'needs_reconnect' } });
+  });
+
+  it('when a refresh was interrupted and the service grants a reuse grace period: recovers, still connected', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana', reuseGraceS: 60 } });
+    const { userId } = await connectedUser(stack);
+    await refreshKilledMidRequest(userId);
+    const token = await stack.accessTokens({ clock: later(3600), redisPrefix: anotherPrefix() }).accessTokenFor(userId);
+    const stored = (await stack.storedGrant(userId))!;
+    expect(stored).toMatchObject({ status: 'connected', accessToken: token, refreshLease: undefined });
+    const state = await stack.sandboxState();
+    expect(state.counters).toMatchObject({ refreshRequests: 2, reuseDetections: 0 });
+    expect(state.grants[0]!.currentRefreshTokenSha256).toBe(sha256(stored.refreshToken));
+  });
+
+  it('recovers an interrupted refresh at once, while the stored access token is still fresh, since a grace period does not last', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana', reuseGraceS: 60 } });
+    const { userId } = await connectedUser(stack);
+    const before = (await stack.storedGrant(userId))!;
+    await refreshKilledMidRequest(userId);
+    // Past the lease, and the stored access token (issued by Connect, living an hour) still fresh.
+    const token = await stack.accessTokens({ clock: later(60), redisPrefix: anotherPrefix() }).accessTokenFor(userId);
+    expect(token).not.toBe(before.accessToken);
+    expect(await refreshCounts()).toEqual({ requests: 2, succeeded: 2 });
   });
 });
 

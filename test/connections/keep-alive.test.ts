@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { findConnection, takeRefreshLease } from '../../src/connections/connection.repository.js';
 import { keepConnectionsAlive } from '../../src/connections/keep-alive.js';
 import { createLogger } from '../../src/logger.js';
 import { connectedUser } from '../helpers/flows.js';
@@ -37,6 +38,17 @@ describe('the keep-alive job', () => {
     await connectedUser(stack);
     expect(await keepAlive(6 * DAY_S)).toBe(0);
     expect(await keepAlive(7 * DAY_S + 60)).toBe(1);
+  });
+
+  it('settles an idle connection’s interrupted refresh at its next run, not days later', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana', accessTokenTtlS: 30 * DAY_S } });
+    const { userId } = await connectedUser(stack);
+    // The lease a worker killed mid-refresh leaves behind, run out.
+    const connection = (await findConnection(stack.db, userId))!;
+    expect(await takeRefreshLease(stack.db, connection, { owner: 'a killed worker', until: new Date() })).toBe(true);
+    expect(await keepAlive(60)).toBe(1);
+    expect(await findConnection(stack.db, userId)).toMatchObject({ status: 'connected', refreshLease: undefined });
+    expect((await stack.sandboxState()).counters.tokenGrants.refresh_token).toBe(1);
   });
 });
 

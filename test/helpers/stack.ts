@@ -161,6 +161,9 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   });
   const appServer = app.listen(appPort, '127.0.0.1');
   await listen(appServer);
+  // The app's connection for requests refuses commands until it is up (no offline queue): a
+  // request before then would answer 503, so the stack is ready only once it is.
+  if (producer.status !== 'ready') await once(producer, 'ready');
 
   const accessTokens: Stack['accessTokens'] = ({
     clock: tokenClock = clock,

@@ -21,6 +21,7 @@ describe('settings from the environment', () => {
       SANDBOX_FAULT_KINDS: '429,drop',
       SANDBOX_FAULT_TARGETS: 'data,token',
       SANDBOX_FAULT_SEED: '-3',
+      SANDBOX_TOKEN_DELAY_MS: '1500',
     });
     expect(result).toEqual({
       ok: true,
@@ -38,6 +39,7 @@ describe('settings from the environment', () => {
         faultKinds: ['429', 'drop'],
         faultTargets: ['data', 'token'],
         faultSeed: -3,
+        tokenDelayMs: 1500,
       },
     });
   });

@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Settings } from '../../src/sandbox/settings.js';
+import { eventually } from '../helpers/wait.js';
 import {
+  changeSettings,
   getWithToken,
   obtainTokens,
   postToken,
@@ -99,6 +101,23 @@ describe('refresh with rotation and reuse detection (the defaults)', () => {
     const response = await postToken(sandbox, { grant_type: 'refresh_token' });
     expect(response.status).toBe(400);
     expect(await response.json()).toMatchObject({ error: 'invalid_request', fields: ['refresh_token'] });
+  });
+});
+
+describe('a slow token endpoint (tokenDelayMs)', () => {
+  it('applies a refresh at once and holds the answer for the delay, which can be set at run time', async () => {
+    await start();
+    const first = await obtainTokens(sandbox);
+    expect((await changeSettings(sandbox, { tokenDelayMs: 2000 })).status).toBe(200);
+    const sentAt = Date.now();
+    let answered = false;
+    const answer = refreshWith(sandbox, first.refresh_token).finally(() => (answered = true));
+    const [grant] = sandbox.runtime.state.grants.values();
+    await eventually('the rotation to be applied', async () => (grant!.refreshCount === 1 ? true : undefined));
+    expect(answered).toBe(false);
+    const second = await readTokens(await answer);
+    expect(Date.now() - sentAt).toBeGreaterThanOrEqual(2000);
+    expect(grant!.currentRefreshTokenSha256).toBe(sha256(second.refresh_token ?? ''));
   });
 });
 

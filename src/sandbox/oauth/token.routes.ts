@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Router, type RequestHandler } from 'express';
 import { z } from 'zod';
 import { injectFaults } from '../faults.js';
@@ -31,11 +32,14 @@ const preventCaching: RequestHandler = (_req, res, next) => {
 /** POST /api/oauth/token (section 4.2): JSON only, client authenticated by client_id and client_secret in the body. */
 export function tokenRoutes(runtime: SandboxRuntime): Router {
   const router = Router();
-  router.post('/api/oauth/token', preventCaching, injectFaults(runtime, 'token'), jsonBody, (req, res) => {
+  router.post('/api/oauth/token', preventCaching, injectFaults(runtime, 'token'), jsonBody, async (req, res) => {
     const body = parseBody(jsonObjectSchema, req.body);
     const clientId = authenticateClient(body, runtime.settings);
     const { grant_type } = parseBody(grantTypeSchema, body);
-    res.json(exchange(runtime, clientId, grant_type, body));
+    const tokens = exchange(runtime, clientId, grant_type, body);
+    // Already applied: a client that gives up or dies while the answer is held loses these tokens.
+    await sleep(runtime.settings.tokenDelayMs);
+    res.json(tokens);
   });
   return router;
 }
