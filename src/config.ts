@@ -34,10 +34,18 @@ const serviceUrl = baseUrl.refine(
   { error: 'must be https (plain http is allowed only for localhost, 127.0.0.1 or [::1])' },
 );
 
+const DATABASE_URL_HINT = 'sqlite:<path> (for example sqlite:./data/app.db) or a postgres:// URL';
+
 const sqliteUrl = z
   .string()
-  .regex(/^sqlite:.+/, expecting('sqlite:<path>, for example sqlite:./data/app.db'))
+  .regex(/^sqlite:.+/)
   .transform((value) => ({ kind: 'sqlite' as const, path: value.slice('sqlite:'.length) }));
+
+const postgresUrl = z
+  .url({ protocol: /^postgres(ql)?$/ })
+  .transform((url) => ({ kind: 'postgres' as const, url }));
+
+const databaseUrl = z.union([sqliteUrl, postgresUrl], expecting(DATABASE_URL_HINT));
 
 const encryptionKey = z
   .base64(expecting(ENCRYPTION_KEY_HINT))
@@ -58,7 +66,8 @@ const envSchema = z.object({
     .min(0, expecting('a port number (0-65535)'))
     .max(65535, expecting('a port number (0-65535)'))
     .default(3000),
-  DATABASE_URL: sqliteUrl.prefault('sqlite:./data/app.db'),
+  DATABASE_URL: z.string(expecting(DATABASE_URL_HINT)).prefault('sqlite:./data/app.db').pipe(databaseUrl),
+  DATABASE_POOL_SIZE: positiveInt('a number of connections, e.g. 10', 10),
   REDIS_URL: z
     .url({ protocol: /^rediss?$/, ...expecting('a redis:// or rediss:// URL') })
     .default('redis://127.0.0.1:6379'),
@@ -128,16 +137,16 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
 
 /** For commands that only touch the database (`npm run migrate`): no secrets needed. */
 export function loadDatabaseConfig(env: NodeJS.ProcessEnv): Config['database'] {
-  return parseOrThrow(envSchema.pick({ DATABASE_URL: true }), env).DATABASE_URL;
+  return toDatabaseConfig(parseOrThrow(envSchema.pick(DATABASE_KEYS), env));
 }
 
 /** For `npm run reseal`: the database and the token keys; no other secrets needed. */
 export function loadTokenKeysConfig(env: NodeJS.ProcessEnv): Pick<Config, 'logLevel' | 'database' | 'tokenEncryption'> {
-  const keys = { LOG_LEVEL: true, DATABASE_URL: true, TOKEN_ENCRYPTION_KEY: true, TOKEN_ENCRYPTION_PREVIOUS_KEYS: true } as const;
+  const keys = { LOG_LEVEL: true, ...DATABASE_KEYS, TOKEN_ENCRYPTION_KEY: true, TOKEN_ENCRYPTION_PREVIOUS_KEYS: true } as const;
   const parsed = parseOrThrow(envSchema.pick(keys), env);
   return {
     logLevel: parsed.LOG_LEVEL,
-    database: parsed.DATABASE_URL,
+    database: toDatabaseConfig(parsed),
     tokenEncryption: { key: parsed.TOKEN_ENCRYPTION_KEY, previousKeys: parsed.TOKEN_ENCRYPTION_PREVIOUS_KEYS },
   };
 }
@@ -154,13 +163,21 @@ export function readEnvironment(): NodeJS.ProcessEnv {
   return process.env;
 }
 
+const DATABASE_KEYS = { DATABASE_URL: true, DATABASE_POOL_SIZE: true } as const;
+
+/** SQLite is one file in this process; Postgres is reached through a pool of this many connections. */
+function toDatabaseConfig(env: Pick<z.infer<typeof envSchema>, keyof typeof DATABASE_KEYS>) {
+  const url = env.DATABASE_URL;
+  return url.kind === 'sqlite' ? url : { ...url, poolSize: env.DATABASE_POOL_SIZE };
+}
+
 function toConfig(env: z.infer<typeof envSchema>) {
   return {
     logLevel: env.LOG_LEVEL,
     appBaseUrl: env.APP_BASE_URL,
     port: env.PORT,
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
-    database: env.DATABASE_URL,
+    database: toDatabaseConfig(env),
     redis: { url: env.REDIS_URL, prefix: env.REDIS_PREFIX },
     tokenRefreshMarginS: env.TOKEN_REFRESH_MARGIN_S,
     sync: {
