@@ -1,4 +1,4 @@
-import { PostgresAdapter, sql, type ColumnDefinitionBuilder, type Kysely } from 'kysely';
+import { PostgresAdapter, sql, type ColumnDefinitionBuilder, type Kysely, type SelectQueryBuilder } from 'kysely';
 
 /**
  * What SQLite and Postgres spell differently, in one place, so that migrations and repositories
@@ -13,6 +13,19 @@ function onPostgres(db: Kysely<any>): boolean {
 export function autoIncrementPrimaryKey(db: Kysely<any>) {
   return (column: ColumnDefinitionBuilder) =>
     onPostgres(db) ? column.primaryKey().generatedByDefaultAsIdentity() : column.primaryKey();
+}
+
+/**
+ * Locks the selected rows until the transaction ends, so a transaction that reads and then writes
+ * on what it read is not interleaved with another doing the same (Postgres runs them at once).
+ * SQLite needs no lock: every transaction of the app already holds its one write lock from BEGIN
+ * (sqlite-dialect.ts), and it has no FOR UPDATE.
+ */
+export function forUpdate<DB, TB extends keyof DB, O>(
+  db: Kysely<DB>,
+  query: SelectQueryBuilder<DB, TB, O>,
+): SelectQueryBuilder<DB, TB, O> {
+  return onPostgres(db) ? query.forUpdate() : query;
 }
 
 /**
