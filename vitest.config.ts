@@ -24,14 +24,14 @@ const WITHOUT_DATABASE = [
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     globalSetup: ['test/global-setup.ts'],
     testTimeout: 20_000,
     hookTimeout: 60_000,
     // Kysely's migrator imports migration files at run time; inlining lets Vite load the .ts ones.
     server: { deps: { inline: ['kysely'] } },
     projects: [
-      { extends: true as const, test: { name: 'sqlite', provide: { testDatabase: { kind: 'sqlite' } } } },
+      // Each project names its files: `extends` would add the root's include to its own.
+      { extends: true as const, test: { name: 'sqlite', include: ['test/**/*.test.ts'], provide: { testDatabase: { kind: 'sqlite' } } } },
       ...(postgresUrl === undefined
         ? []
         : [
