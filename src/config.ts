@@ -135,6 +135,14 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
   return toConfig(parseOrThrow(envSchema, env));
 }
 
+const DATABASE_KEYS = { DATABASE_URL: true, DATABASE_POOL_SIZE: true } as const;
+
+/** SQLite is one file in this process; Postgres is reached through a pool of this many connections. */
+function toDatabaseConfig(env: Pick<z.infer<typeof envSchema>, keyof typeof DATABASE_KEYS>) {
+  const url = env.DATABASE_URL;
+  return url.kind === 'sqlite' ? url : { ...url, poolSize: env.DATABASE_POOL_SIZE };
+}
+
 /** For commands that only touch the database (`npm run migrate`): no secrets needed. */
 export function loadDatabaseConfig(env: NodeJS.ProcessEnv): Config['database'] {
   return toDatabaseConfig(parseOrThrow(envSchema.pick(DATABASE_KEYS), env));
@@ -161,14 +169,6 @@ function parseOrThrow<Schema extends z.ZodType>(schema: Schema, env: NodeJS.Proc
 export function readEnvironment(): NodeJS.ProcessEnv {
   if (existsSync('.env')) process.loadEnvFile('.env');
   return process.env;
-}
-
-const DATABASE_KEYS = { DATABASE_URL: true, DATABASE_POOL_SIZE: true } as const;
-
-/** SQLite is one file in this process; Postgres is reached through a pool of this many connections. */
-function toDatabaseConfig(env: Pick<z.infer<typeof envSchema>, keyof typeof DATABASE_KEYS>) {
-  const url = env.DATABASE_URL;
-  return url.kind === 'sqlite' ? url : { ...url, poolSize: env.DATABASE_POOL_SIZE };
 }
 
 function toConfig(env: z.infer<typeof envSchema>) {

@@ -11,11 +11,13 @@ import {
 import { DatabaseBusyError } from './database-busy-error.js';
 
 /**
- * The limits that keep a request from hanging on a crowded database: about as long as a SQLite
- * write waits for its lock (sqlite-dialect.ts), then the request answers 503 and nothing is written.
+ * The limits that keep a request from hanging on a crowded database; past them it answers 503 and
+ * nothing is written. A lock is waited for about as long as SQLite's (sqlite-dialect.ts). Queries
+ * queue for a pooled connection as they queue for SQLite's one connection, so only a pool that
+ * stays full for longer (connections stuck behind locks, a server out of connections) is busy.
  */
 const LOCK_TIMEOUT_MS = 1000;
-const POOL_WAIT_MS = 1000;
+const POOL_WAIT_MS = 5000;
 const STATEMENT_TIMEOUT_MS = 10_000;
 
 /**
