@@ -1,14 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { insertUser } from '../../src/accounts/user.repository.js';
+import { findUserById, insertUser } from '../../src/accounts/user.repository.js';
 import { saveConnection } from '../../src/connections/connection.repository.js';
 import { createTokenCipher } from '../../src/connections/token-crypto.js';
 import type { Db } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
-import { createMeals } from '../../src/nutrition/meals.js';
 import { createTestDatabase, openDb, type TestDatabase } from '../helpers/database.js';
 import { run } from '../helpers/processes.js';
+import { mealsWithLimit } from './fixtures/meals-with-limit.js';
 
 /**
  * The writes that read before they write, run by several processes at once on the same rows: what
@@ -95,13 +95,8 @@ describe('several processes writing at once', () => {
 
   it('moving meals to a day fills it exactly to its limit, and bumps the versions of both days once per move', async () => {
     const limit = 60;
-    const user = { id: userId, email: 'a@example.com', password_hash: 'x', timezone: 'UTC', created_at: '' };
-    const meals = createMeals({
-      db,
-      limits: { absorptionTypes: ['RAPID'], maxItemsPerDay: limit, maxNameLength: 120, maxGrams: 1000, maxKcal: 10_000 },
-      clock: () => new Date(),
-      daysChanged: async () => {},
-    });
+    const user = (await findUserById(db, userId))!;
+    const meals = mealsWithLimit(db, limit);
     const add = async (date: string) => {
       const outcome = await meals.add(user, { name: 'Rice', carbs: 40, logged_at: `${date}T12:00:00+00:00` });
       if (!outcome.ok) throw new Error(`could not add a meal on ${date}`);
