@@ -3,13 +3,52 @@ import { defineConfig } from 'vitest/config';
 // A zone far from UTC (+14:00) for the test processes, so server-local time cannot pass for UTC or a user's zone.
 process.env.TZ = 'Pacific/Kiritimati';
 
+/**
+ * Every test runs on SQLite. With TEST_POSTGRES_URL set (e.g. postgres://postgres@127.0.0.1:5432/test)
+ * the tests that touch the database run on Postgres too, each stack in a schema of its own there
+ * (test/helpers/database.ts).
+ */
+const postgresUrl = process.env.TEST_POSTGRES_URL;
+
+const DATABASE_TESTS = [
+  'test/{accounts,connections,db,nutrition,sync,web}/**/*.test.ts',
+  'test/e2e/{nutrition-sync,shutdown,token-canary,token-single-flight}.test.ts',
+];
+/**
+ * In those folders, the files whose subject is not the database: pure functions, and the fuzz test
+ * of the API's input (2,500 requests, over a minute on SQLite alone).
+ */
+const NOT_ABOUT_THE_DATABASE = [
+  'test/web/json-api.fuzz.test.ts',
+  'test/accounts/password.test.ts',
+  'test/connections/pending-connects.test.ts',
+  'test/connections/token-crypto.test.ts',
+  'test/nutrition/local-date.test.ts',
+];
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     globalSetup: ['test/global-setup.ts'],
     testTimeout: 20_000,
     hookTimeout: 60_000,
     // Kysely's migrator imports migration files at run time; inlining lets Vite load the .ts ones.
     server: { deps: { inline: ['kysely'] } },
+    projects: [
+      // Each project names its files: `extends` would add the root's include to its own.
+      { extends: true as const, test: { name: 'sqlite', include: ['test/**/*.test.ts'], provide: { testDatabase: { kind: 'sqlite' } } } },
+      ...(postgresUrl === undefined
+        ? []
+        : [
+            {
+              extends: true as const,
+              test: {
+                name: 'postgres',
+                include: DATABASE_TESTS,
+                exclude: NOT_ABOUT_THE_DATABASE,
+                provide: { testDatabase: { kind: 'postgres' as const, url: postgresUrl } },
+              },
+            },
+          ]),
+    ],
   },
 });

@@ -1,16 +1,17 @@
 import type { Kysely } from 'kysely';
+import { autoIncrementPrimaryKey } from '../src/db/portable.js';
 
 // Frozen in time: migrations use Kysely<any>, never the app's current Database type.
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
     .createTable('meal_items')
-    .addColumn('id', 'integer', (column) => column.primaryKey())
+    .addColumn('id', 'integer', autoIncrementPrimaryKey(db))
     .addColumn('user_id', 'integer', (column) => column.notNull().references('users.id').onDelete('cascade'))
     .addColumn('name', 'text', (column) => column.notNull())
-    .addColumn('carbs', 'real', (column) => column.notNull())
-    .addColumn('protein', 'real')
-    .addColumn('fat', 'real')
-    .addColumn('kcal', 'real')
+    .addColumn('carbs', 'double precision', (column) => column.notNull())
+    .addColumn('protein', 'double precision')
+    .addColumn('fat', 'double precision')
+    .addColumn('kcal', 'double precision')
     .addColumn('absorption_type', 'text')
     .addColumn('logged_at', 'text', (column) => column.notNull())
     .addColumn('local_date', 'text', (column) => column.notNull())

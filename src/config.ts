@@ -34,10 +34,18 @@ const serviceUrl = baseUrl.refine(
   { error: 'must be https (plain http is allowed only for localhost, 127.0.0.1 or [::1])' },
 );
 
+const DATABASE_URL_HINT = 'sqlite:<path> (for example sqlite:./data/app.db) or a postgres:// URL';
+
 const sqliteUrl = z
   .string()
-  .regex(/^sqlite:.+/, expecting('sqlite:<path>, for example sqlite:./data/app.db'))
+  .regex(/^sqlite:.+/)
   .transform((value) => ({ kind: 'sqlite' as const, path: value.slice('sqlite:'.length) }));
+
+const postgresUrl = z
+  .url({ protocol: /^postgres(ql)?$/ })
+  .transform((url) => ({ kind: 'postgres' as const, url }));
+
+const databaseUrl = z.union([sqliteUrl, postgresUrl], expecting(DATABASE_URL_HINT));
 
 const encryptionKey = z
   .base64(expecting(ENCRYPTION_KEY_HINT))
@@ -96,7 +104,8 @@ const envSchema = z.object({
     .enum(['true', 'false'], expecting('true or false'))
     .default('false')
     .transform((value) => value === 'true'),
-  DATABASE_URL: sqliteUrl.prefault('sqlite:./data/app.db'),
+  DATABASE_URL: z.string(expecting(DATABASE_URL_HINT)).prefault('sqlite:./data/app.db').pipe(databaseUrl),
+  DATABASE_POOL_SIZE: positiveInt('a number of connections, e.g. 10', 10),
   REDIS_URL: z
     .url({ protocol: /^rediss?$/, ...expecting('a redis:// or rediss:// URL') })
     .default('redis://127.0.0.1:6379'),
@@ -166,18 +175,26 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
   return toConfig(parseOrThrow(envSchema, env));
 }
 
+const DATABASE_KEYS = { DATABASE_URL: true, DATABASE_POOL_SIZE: true } as const;
+
+/** SQLite is one file in this process; Postgres is reached through a pool of this many connections. */
+function toDatabaseConfig(env: Pick<z.infer<typeof envSchema>, keyof typeof DATABASE_KEYS>) {
+  const url = env.DATABASE_URL;
+  return url.kind === 'sqlite' ? url : { ...url, poolSize: env.DATABASE_POOL_SIZE };
+}
+
 /** For commands that only touch the database (`npm run migrate`): no secrets needed. */
 export function loadDatabaseConfig(env: NodeJS.ProcessEnv): Config['database'] {
-  return parseOrThrow(envSchema.pick({ DATABASE_URL: true }), env).DATABASE_URL;
+  return toDatabaseConfig(parseOrThrow(envSchema.pick(DATABASE_KEYS), env));
 }
 
 /** For `npm run reseal`: the database and the token keys; no other secrets needed. */
 export function loadTokenKeysConfig(env: NodeJS.ProcessEnv): Pick<Config, 'logLevel' | 'database' | 'tokenEncryption'> {
-  const keys = { LOG_LEVEL: true, DATABASE_URL: true, TOKEN_ENCRYPTION_KEY: true, TOKEN_ENCRYPTION_PREVIOUS_KEYS: true } as const;
+  const keys = { LOG_LEVEL: true, ...DATABASE_KEYS, TOKEN_ENCRYPTION_KEY: true, TOKEN_ENCRYPTION_PREVIOUS_KEYS: true } as const;
   const parsed = parseOrThrow(envSchema.pick(keys), env);
   return {
     logLevel: parsed.LOG_LEVEL,
-    database: parsed.DATABASE_URL,
+    database: toDatabaseConfig(parsed),
     tokenEncryption: { key: parsed.TOKEN_ENCRYPTION_KEY, previousKeys: parsed.TOKEN_ENCRYPTION_PREVIOUS_KEYS },
   };
 }
@@ -208,7 +225,7 @@ function toConfig(env: z.infer<typeof envSchema>) {
     // Unset: long enough for a job's upload and a token refresh with its one retry without an
     // answer, each abandoned after ATHLETE_TIMEOUT_S; a stop cut shorter is like a kill.
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS ?? 3 * env.ATHLETE_TIMEOUT_S * 1000,
-    database: env.DATABASE_URL,
+    database: toDatabaseConfig(env),
     redis: { url: env.REDIS_URL, prefix: env.REDIS_PREFIX },
     tokenRefreshMarginS: env.TOKEN_REFRESH_MARGIN_S,
     sync: {

@@ -55,7 +55,7 @@ describe('loadConfig', () => {
     });
     expect(config.tokenEncryption.previousKeys).toEqual([Buffer.alloc(32, 1), Buffer.alloc(32, 2)]);
     expect(config.port).toBe(8080);
-    expect(config.database.path).toBe('/var/lib/app.db');
+    expect(config.database).toEqual({ kind: 'sqlite', path: '/var/lib/app.db' });
     expect(config.redis).toEqual({ url: 'redis://cache:6379/3', prefix: 'partner-a' });
     expect(config.athlete.scopes).toEqual(['nutrition:write', 'health:write']);
     expect(config.metrics).toEqual({ port: 9464, host: '0.0.0.0' });
@@ -80,7 +80,7 @@ describe('loadConfig', () => {
     ['APP_BASE_URL', 'not a url', 'an http(s) URL'],
     ['PORT', '70000', 'a port number'],
     ['PORT', 'eighty', 'a port number'],
-    ['DATABASE_URL', 'mysql://db', 'sqlite:<path>'],
+    ['DATABASE_URL', 'mysql://db', 'sqlite:<path> (for example sqlite:./data/app.db) or a postgres:// URL'],
     ['REDIS_URL', 'http://cache', 'redis://'],
     ['REDIS_PREFIX', 'has space', 'letters, digits'],
     ['REDIS_PREFIX', '{unclosed', 'letters, digits'],
@@ -143,5 +143,17 @@ describe('loadDatabaseConfig', () => {
   it('needs no secrets, only DATABASE_URL (with its default)', () => {
     expect(loadDatabaseConfig({})).toEqual({ kind: 'sqlite', path: './data/app.db' });
     expect(loadDatabaseConfig({ DATABASE_URL: 'sqlite::memory:' })).toEqual({ kind: 'sqlite', path: ':memory:' });
+  });
+
+  it.each(['postgres', 'postgresql'])('takes a %s:// URL, with a pool of DATABASE_POOL_SIZE connections (default 10)', (scheme) => {
+    const url = `${scheme}://app@db.internal:5432/sync`;
+    expect(loadDatabaseConfig({ DATABASE_URL: url })).toEqual({ kind: 'postgres', url, poolSize: 10 });
+    expect(loadDatabaseConfig({ DATABASE_URL: url, DATABASE_POOL_SIZE: '25' })).toEqual({ kind: 'postgres', url, poolSize: 25 });
+  });
+
+  it('refuses a pool size that is not a positive whole number', () => {
+    expect(() => loadDatabaseConfig({ DATABASE_URL: 'postgres://db/sync', DATABASE_POOL_SIZE: '0' })).toThrow(
+      'DATABASE_POOL_SIZE must be a number of connections',
+    );
   });
 });

@@ -7,6 +7,8 @@ import { findRedis } from '../src/dev/find-redis.js';
 declare module 'vitest' {
   export interface ProvidedContext {
     redisUrl: string;
+    /** Set per project in vitest.config.ts: where test/helpers/database.ts makes each test's database. */
+    testDatabase: { kind: 'sqlite' } | { kind: 'postgres'; url: string };
   }
 }
 

@@ -1,4 +1,6 @@
-import type { Db } from '../db/database.js';
+import type { Transaction } from 'kysely';
+import type { Database, Db } from '../db/database.js';
+import { forUpdate } from '../db/portable.js';
 import type { NewUser, User } from './user.table.js';
 
 /** Inserts the user, or returns undefined when the email is already taken. */
@@ -25,4 +27,12 @@ export async function updateTimezone(db: Db, id: number, timezone: string): Prom
 
 export async function updatePasswordHash(db: Db, id: number, passwordHash: string): Promise<void> {
   await db.updateTable('users').set({ password_hash: passwordHash }).where('id', '=', id).execute();
+}
+
+/**
+ * Holds the user's row until the transaction ends, so that one person's writes that read before
+ * they write (a day's item count, the item being changed) run one after another.
+ */
+export async function lockUser(trx: Transaction<Database>, id: number): Promise<void> {
+  await forUpdate(trx, trx.selectFrom('users').select('id').where('id', '=', id)).execute();
 }

@@ -4,6 +4,7 @@ import type { ConnectionTable } from '../connections/connection.table.js';
 import type { MealItemTable } from '../nutrition/meal.table.js';
 import type { SyncDayTable } from '../sync/sync-day.table.js';
 import type { Config } from '../config.js';
+import { createPostgresDialect } from './postgres-dialect.js';
 import { createSqliteDialect } from './sqlite-dialect.js';
 
 /** The whole schema as Kysely sees it; it changes only through `migrations/`. */
@@ -17,7 +18,8 @@ export interface Database {
 export type Db = Kysely<Database>;
 
 export function createDb(database: Config['database']): Db {
-  return new Kysely<Database>({ dialect: createSqliteDialect(database.path) });
+  const dialect = database.kind === 'sqlite' ? createSqliteDialect(database.path) : createPostgresDialect(database);
+  return new Kysely<Database>({ dialect });
 }
 
 /** Resolves when the database answers a query that reads it (SQLite answers `select 1` without its file). */

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FileMigrationProvider, Migrator, type Kysely } from 'kysely';
 import { StartupError } from '../errors.js';
+import { currentSchema } from './portable.js';
 
 const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../migrations', import.meta.url));
 
@@ -16,22 +17,24 @@ export class PendingMigrationsError extends StartupError {
 }
 
 // Migrations see the schema as it was when each was written, so they take Kysely<any>.
-export function createMigrator(db: Kysely<any>): Migrator {
+export async function createMigrator(db: Kysely<any>): Promise<Migrator> {
   return new Migrator({
     db,
     provider: new FileMigrationProvider({ fs, path, migrationFolder: MIGRATIONS_FOLDER }),
+    // Kysely otherwise takes a migration table in any schema of the database for its own.
+    migrationTableSchema: await currentSchema(db),
   });
 }
 
 /** Applies every pending migration in order; returns the names applied. */
 export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
-  const { error, results = [] } = await createMigrator(db).migrateToLatest();
+  const { error, results = [] } = await (await createMigrator(db)).migrateToLatest();
   if (error) throw error;
   return results.filter((result) => result.status === 'Success').map((result) => result.migrationName);
 }
 
 export async function pendingMigrations(db: Kysely<any>): Promise<string[]> {
-  const migrations = await createMigrator(db).getMigrations();
+  const migrations = await (await createMigrator(db)).getMigrations();
   return migrations.filter((migration) => migration.executedAt === undefined).map((migration) => migration.name);
 }
 

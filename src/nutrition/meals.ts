@@ -1,3 +1,4 @@
+import { lockUser } from '../accounts/user.repository.js';
 import type { User } from '../accounts/user.table.js';
 import type { Db } from '../db/database.js';
 import { markDirty, type DayKey } from '../sync/outbox.js';
@@ -36,7 +37,8 @@ export interface MealsDependencies {
 
 /**
  * Logging meals: every write changes the items and marks their local day(s) dirty in one
- * transaction, then hints the queue. A move to another day marks both days.
+ * transaction, then hints the queue. A move to another day marks both days. Each transaction
+ * first locks the user, so a person's concurrent writes cannot both pass a day's limit.
  */
 export function createMeals({ db, limits, clock, daysChanged }: MealsDependencies) {
   const nutritionDay = (user: User, date: string): DayKey => ({ userId: user.id, kind: 'nutrition', date });
@@ -57,6 +59,7 @@ export function createMeals({ db, limits, clock, daysChanged }: MealsDependencie
       if (!placement.ok) return invalidLoggedAt(placement);
       const { placed } = placement;
       const meal = await db.transaction().execute(async (trx) => {
+        await lockUser(trx, user.id);
         if ((await countMealsOfDay(trx, user.id, placed.localDate)) >= limits.maxItemsPerDay) return undefined;
         const item = await insertMeal(trx, {
           user_id: user.id,
@@ -85,6 +88,7 @@ export function createMeals({ db, limits, clock, daysChanged }: MealsDependencie
       if (placement && !placement.ok) return invalidLoggedAt(placement);
       const placed = placement?.placed;
       const outcome = await db.transaction().execute(async (trx) => {
+        await lockUser(trx, user.id);
         const before = await findMeal(trx, user.id, id);
         if (!before) return { ok: false as const, reason: 'not_found' as const };
         const date = placed?.localDate ?? before.local_date;
@@ -113,6 +117,7 @@ export function createMeals({ db, limits, clock, daysChanged }: MealsDependencie
     async remove(user: User, id: number): Promise<MealOutcome> {
       const now = clock();
       const removed = await db.transaction().execute(async (trx) => {
+        await lockUser(trx, user.id);
         const item = await findMeal(trx, user.id, id);
         if (!item) return undefined;
         await deleteMeal(trx, user.id, id);

@@ -1,3 +1,4 @@
+import { lockUser } from '../accounts/user.repository.js';
 import type { Db } from '../db/database.js';
 import { markDirty } from './outbox.js';
 
@@ -8,6 +9,8 @@ import { markDirty } from './outbox.js';
  */
 export async function markDaysForResync(db: Db, userId: number, from: string, to: string, now: Date): Promise<string[]> {
   return db.transaction().execute(async (trx) => {
+    // In turn with the person's own writes (meals.ts), which could otherwise lock the same days in another order.
+    await lockUser(trx, userId);
     const withItems = trx
       .selectFrom('meal_items')
       .select('local_date as date')

@@ -1,7 +1,7 @@
 import type { RequestHandler } from 'express';
 import type { Logger } from '../logger.js';
 
-/** Longer than a query may wait behind a busy writer (db/sqlite-dialect.ts), short for a probe. */
+/** Longer than a query may wait behind busy writers (db/sqlite-dialect.ts, db/postgres-dialect.ts), short for a probe. */
 const CHECK_TIMEOUT_MS = 2000;
 
 /** A dependency's check: resolves when it answers. */

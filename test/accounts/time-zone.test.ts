@@ -1,12 +1,9 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { up as canonicalizeStoredZones } from '../../migrations/20261124090000_canonicalize_time_zones.js';
 import { canonicalTimeZone } from '../../src/accounts/time-zone.js';
-import { createDb } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
+import { createTestDatabase, openDb } from '../helpers/database.js';
 import { bodyOf, hiddenField, type Me } from '../helpers/http-client.js';
 import { run } from '../helpers/processes.js';
 import { startStack, type Stack } from '../helpers/stack.js';
@@ -79,7 +76,8 @@ describe('zones taken from people are stored by their canonical name', () => {
 
 describe('the migration of zones stored before', () => {
   it('renames each to its canonical name, and leaves a zone it does not know as it was', async () => {
-    const db = createDb({ kind: 'sqlite', path: join(mkdtempSync(join(tmpdir(), 'athlete-sync-zones-')), 'app.db') });
+    const database = await createTestDatabase();
+    const db = openDb(database);
     await migrateToLatest(db);
     const typed = ['europe/berlin', 'EUROPE/BERLIN', 'Asia/Tokyo', 'utc', 'Atlantis/Capital'];
     const created_at = '2026-11-21T00:00:00Z';
@@ -93,5 +91,6 @@ describe('the migration of zones stored before', () => {
     const stored = (await db.selectFrom('users').select('timezone').orderBy('id').execute()).map((user) => user.timezone);
     expect(stored).toEqual(['Europe/Berlin', 'Europe/Berlin', 'Asia/Tokyo', 'UTC', 'Atlantis/Capital']);
     await db.destroy();
+    await database.drop();
   });
 });

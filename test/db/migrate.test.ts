@@ -1,25 +1,28 @@
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createDb, type Db } from '../../src/db/database.js';
 import { PendingMigrationsError, assertMigrated, createMigrator, migrateToLatest, pendingMigrations } from '../../src/db/migrate.js';
+import { createTestDatabase, openDb, testDatabaseKind, type TestDatabase } from '../helpers/database.js';
 
+let database: TestDatabase;
 let db: Db;
 
 afterEach(async () => {
   await db.destroy();
+  await database.drop();
 });
 
-function freshDb(): Db {
-  const path = join(mkdtempSync(join(tmpdir(), 'athlete-sync-db-')), 'nested', 'app.db');
-  return createDb({ kind: 'sqlite', path });
+async function freshDb(): Promise<Db> {
+  database = await createTestDatabase();
+  return openDb(database);
 }
 
 describe('migrations', () => {
   it('lists every migration as pending on a new database and refuses to run on it', async () => {
-    db = freshDb();
+    db = await freshDb();
     const pending = await pendingMigrations(db);
     expect(pending).toContain('20261121194000_create_users');
     const refusal = assertMigrated(db);
@@ -28,7 +31,7 @@ describe('migrations', () => {
   });
 
   it('applies pending migrations in order, then none are pending and the schema exists', async () => {
-    db = freshDb();
+    db = await freshDb();
     const applied = await migrateToLatest(db);
     expect(applied).toEqual([...applied].sort());
     expect(applied).toContain('20261121194000_create_users');
@@ -42,20 +45,28 @@ describe('migrations', () => {
   });
 
   it('is idempotent: migrating twice applies nothing the second time', async () => {
-    db = freshDb();
+    db = await freshDb();
     await migrateToLatest(db);
     expect(await migrateToLatest(db)).toEqual([]);
   });
 
-  it('opens SQLite in WAL mode so web and worker processes can share the file', async () => {
-    db = freshDb();
+  it.runIf(testDatabaseKind() === 'sqlite')('creates the folder of a SQLite file', async () => {
+    database = await createTestDatabase();
+    const path = join(mkdtempSync(join(tmpdir(), 'athlete-sync-db-')), 'nested', 'app.db');
+    db = createDb({ kind: 'sqlite', path });
+    await migrateToLatest(db);
+    expect(existsSync(path)).toBe(true);
+  });
+
+  it.runIf(testDatabaseKind() === 'sqlite')('opens SQLite in WAL mode so web and worker processes can share the file', async () => {
+    db = await freshDb();
     const { rows } = await sql<{ journal_mode: string }>`pragma journal_mode`.execute(db);
     expect(rows[0]?.journal_mode).toBe('wal');
   });
 
   it('marks outbox days outside 1900–2100 failed with the reason, so the sweeper stops picking them, and keeps their items', async () => {
-    db = freshDb();
-    const { error } = await createMigrator(db).migrateTo('20261121210000_create_meal_items_and_sync_days');
+    db = await freshDb();
+    const { error } = await (await createMigrator(db)).migrateTo('20261121210000_create_meal_items_and_sync_days');
     expect(error).toBeUndefined();
     const before = '2026-11-21T00:00:00.000Z';
     const { id: userId } = await db

@@ -1,10 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
 import { once } from 'node:events';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Queue } from 'bullmq';
 import getPort from 'get-port';
 import { inject } from 'vitest';
@@ -25,6 +22,7 @@ import { createSyncQueue } from '../../src/sync/queue.js';
 import { createRedisSessionStore } from '../../src/web/session.js';
 import { createSandbox, type Sandbox } from '../../src/sandbox/app.js';
 import { DEFAULT_SETTINGS, type Settings } from '../../src/sandbox/settings.js';
+import { createTestDatabase, type TestDatabase } from './database.js';
 import { CookieClient } from './http-client.js';
 
 export interface Stack {
@@ -33,7 +31,8 @@ export interface Stack {
   config: Config;
   db: Db;
   sandbox: Sandbox;
-  databasePath: string;
+  /** The stack's own database: a SQLite file, or a Postgres schema. */
+  database: TestDatabase;
   /** A new client with its own cookies, like a new browser. */
   browser(): CookieClient;
   /** The sandbox's /_sandbox/state JSON. */
@@ -99,7 +98,7 @@ async function listen(server: Server): Promise<number> {
 
 /**
  * The web app and the sandbox, each on its own port on this machine, talking over real HTTP;
- * a fresh SQLite file and a Redis key prefix of its own.
+ * a fresh database (test/helpers/database.ts) and a Redis key prefix of its own.
  */
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const appPort = await getPort({ host: '127.0.0.1' });
@@ -116,12 +115,12 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const sandboxServer = sandbox.app.listen(0, '127.0.0.1');
   const sandboxUrl = `http://127.0.0.1:${await listen(sandboxServer)}`;
 
-  const databasePath = join(mkdtempSync(join(tmpdir(), 'athlete-sync-stack-')), 'app.db');
+  const database = await createTestDatabase();
   const env: Record<string, string> = {
     LOG_LEVEL: 'silent',
     APP_BASE_URL: appUrl,
     PORT: String(appPort),
-    DATABASE_URL: `sqlite:${databasePath}`,
+    DATABASE_URL: database.url,
     REDIS_URL: inject('redisUrl'),
     REDIS_PREFIX: `test-${randomUUID()}`,
     SESSION_SECRET: randomUUID() + randomUUID(),
@@ -190,7 +189,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     config,
     db,
     sandbox,
-    databasePath,
+    database,
     browser: () => new CookieClient(appUrl),
     sandboxState: async () => (await (await fetch(`${sandboxUrl}/_sandbox/state`)).json()) as SandboxState,
     presentRefreshToken: (refreshToken) =>
@@ -235,6 +234,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       producer.disconnect();
       redis.disconnect();
       await db.destroy();
+      await database.drop();
     },
   };
 }

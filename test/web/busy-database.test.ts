@@ -3,7 +3,9 @@ import { fileURLToPath } from 'node:url';
 import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
 import pLimit from 'p-limit';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TestDatabase } from '../helpers/database.js';
 import { signUpNewUser } from '../helpers/flows.js';
 import { bodyOf, hiddenField, type ApiError, type CookieClient, type Me } from '../helpers/http-client.js';
 import { run } from '../helpers/processes.js';
@@ -23,14 +25,29 @@ const meal = { name: 'Oats', carbs: 60, logged_at: '2026-03-10T08:15:00+01:00' }
 /** The meal on one of twenty days, so a burst stays under a day's item limit. */
 const mealOnDay = (index: number) => ({ ...meal, logged_at: `2026-03-${String((index % 20) + 1).padStart(2, '0')}T08:15:00+01:00` });
 
-/** Another process's connection to the app's database file, holding the write lock until released. */
-function holdWriteLock(path: string): { release(): void } {
-  const holder = new SQLite(path);
-  holder.exec('begin immediate');
+/**
+ * Another connection to the app's database, keeping every write waiting until released: SQLite's
+ * one write lock, or in Postgres a lock on the tables that lets reads through but no writes.
+ */
+async function holdWriteLock(database: TestDatabase): Promise<{ release(): Promise<void> }> {
+  if (database.kind === 'sqlite') {
+    const holder = new SQLite(database.path);
+    holder.exec('begin immediate');
+    return {
+      release: async () => {
+        holder.exec('rollback');
+        holder.close();
+      },
+    };
+  }
+  const holder = new pg.Client({ connectionString: database.url });
+  await holder.connect();
+  await holder.query('begin');
+  await holder.query('lock table users, meal_items, sync_days in exclusive mode');
   return {
-    release: () => {
-      holder.exec('rollback');
-      holder.close();
+    release: async () => {
+      await holder.query('rollback');
+      await holder.end();
     },
   };
 }
@@ -59,14 +76,14 @@ async function signedUpClient(): Promise<{ client: CookieClient; email: string }
 describe('while another connection holds the database’s write lock', () => {
   it('POST /api/meals answers 503 with Retry-After, and 201 once the lock is released', async () => {
     const { client } = await signedUpClient();
-    const lock = holdWriteLock(stack.databasePath);
+    const lock = await holdWriteLock(stack.database);
     try {
       const busy = await client.postJson('/api/meals', meal);
       expect(busy.status).toBe(503);
       expect(busy.headers.get('retry-after')).toBe('1');
       expect(await bodyOf<ApiError>(busy)).toMatchObject({ error: 'busy', message: expect.stringContaining('try again') });
     } finally {
-      lock.release();
+      await lock.release();
     }
     expect((await client.postJson('/api/meals', meal)).status).toBe(201);
   });
@@ -75,7 +92,7 @@ describe('while another connection holds the database’s write lock', () => {
     const { client } = await signedUpClient();
     const csrf = hiddenField(await (await client.get('/')).text(), '_csrf');
     const changeTimezone = () => client.postForm('/settings/timezone', { timezone: 'Pacific/Chatham', _csrf: csrf });
-    const lock = holdWriteLock(stack.databasePath);
+    const lock = await holdWriteLock(stack.database);
     try {
       const { response: busy, slowestHealthzMs } = await pollingHealthzDuring(changeTimezone());
       expect(busy.status).toBe(503);
@@ -85,14 +102,14 @@ describe('while another connection holds the database’s write lock', () => {
       // Measured before this change: /healthz waited 4.8 s behind a write blocked on the lock.
       expect(slowestHealthzMs).toBeLessThan(1000);
     } finally {
-      lock.release();
+      await lock.release();
     }
     expect((await changeTimezone()).status).toBe(303);
     expect((await bodyOf<Me>(await client.get('/api/me'))).timezone).toBe('Pacific/Chatham');
   });
 });
 
-describe('a burst of web writes while another process writes to the same file', () => {
+describe('a burst of web writes while another process writes to the same database', () => {
   it('all succeed: none answers 500 or 503', async () => {
     const { client } = await signedUpClient();
     const { email: otherEmail } = await signedUpClient();

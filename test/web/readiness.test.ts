@@ -1,5 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
+import { onServer, type TestDatabase } from '../helpers/database.js';
 import { bodyOf } from '../helpers/http-client.js';
 import { untilReady } from '../helpers/readiness.js';
 import { DisposableRedis } from '../helpers/redis-server.js';
@@ -27,9 +28,13 @@ const readiness = async () => {
   return { status: response.status, body: await bodyOf<Readiness>(response) };
 };
 
-/** Overwrites the database and its WAL files with bytes that are not SQLite, under the open connection. */
-function makeUnusable(databasePath: string): void {
-  for (const path of [databasePath, `${databasePath}-wal`, `${databasePath}-shm`]) writeFileSync(path, Buffer.alloc(32_768, 'x'));
+/**
+ * SQLite: overwrites the database and its WAL files with bytes that are not SQLite, under the open
+ * connection. Postgres: drops the stack's schema, so its tables are gone.
+ */
+async function makeUnusable(database: TestDatabase): Promise<void> {
+  if (database.kind === 'postgres') return onServer(database.serverUrl, `drop schema ${database.schema} cascade`);
+  for (const path of [database.path, `${database.path}-wal`, `${database.path}-shm`]) writeFileSync(path, Buffer.alloc(32_768, 'x'));
 }
 
 describe('GET /readyz', () => {
@@ -51,9 +56,9 @@ describe('GET /readyz', () => {
     await untilReady(stack);
   });
 
-  it('answers 503 naming the database when its file is no longer a database', async () => {
+  it('answers 503 naming the database when it no longer holds the app’s tables', async () => {
     stack = await startStack();
-    makeUnusable(stack.databasePath);
+    await makeUnusable(stack.database);
     expect(await readiness()).toEqual({ status: 503, body: { ok: false, failing: ['database'] } });
   });
 });

@@ -1,0 +1,101 @@
+import pg from 'pg';
+import {
+  PostgresDialect,
+  PostgresDriver,
+  type CompiledQuery,
+  type DatabaseConnection,
+  type Driver,
+  type PostgresDialectConfig,
+  type QueryResult,
+} from 'kysely';
+import { DatabaseBusyError } from './database-busy-error.js';
+
+/**
+ * The limits that keep a request from hanging on a crowded database; past them it answers 503 and
+ * nothing is written. A lock is waited for about as long as SQLite's (sqlite-dialect.ts). Queries
+ * queue for a pooled connection as they queue for SQLite's one connection, so only a pool that
+ * stays full for longer (connections stuck behind locks, a server out of connections) is busy.
+ */
+const LOCK_TIMEOUT_MS = 1000;
+const POOL_WAIT_MS = 5000;
+const STATEMENT_TIMEOUT_MS = 10_000;
+
+/**
+ * SQLSTATEs that mean "others are in the way, try again in a moment": lock_not_available (our
+ * lock_timeout), serialization_failure, deadlock_detected, too_many_connections, and
+ * query_canceled (our statement_timeout).
+ */
+const BUSY_SQLSTATES = new Set(['55P03', '40001', '40P01', '53300', '57014']);
+
+export interface PostgresSettings {
+  /** postgres:// or postgresql://; libpq's `options` parameter (e.g. a search_path) is honoured. */
+  url: string;
+  poolSize: number;
+}
+
+export function createPostgresDialect({ url, poolSize }: PostgresSettings): PostgresDialect {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: poolSize,
+    connectionTimeoutMillis: POOL_WAIT_MS,
+    lock_timeout: LOCK_TIMEOUT_MS,
+    statement_timeout: STATEMENT_TIMEOUT_MS,
+  });
+  // An idle connection the server closed is dropped by the pool, and the next query opens another;
+  // without a listener the pool's 'error' event would end the process.
+  pool.on('error', () => {});
+  return new BusyAwarePostgresDialect({ pool });
+}
+
+/** Kysely's Postgres dialect, with the busy failures above reported as DatabaseBusyError. */
+class BusyAwarePostgresDialect extends PostgresDialect {
+  constructor(private readonly settings: PostgresDialectConfig) {
+    super(settings);
+  }
+
+  override createDriver(): Driver {
+    return new BusyAwarePostgresDriver(this.settings);
+  }
+}
+
+/** Kysely does not export the type of its Postgres connections. */
+type PostgresConnection = Parameters<PostgresDriver['releaseConnection']>[0];
+
+class BusyAwarePostgresDriver extends PostgresDriver {
+  override async acquireConnection(): Promise<DatabaseConnection> {
+    const connection = await reportingBusy(() => super.acquireConnection());
+    return new BusyAwareConnection(connection as PostgresConnection);
+  }
+
+  // Kysely hands back what acquireConnection returned; pg's pool takes back its own client.
+  override async releaseConnection(connection: DatabaseConnection): Promise<void> {
+    await super.releaseConnection((connection as BusyAwareConnection).connection);
+  }
+}
+
+class BusyAwareConnection implements DatabaseConnection {
+  constructor(readonly connection: PostgresConnection) {}
+
+  executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    return reportingBusy(() => this.connection.executeQuery<R>(query));
+  }
+
+  streamQuery<R>(query: CompiledQuery, chunkSize: number): AsyncIterableIterator<QueryResult<R>> {
+    return this.connection.streamQuery<R>(query, chunkSize);
+  }
+}
+
+async function reportingBusy<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    throw isBusy(error) ? new DatabaseBusyError({ cause: error }) : error;
+  }
+}
+
+function isBusy(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  if (error instanceof pg.DatabaseError) return BUSY_SQLSTATES.has(error.code ?? '');
+  // pg-pool's only sign that every connection stayed in use for POOL_WAIT_MS.
+  return error.message === 'timeout exceeded when trying to connect';
+}
