@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectedUser } from '../helpers/flows.js';
 import { run } from '../helpers/processes.js';
 import { startStack, type Stack } from '../helpers/stack.js';
+import { eventually } from '../helpers/wait.js';
 
 const HAMMER = fileURLToPath(new URL('./fixtures/token-hammer.ts', import.meta.url));
 const PROCESSES = 3;
@@ -24,17 +25,24 @@ beforeAll(async () => {
     env: { ATHLETE_SCOPES: 'workout:read nutrition:write' },
   });
   ({ userId } = await connectedUser(stack));
-  // One window for all processes, starting once each has had time to boot.
-  const startAt = Date.now() + 5000;
+  const readyKey = `${stack.config.redis.prefix}:test:hammers-ready`;
+  const startKey = `${stack.config.redis.prefix}:test:hammers-start`;
   const env = {
     PATH: process.env.PATH,
     ...stack.env,
     USER_ID: String(userId),
     CALLERS: String(CALLERS),
-    START_AT: String(startAt),
-    END_AT: String(startAt + DURATION_MS),
+    DURATION_MS: String(DURATION_MS),
+    READY_KEY: readyKey,
+    START_KEY: startKey,
   };
-  outputs = await Promise.all(Array.from({ length: PROCESSES }, () => run(process.execPath, ['--import', 'tsx', HAMMER], env)));
+  const finished = Promise.all(Array.from({ length: PROCESSES }, () => run(process.execPath, ['--import', 'tsx', HAMMER], env)));
+  // One window for all processes, once every one of them has booted, however long that took.
+  const redis = new Redis(stack.config.redis.url);
+  await eventually('every hammer process to be ready', async () => (Number(await redis.get(readyKey)) === PROCESSES ? true : undefined), 45_000);
+  await redis.set(startKey, String(Date.now() + 200));
+  redis.disconnect();
+  outputs = await finished;
 }, 60_000);
 afterAll(async () => {
   await stack.close();
