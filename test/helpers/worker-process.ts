@@ -6,7 +6,7 @@ const WORKER_ENTRY_POINT = fileURLToPath(new URL('../../dist/src/worker.js', imp
 
 /** `npm run worker` in its own process, configured like the stack's app, once it says it is ready. */
 export async function startWorkerProcess(stack: Stack, env: Record<string, string> = {}): Promise<Running> {
-  return ready(start('npm', ['run', '--silent', 'worker'], workerEnvironment(stack, env)));
+  return ready(start('npm', ['run', '--silent', 'worker'], appProcessEnvironment(stack, env)));
 }
 
 /**
@@ -14,10 +14,11 @@ export async function startWorkerProcess(stack: Stack, env: Record<string, strin
  * (npm exits at once on SIGTERM): a signal reaches only the worker, and the exit code is its own.
  */
 export async function startWorkerEntryPoint(stack: Stack, env: Record<string, string> = {}): Promise<Running> {
-  return ready(start(process.execPath, [WORKER_ENTRY_POINT], workerEnvironment(stack, env)));
+  return ready(start(process.execPath, [WORKER_ENTRY_POINT], appProcessEnvironment(stack, env)));
 }
 
-function workerEnvironment(stack: Stack, env: Record<string, string>): NodeJS.ProcessEnv {
+/** The environment of a process of the stack's app: the stack's own settings, logs at info. */
+export function appProcessEnvironment(stack: Stack, env: Record<string, string>): NodeJS.ProcessEnv {
   return {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
