@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { Db } from '../db/database.js';
+import type { ExpressionBuilder } from 'kysely';
+import type { Database, Db } from '../db/database.js';
 import type { Scope } from '../provider/scopes.js';
 import type { TokenSet } from '../provider/token-set.js';
 import type { ConnectionRow, ConnectionStatus, StatusReason } from './connection.table.js';
@@ -114,6 +115,12 @@ export async function saveConnection(
 /** Which stored state a writer read: its write lands only if the row is still exactly that. */
 export type ReadState = Pick<Connection, 'userId' | 'grantId' | 'version'>;
 
+/** The row exactly as `read` saw it, as a where clause: a write with it lands only if nobody wrote since. */
+function isAsRead(read: ReadState) {
+  return (eb: ExpressionBuilder<Database, 'connections'>) =>
+    eb.and({ user_id: read.userId, grant_id: read.grantId, version: read.version });
+}
+
 /**
  * Takes the right to refresh (DESIGN decision 5) before the token request: only if the row is
  * still as `read`, lease included (none, or the expired one `read` saw). Of processes that read
@@ -128,9 +135,7 @@ export async function takeRefreshLease(
   const result = await db
     .updateTable('connections')
     .set({ refresh_lease_owner: lease.owner, refresh_lease_until: lease.until.toISOString() })
-    .where('user_id', '=', read.userId)
-    .where('grant_id', '=', read.grantId)
-    .where('version', '=', read.version)
+    .where(isAsRead(read))
     .where((eb) => {
       const seen = read.refreshLease;
       return seen ? eb('refresh_lease_owner', '=', seen.owner) : eb('refresh_lease_owner', 'is', null);
@@ -178,9 +183,7 @@ export async function storeRefreshedTokens(
   const result = await db
     .updateTable('connections')
     .set((eb) => ({ ...tokenColumns(cipher, read.userId, tokens, now), version: eb('version', '+', 1) }))
-    .where('user_id', '=', read.userId)
-    .where('grant_id', '=', read.grantId)
-    .where('version', '=', read.version)
+    .where(isAsRead(read))
     .executeTakeFirst();
   return result.numUpdatedRows === 1n;
 }
@@ -195,9 +198,7 @@ export async function storeResealedTokens(db: Db, cipher: TokenCipher, read: Sto
   const result = await db
     .updateTable('connections')
     .set({ ...sealedTokenColumns(cipher, read.userId, read), updated_at: now.toISOString() })
-    .where('user_id', '=', read.userId)
-    .where('grant_id', '=', read.grantId)
-    .where('version', '=', read.version)
+    .where(isAsRead(read))
     .executeTakeFirst();
   return result.numUpdatedRows === 1n;
 }
@@ -213,9 +214,7 @@ export async function markNeedsReconnect(db: Db, read: ReadState, reason: Status
       version: eb('version', '+', 1),
       updated_at: now.toISOString(),
     }))
-    .where('user_id', '=', read.userId)
-    .where('grant_id', '=', read.grantId)
-    .where('version', '=', read.version)
+    .where(isAsRead(read))
     .execute();
 }
 
