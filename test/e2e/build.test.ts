@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import getPort from 'get-port';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { run, start } from '../helpers/processes.js';
+import { MINIMAL_APP_ENVIRONMENT } from '../helpers/minimal-environment.js';
 
 /**
  * Each test builds a copy of the project, as a fresh clone would: the project's own dist/ is in
@@ -30,18 +31,7 @@ function freshClone(files = CHECKED_IN, { withPackages = true } = {}): string {
   return clone;
 }
 
-const env = {
-  PATH: process.env.PATH,
-  HOME: process.env.HOME,
-  LOG_LEVEL: 'info',
-  APP_BASE_URL: 'http://localhost:3000',
-  SESSION_SECRET: 's'.repeat(32),
-  TOKEN_ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64'),
-  ATHLETE_BASE_URL: 'http://127.0.0.1:4100',
-  ATHLETE_CLIENT_ID: 'client',
-  ATHLETE_CLIENT_SECRET: 'secret',
-  REDIS_PREFIX: `test-${randomUUID()}`,
-};
+const env = { ...MINIMAL_APP_ENVIRONMENT, REDIS_PREFIX: `test-${randomUUID()}` };
 
 function npmRun(clone: string, script: string, processEnv: NodeJS.ProcessEnv = env) {
   return run('npm', ['run', '--silent', '--prefix', clone, script], processEnv);

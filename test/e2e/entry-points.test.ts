@@ -3,20 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import getPort from 'get-port';
 import { describe, expect, inject, it } from 'vitest';
+import { MINIMAL_APP_ENVIRONMENT } from '../helpers/minimal-environment.js';
 import { run, start } from '../helpers/processes.js';
 import { eventually } from '../helpers/wait.js';
-
-const validEnv = {
-  PATH: process.env.PATH,
-  HOME: process.env.HOME,
-  LOG_LEVEL: 'info',
-  APP_BASE_URL: 'http://localhost:3000',
-  SESSION_SECRET: 's'.repeat(32),
-  TOKEN_ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64'),
-  ATHLETE_BASE_URL: 'http://127.0.0.1:4100',
-  ATHLETE_CLIENT_ID: 'client',
-  ATHLETE_CLIENT_SECRET: 'secret',
-};
 
 function newDatabaseUrl(): string {
   return `sqlite:${join(mkdtempSync(join(tmpdir(), 'athlete-sync-entry-')), 'app.db')}`;
@@ -27,13 +16,13 @@ describe.each([
   ['npm run worker', 'worker'],
 ])('%s', (_title, script) => {
   it('refuses a database with pending migrations and says to run npm run migrate', async () => {
-    const result = await run('npm', ['run', '--silent', script], { ...validEnv, DATABASE_URL: newDatabaseUrl() });
+    const result = await run('npm', ['run', '--silent', script], { ...MINIMAL_APP_ENVIRONMENT, DATABASE_URL: newDatabaseUrl() });
     expect(result.code).toBe(1);
     expect(result.stderr.trim()).toMatch(/^The database has \d+ pending migration\(s\) .*run `npm run migrate` first\.$/);
   });
 
   it('stops with one line naming a missing setting', async () => {
-    const env: NodeJS.ProcessEnv = { ...validEnv, DATABASE_URL: newDatabaseUrl() };
+    const env: NodeJS.ProcessEnv = { ...MINIMAL_APP_ENVIRONMENT, DATABASE_URL: newDatabaseUrl() };
     delete env.SESSION_SECRET;
     const result = await run('npm', ['run', '--silent', script], env);
     expect(result.code).toBe(1);
@@ -46,7 +35,7 @@ describe.each([
 describe('npm run migrate, then npm start and npm run worker', () => {
   it('migrates a new database, after which web (with its metrics) and worker start and stop on a signal', async () => {
     const env = {
-      ...validEnv,
+      ...MINIMAL_APP_ENVIRONMENT,
       DATABASE_URL: newDatabaseUrl(),
       PORT: String(await getPort()),
       REDIS_URL: inject('redisUrl'),
