@@ -76,7 +76,9 @@ type PostgresConnection = Parameters<PostgresDriver['releaseConnection']>[0];
 
 class BusyAwarePostgresDriver extends PostgresDriver {
   override async acquireConnection(): Promise<DatabaseConnection> {
-    const connection = await reportingKind(() => super.acquireConnection());
+    // Any other failure to open a connection (refused, wrong password, no such database) leaves
+    // the app without its database until an operator acts, like a server that is down.
+    const connection = await reportingKind(() => super.acquireConnection(), { unreachableUnlessBusy: true });
     return new BusyAwareConnection(connection as PostgresConnection);
   }
 
@@ -98,12 +100,12 @@ class BusyAwareConnection implements DatabaseConnection {
   }
 }
 
-async function reportingKind<T>(run: () => Promise<T>): Promise<T> {
+async function reportingKind<T>(run: () => Promise<T>, { unreachableUnlessBusy = false } = {}): Promise<T> {
   try {
     return await run();
   } catch (error) {
     if (isBusy(error)) throw new DatabaseBusyError({ cause: error });
-    if (isUnreachable(error)) throw new DatabaseUnreachableError({ cause: error });
+    if (unreachableUnlessBusy || isUnreachable(error)) throw new DatabaseUnreachableError({ cause: error });
     throw error;
   }
 }
