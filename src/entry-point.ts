@@ -1,15 +1,27 @@
+import { DatabaseUnreachableError } from './db/database-unreachable-error.js';
 import { StartupError } from './errors.js';
 import type { Logger } from './logger.js';
 
 /**
  * Runs an entry point's start-up; a failure stops the process with exit code 1.
- * A StartupError is one line a person can act on; anything else is a bug and keeps its stack.
+ * A problem of the setting-up (a StartupError, a database that cannot be reached, a port already
+ * taken) is one line a person can act on; anything else is a bug and keeps its stack.
  */
 export function runEntryPoint(start: () => Promise<void>): void {
   start().catch((error: unknown) => {
-    console.error(error instanceof StartupError ? error.message : error);
+    console.error(oneLineFor(error) ?? error);
     process.exit(1);
   });
+}
+
+function oneLineFor(error: unknown): string | undefined {
+  if (error instanceof StartupError || error instanceof DatabaseUnreachableError) return error.message;
+  if (isListenFailure(error)) return `${error.message}: give PORT and METRICS_PORT free ports, each its own`;
+  return undefined;
+}
+
+function isListenFailure(error: unknown): error is Error {
+  return error instanceof Error && 'syscall' in error && error.syscall === 'listen';
 }
 
 /** One part of a graceful stop: what it closes (the log names it if it never finishes) and how. */

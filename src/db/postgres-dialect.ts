@@ -9,6 +9,7 @@ import {
   type QueryResult,
 } from 'kysely';
 import { DatabaseBusyError } from './database-busy-error.js';
+import { DatabaseUnreachableError } from './database-unreachable-error.js';
 
 /**
  * The limits that keep a request from hanging on a crowded database; past them it answers 503 and
@@ -26,6 +27,15 @@ const STATEMENT_TIMEOUT_MS = 10_000;
  * query_canceled (our statement_timeout).
  */
 const BUSY_SQLSTATES = new Set(['55P03', '40001', '40P01', '53300', '57014']);
+
+/**
+ * The server is away: connection_exception (class 08), admin_shutdown, crash_shutdown and
+ * cannot_connect_now (starting up or shutting down), or no answer at the socket at all.
+ */
+const UNREACHABLE_SQLSTATE = /^(08...|57P0[123])$/;
+const UNREACHABLE_SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE']);
+/** pg's own errors for a connection that ended under it carry no code. */
+const CONNECTION_ENDED = /^Connection terminated|not queryable/;
 
 export interface PostgresSettings {
   /** postgres:// or postgresql://; libpq's `options` parameter (e.g. a search_path) is honoured. */
@@ -47,7 +57,10 @@ export function createPostgresDialect({ url, poolSize }: PostgresSettings): Post
   return new BusyAwarePostgresDialect({ pool });
 }
 
-/** Kysely's Postgres dialect, with the busy failures above reported as DatabaseBusyError. */
+/**
+ * Kysely's Postgres dialect, with the failures above reported as DatabaseBusyError and
+ * DatabaseUnreachableError.
+ */
 class BusyAwarePostgresDialect extends PostgresDialect {
   constructor(private readonly settings: PostgresDialectConfig) {
     super(settings);
@@ -63,7 +76,9 @@ type PostgresConnection = Parameters<PostgresDriver['releaseConnection']>[0];
 
 class BusyAwarePostgresDriver extends PostgresDriver {
   override async acquireConnection(): Promise<DatabaseConnection> {
-    const connection = await reportingBusy(() => super.acquireConnection());
+    // Any other failure to open a connection (refused, wrong password, no such database) leaves
+    // the app without its database until an operator acts, like a server that is down.
+    const connection = await reportingKind(() => super.acquireConnection(), { unreachableUnlessBusy: true });
     return new BusyAwareConnection(connection as PostgresConnection);
   }
 
@@ -77,7 +92,7 @@ class BusyAwareConnection implements DatabaseConnection {
   constructor(readonly connection: PostgresConnection) {}
 
   executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-    return reportingBusy(() => this.connection.executeQuery<R>(query));
+    return reportingKind(() => this.connection.executeQuery<R>(query));
   }
 
   streamQuery<R>(query: CompiledQuery, chunkSize: number): AsyncIterableIterator<QueryResult<R>> {
@@ -85,11 +100,13 @@ class BusyAwareConnection implements DatabaseConnection {
   }
 }
 
-async function reportingBusy<T>(run: () => Promise<T>): Promise<T> {
+async function reportingKind<T>(run: () => Promise<T>, { unreachableUnlessBusy = false } = {}): Promise<T> {
   try {
     return await run();
   } catch (error) {
-    throw isBusy(error) ? new DatabaseBusyError({ cause: error }) : error;
+    if (isBusy(error)) throw new DatabaseBusyError({ cause: error });
+    if (unreachableUnlessBusy || isUnreachable(error)) throw new DatabaseUnreachableError({ cause: error });
+    throw error;
   }
 }
 
@@ -98,4 +115,11 @@ function isBusy(error: unknown): boolean {
   if (error instanceof pg.DatabaseError) return BUSY_SQLSTATES.has(error.code ?? '');
   // pg-pool's only sign that every connection stayed in use for POOL_WAIT_MS.
   return error.message === 'timeout exceeded when trying to connect';
+}
+
+function isUnreachable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  if (error instanceof pg.DatabaseError) return UNREACHABLE_SQLSTATE.test(error.code ?? '');
+  const code = 'code' in error && typeof error.code === 'string' ? error.code : '';
+  return UNREACHABLE_SOCKET_CODES.has(code) || CONNECTION_ENDED.test(error.message);
 }

@@ -1,5 +1,6 @@
 import type { ErrorRequestHandler } from 'express';
 import { DatabaseBusyError } from '../db/database-busy-error.js';
+import { DatabaseUnreachableError } from '../db/database-unreachable-error.js';
 import { DatabaseUnwritableError } from '../db/database-unwritable-error.js';
 import type { Logger } from '../logger.js';
 import { isRedisUnavailable } from '../queue/redis-unavailable.js';
@@ -28,6 +29,14 @@ const DATABASE_UNWRITABLE: Answer = {
   status: 503,
   error: 'unavailable',
   message: 'Changes cannot be saved right now. Please try again later.',
+  log: 'error',
+};
+
+/** Like Redis away, but every request needs the database, so an operator should know. */
+const DATABASE_UNREACHABLE: Answer = {
+  status: 503,
+  error: 'unavailable',
+  message: 'The app is unavailable for a moment. Please try again shortly.',
   log: 'error',
 };
 
@@ -70,6 +79,7 @@ export function createErrorHandler({ logger, renderPage }: { logger: Logger; ren
 function answerFor(error: unknown): Answer {
   if (error instanceof DatabaseBusyError) return DATABASE_BUSY;
   if (error instanceof DatabaseUnwritableError) return DATABASE_UNWRITABLE;
+  if (error instanceof DatabaseUnreachableError) return DATABASE_UNREACHABLE;
   if (isRedisUnavailable(error)) return REDIS_UNAVAILABLE;
   const status = clientErrorStatus(error);
   if (status !== undefined) return { status, error: 'bad_request', message: errorMessage(error) };

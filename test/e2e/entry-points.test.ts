@@ -30,6 +30,24 @@ describe.each([
       'Invalid configuration: SESSION_SECRET is required: at least 32 random characters',
     );
   });
+
+  it('stops with one line when the Postgres in DATABASE_URL cannot be reached', async () => {
+    const env = { ...MINIMAL_APP_ENVIRONMENT, DATABASE_URL: `postgres://postgres@127.0.0.1:${await getPort()}/app` };
+    const result = await run('npm', ['run', '--silent', script], env);
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim()).toMatch(/^The database cannot be reached \(check DATABASE_URL and the server\): .*ECONNREFUSED.*$/);
+  });
+});
+
+describe('npm start with METRICS_PORT equal to PORT', () => {
+  it('stops with one line naming the port in use', async () => {
+    const port = String(await getPort());
+    const env = { ...MINIMAL_APP_ENVIRONMENT, DATABASE_URL: newDatabaseUrl(), REDIS_URL: inject('redisUrl'), PORT: port, METRICS_PORT: port };
+    await run('npm', ['run', '--silent', 'migrate'], env);
+    const result = await run('npm', ['run', '--silent', 'start'], env);
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim()).toMatch(new RegExp(`^listen EADDRINUSE: address already in use .*:${port}: give PORT and METRICS_PORT free ports, each its own$`));
+  });
 });
 
 describe('npm run migrate, then npm start and npm run worker', () => {

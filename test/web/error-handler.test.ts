@@ -5,6 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import express from 'express';
 import getPort from 'get-port';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createDb } from '../../src/db/database.js';
 import { createLogger } from '../../src/logger.js';
 import { createProducerConnection } from '../../src/queue/redis.js';
 import { createErrorHandler } from '../../src/web/error-handler.js';
@@ -83,6 +84,21 @@ describe('the error handler', () => {
       expect(await bodyOf<ApiError>(response)).toMatchObject({ error: 'unavailable' });
     } finally {
       unreachable.disconnect();
+    }
+  });
+
+  it('answers 503 when a query fails because Postgres cannot be reached, and logs an error for the operator', async () => {
+    const unreachable = createDb({ kind: 'postgres', url: `postgres://postgres@127.0.0.1:${await getPort({ host: '127.0.0.1' })}/app`, poolSize: 1 });
+    const url = await appWith('/api/me', async (_req, res) => {
+      res.json(await unreachable.selectFrom('users').select('id').execute());
+    });
+    try {
+      const response = await fetch(`${url}/api/me`);
+      expect(response.status).toBe(503);
+      expect(await bodyOf<ApiError>(response)).toMatchObject({ error: 'unavailable' });
+      expect(JSON.parse(logs[0]!)).toMatchObject({ level: 50, err: { type: 'DatabaseUnreachableError' } });
+    } finally {
+      await unreachable.destroy();
     }
   });
 
