@@ -65,6 +65,7 @@ export function createApp(deps: AppDependencies): Express {
     db,
     passwords: createPasswordHasher(),
     attemptLimits: createAttemptLimits({ redis, redisPrefix: config.redis.prefix, settings: config.attemptLimits }),
+    reservedEmails: new Set(config.admin.emails),
     clock,
   });
   const secure = config.appBaseUrl.startsWith('https:');

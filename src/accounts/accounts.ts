@@ -14,17 +14,23 @@ export interface AccountsDependencies {
   db: Db;
   passwords: PasswordHasher;
   attemptLimits: AttemptLimits;
+  /**
+   * Addresses nobody may sign up with: those in ADMIN_EMAILS. Emails are not verified, so a listed
+   * address that had no account yet would otherwise go to whoever signed up with it first.
+   */
+  reservedEmails: ReadonlySet<string>;
   clock: () => Date;
 }
 
 /** Signing up and signing in, each counted against the limits of the address it comes from. */
-export function createAccounts({ db, passwords, attemptLimits, clock }: AccountsDependencies) {
+export function createAccounts({ db, passwords, attemptLimits, reservedEmails, clock }: AccountsDependencies) {
   const tooManyAttempts = (wait: RetryAfter): TooManyAttempts => ({ ok: false, reason: 'too_many_attempts', ...wait });
 
   return {
     async signUp(input: SignUpInput, address: string): Promise<SignUpResult> {
       const wait = await attemptLimits.startSignUp(address);
       if (wait) return tooManyAttempts(wait);
+      if (reservedEmails.has(input.email)) return { ok: false, reason: 'email_taken' };
       const user = await insertUser(db, {
         email: input.email,
         password_hash: await passwords.hash(input.password),

@@ -2,6 +2,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SESSION_COOKIE } from '../../src/web/session.js';
 import { launchChromium } from '../helpers/browser.js';
+import { signedInToExistingAccount } from '../helpers/flows.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 
 let stack: Stack;
@@ -18,8 +19,7 @@ afterAll(async () => {
 
 describe('the queue dashboard in a browser', () => {
   it('loads for an admin under the app’s Content-Security-Policy, without a single violation', async () => {
-    const admin = stack.browser();
-    await admin.postJson('/api/signup', { email: 'ops@example.com', password: 'a long password', timezone: 'UTC' });
+    const admin = await signedInToExistingAccount(stack, 'ops@example.com');
     const context = await browser.newContext();
     await context.addCookies([{ name: SESSION_COOKIE, value: admin.cookie(SESSION_COOKIE)!, url: stack.appUrl }]);
     const page = await context.newPage();

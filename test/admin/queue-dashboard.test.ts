@@ -1,17 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signUpNewUser } from '../helpers/flows.js';
+import { signedInToExistingAccount, signUpNewUser } from '../helpers/flows.js';
 import type { CookieClient } from '../helpers/http-client.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 
 const ADMIN = 'Ops@Example.com';
-
-/** A signed-in client of the account with this email. */
-async function signedIn(stack: Stack, email: string): Promise<CookieClient> {
-  const client = stack.browser();
-  const response = await client.postJson('/api/signup', { email, password: 'a long password', timezone: 'UTC' });
-  expect(response.status).toBe(201);
-  return client;
-}
 
 /** A job due in an hour, for the dashboard's "promote" (run it now) to act on. */
 async function delayedJob(stack: Stack): Promise<string> {
@@ -29,7 +21,7 @@ describe('the queue dashboard', () => {
 
   beforeAll(async () => {
     stack = await startStack({ env: { ADMIN_EMAILS: `someone@example.com, ${ADMIN.toLowerCase()}` } });
-    admin = await signedIn(stack, ADMIN);
+    admin = await signedInToExistingAccount(stack, ADMIN);
   });
   afterAll(async () => {
     await stack.close();
@@ -58,6 +50,14 @@ describe('the queue dashboard', () => {
     expect(await api.json()).toMatchObject({ queues: [expect.objectContaining({ readOnlyMode: true })] });
   });
 
+  it('cannot be claimed by signing up with an address in ADMIN_EMAILS: that sign-up is refused like a taken address', async () => {
+    const claimant = stack.browser();
+    const response = await claimant.postJson('/api/signup', { email: 'someone@example.com', password: 'a long password', timezone: 'UTC' });
+    expect(response.status).toBe(409);
+    expect(await stack.db.selectFrom('users').select('id').where('email', '=', 'someone@example.com').executeTakeFirst()).toBeUndefined();
+    expect((await claimant.get('/admin/queues')).status).toBe(404);
+  });
+
   it('refuses to change jobs while ADMIN_QUEUE_ACTIONS is not true', async () => {
     const jobId = await delayedJob(stack);
     expect((await promote(admin, jobId)).status).toBe(405);
@@ -69,7 +69,7 @@ describe('the queue dashboard with ADMIN_QUEUE_ACTIONS=true', () => {
   it('lets an admin change jobs, e.g. run a delayed one now', async () => {
     const stack = await startStack({ env: { ADMIN_EMAILS: ADMIN, ADMIN_QUEUE_ACTIONS: 'true' } });
     try {
-      const admin = await signedIn(stack, ADMIN);
+      const admin = await signedInToExistingAccount(stack, ADMIN);
       const jobId = await delayedJob(stack);
       expect((await promote(admin, jobId)).status).toBe(204);
       expect(await stack.syncQueue.getJobState(jobId)).toBe('waiting');

@@ -1,4 +1,6 @@
 import { expect } from 'vitest';
+import { createPasswordHasher } from '../../src/accounts/password.js';
+import { insertUser } from '../../src/accounts/user.repository.js';
 import type { CookieClient } from './http-client.js';
 import type { Stack } from './stack.js';
 
@@ -34,4 +36,21 @@ export async function connectedUser(stack: Stack): Promise<{ client: CookieClien
   expect((await connect(client)).status).toBe(303);
   const user = await stack.db.selectFrom('users').select('id').where('email', '=', email).executeTakeFirstOrThrow();
   return { client, userId: user.id };
+}
+
+/**
+ * Signs in to an account made straight in the store, as one made before the stack's settings
+ * named it (an address in ADMIN_EMAILS cannot be signed up for); returns the signed-in client.
+ */
+export async function signedInToExistingAccount(stack: Stack, email: string): Promise<CookieClient> {
+  const password = 'a long password';
+  await insertUser(stack.db, {
+    email: email.toLowerCase(),
+    password_hash: await createPasswordHasher().hash(password),
+    timezone: 'UTC',
+    created_at: new Date().toISOString(),
+  });
+  const client = stack.browser();
+  expect((await client.postJson('/api/login', { email, password })).status).toBe(200);
+  return client;
 }
