@@ -54,41 +54,41 @@ export function createPostgresDialect({ url, poolSize }: PostgresSettings): Post
   // An idle connection the server closed is dropped by the pool, and the next query opens another;
   // without a listener the pool's 'error' event would end the process.
   pool.on('error', () => {});
-  return new BusyAwarePostgresDialect({ pool });
+  return new FailureKindPostgresDialect({ pool });
 }
 
 /**
  * Kysely's Postgres dialect, with the failures above reported as DatabaseBusyError and
  * DatabaseUnreachableError.
  */
-class BusyAwarePostgresDialect extends PostgresDialect {
+class FailureKindPostgresDialect extends PostgresDialect {
   constructor(private readonly settings: PostgresDialectConfig) {
     super(settings);
   }
 
   override createDriver(): Driver {
-    return new BusyAwarePostgresDriver(this.settings);
+    return new FailureKindPostgresDriver(this.settings);
   }
 }
 
 /** Kysely does not export the type of its Postgres connections. */
 type PostgresConnection = Parameters<PostgresDriver['releaseConnection']>[0];
 
-class BusyAwarePostgresDriver extends PostgresDriver {
+class FailureKindPostgresDriver extends PostgresDriver {
   override async acquireConnection(): Promise<DatabaseConnection> {
     // Any other failure to open a connection (refused, wrong password, no such database) leaves
     // the app without its database until an operator acts, like a server that is down.
     const connection = await reportingKind(() => super.acquireConnection(), { unreachableUnlessBusy: true });
-    return new BusyAwareConnection(connection as PostgresConnection);
+    return new FailureKindConnection(connection as PostgresConnection);
   }
 
   // Kysely hands back what acquireConnection returned; pg's pool takes back its own client.
   override async releaseConnection(connection: DatabaseConnection): Promise<void> {
-    await super.releaseConnection((connection as BusyAwareConnection).connection);
+    await super.releaseConnection((connection as FailureKindConnection).connection);
   }
 }
 
-class BusyAwareConnection implements DatabaseConnection {
+class FailureKindConnection implements DatabaseConnection {
   constructor(readonly connection: PostgresConnection) {}
 
   executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
