@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTokenCipher } from '../../src/connections/token-crypto.js';
-import type { ServiceApi } from '../../src/provider/api.js';
 import { ServiceError } from '../../src/provider/service-error.js';
 import { WAITING_FOR_CONNECTION, syncDay } from '../../src/sync/jobs.js';
 import { connectedUser } from '../helpers/flows.js';
+import { serviceApiWith } from '../helpers/service-api.js';
 import { addMeal, changeMeal, deleteMeal, syncStatus } from '../helpers/meals.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 
@@ -134,11 +134,11 @@ describe('syncing a nutrition day', () => {
     stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
     const { client, userId } = await connectedUser(stack);
     const item = await addMeal(client, breakfast);
-    const refusing: ServiceApi = {
+    const refusing = serviceApiWith({
       upsertNutrition: async () => {
         throw new ServiceError('permanent', 'HTTP 400: invalid_request: items.0.carbs: too many');
       },
-    };
+    });
     expect(await syncDay({ db: stack.db, api: refusing, clock: () => new Date() }, dayOf(userId))).toBe('failed');
     expect(await syncStatus(client, DATE)).toEqual([
       { kind: 'nutrition', date: DATE, status: 'failed', error: 'HTTP 400: invalid_request: items.0.carbs: too many' },
@@ -165,12 +165,12 @@ describe('syncing a nutrition day', () => {
     const { client, userId } = await connectedUser(stack);
     const item = await addMeal(client, breakfast);
     const real = stack.serviceApi();
-    const editingMeanwhile: ServiceApi = {
+    const editingMeanwhile = serviceApiWith({
       upsertNutrition: async (id, record) => {
         await changeMeal(client, item.id, { carbs: 70 });
         await real.upsertNutrition(id, record);
       },
-    };
+    });
     const deps = { db: stack.db, clock: () => new Date() };
     expect(await syncDay({ ...deps, api: editingMeanwhile }, dayOf(userId))).toBe('changed-meanwhile');
     expect((await syncStatus(client, DATE))[0]!.status).toBe('pending');

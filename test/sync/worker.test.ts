@@ -11,6 +11,7 @@ import { JOB, scheduleRepeatingJobs } from '../../src/sync/queue.js';
 import { sweepDirtyDays } from '../../src/sync/sweeper.js';
 import { createSyncWorker } from '../../src/sync/worker.js';
 import { connectedUser } from '../helpers/flows.js';
+import { serviceApiWith } from '../helpers/service-api.js';
 import { addMeal, changeMeal, syncStatus } from '../helpers/meals.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 import { eventually } from '../helpers/wait.js';
@@ -28,7 +29,7 @@ const DATE = '2026-04-01';
 const meal = { name: 'Banana', carbs: 27, absorptionType: 'RAPID', logged_at: `${DATE}T10:00:00+02:00` };
 
 /** A BullMQ worker of the app's own making, in this process, on the stack's queue. */
-function startWorker(api: ServiceApi, logger = createLogger('silent')): Worker {
+function startWorker(api: Partial<ServiceApi>, logger = createLogger('silent')): Worker {
   const connection = createRedisConnection(stack.config.redis.url);
   worker = createSyncWorker({
     connection,
@@ -37,7 +38,7 @@ function startWorker(api: ServiceApi, logger = createLogger('silent')): Worker {
     rateLimitPerS: 50,
     lockDurationMs: 30_000,
     queue: stack.syncQueue,
-    deps: { db: stack.db, api, clock: () => new Date() },
+    deps: { db: stack.db, api: serviceApiWith(api), clock: () => new Date() },
     accessTokens: stack.accessTokens(),
     logger,
     metrics: createPrometheusMetrics(),
