@@ -22,7 +22,7 @@ import { mealsPages } from './nutrition/meals.pages.js';
 import type { Metrics } from './observability/metrics.js';
 import { observeRequests } from './observability/requests.js';
 import type { OAuthClient } from './provider/oauth.js';
-import { createDayChangeHint } from './sync/hint.js';
+import { createChangeHint } from './sync/hint.js';
 import { syncStatusApi } from './sync/sync-status.api.js';
 import { loadCurrentUser } from './web/authentication.js';
 import { createCsrfProtection } from './web/csrf.js';
@@ -55,12 +55,8 @@ export function createApp(deps: AppDependencies): Express {
   const { config, logger, metrics, db, sessionStore, oauth, cipher, redis, syncQueue, clock } = deps;
   const app = express();
   const renderPage = createPageRenderer(createViewRenderer());
-  const meals = createMeals({
-    db,
-    limits: config.meals,
-    clock,
-    daysChanged: createDayChangeHint(syncQueue, config.sync.quietMs, logger),
-  });
+  const changed = createChangeHint(syncQueue, config.sync.quietMs, logger);
+  const meals = createMeals({ db, limits: config.meals, clock, changed });
   const accounts = createAccounts({
     db,
     passwords: createPasswordHasher(),

@@ -7,7 +7,7 @@ import type { Logger } from '../logger.js';
 import type { OAuthClient } from '../provider/oauth.js';
 import type { TokenSet } from '../provider/token-set.js';
 import { classifyTokenRequestError, serviceWords } from '../provider/token-errors.js';
-import { dropQueuedDays, resumeWaitingDays } from '../sync/connection-changes.js';
+import { dropQueuedEntries, resumeWaitingEntries } from '../sync/connection-changes.js';
 import { currentUser, requireUserPage } from '../web/authentication.js';
 import type { RenderPage } from '../web/pages.js';
 import { renewUserSession, saveSession } from '../web/session.js';
@@ -117,8 +117,8 @@ export function connectRoutes(deps: Dependencies): Router {
       return showProblem(req, res, 502, notCompleted);
     }
     await saveConnection(db, cipher, user.id, { ...tokens, refreshToken: tokens.refreshToken }, clock());
-    await resumeWaitingDays({ db, queue: syncQueue, logger: log, clock }, user.id).catch((error: unknown) =>
-      log.warn({ err: error, userId: user.id }, 'could not resume waiting days; the sweeper will'),
+    await resumeWaitingEntries({ db, queue: syncQueue, logger: log, clock }, user.id).catch((error: unknown) =>
+      log.warn({ err: error, userId: user.id }, 'could not resume waiting entries; the sweeper will'),
     );
     await renewUserSession(req);
     res.redirect(303, '/?notice=connected');
@@ -127,8 +127,8 @@ export function connectRoutes(deps: Dependencies): Router {
   router.post('/disconnect', requireUserPage, async (_req, res) => {
     const userId = currentUser(res).id;
     await deleteConnection(db, userId);
-    await dropQueuedDays({ db, queue: syncQueue, logger: log, clock }, userId).catch((error: unknown) =>
-      log.warn({ err: error, userId }, 'could not drop queued days; they will find no connection and wait'),
+    await dropQueuedEntries({ db, queue: syncQueue, logger: log, clock }, userId).catch((error: unknown) =>
+      log.warn({ err: error, userId }, 'could not drop queued entries; they will find no connection and wait'),
     );
     res.redirect(303, '/?notice=disconnected');
   });

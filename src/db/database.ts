@@ -2,7 +2,7 @@ import { Kysely } from 'kysely';
 import type { UserTable } from '../accounts/user.table.js';
 import type { ConnectionTable } from '../connections/connection.table.js';
 import type { MealItemTable } from '../nutrition/meal.table.js';
-import type { SyncDayTable } from '../sync/sync-day.table.js';
+import type { OutboxTable } from '../sync/outbox.table.js';
 import type { Config } from '../config.js';
 import { createPostgresDialect } from './postgres-dialect.js';
 import { createSqliteDialect } from './sqlite-dialect.js';
@@ -12,7 +12,7 @@ export interface Database {
   users: UserTable;
   connections: ConnectionTable;
   meal_items: MealItemTable;
-  sync_days: SyncDayTable;
+  outbox: OutboxTable;
 }
 
 export type Db = Kysely<Database>;

@@ -2,7 +2,7 @@ import { Router, type Request, type Response } from 'express';
 import { DateTime } from 'luxon';
 import { calendarDateSchema, isSupportedDate } from '../dates/supported-dates.js';
 import type { Db } from '../db/database.js';
-import { syncStatuses } from '../sync/outbox.js';
+import { syncStatusesOf } from '../sync/outbox.js';
 import { currentUser, requireUserPage } from '../web/authentication.js';
 import { describeInvalidField, describeInvalidFields } from '../web/invalid-input.js';
 import type { RenderPage } from '../web/pages.js';
@@ -31,7 +31,7 @@ export function mealsPages({ db, meals, limits, renderPage, clock }: Dependencie
   async function renderDay(req: Request, res: Response, date: string, problem?: string) {
     const user = currentUser(res);
     const day = DateTime.fromISO(date);
-    const [sync] = (await syncStatuses(db, user.id, date, date)).filter((status) => status.kind === 'nutrition');
+    const [sync] = await syncStatusesOf(db, user.id, 'nutrition', [date]);
     renderPage(
       req,
       res,

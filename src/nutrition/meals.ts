@@ -1,7 +1,8 @@
 import { lockUser } from '../accounts/user.repository.js';
 import type { User } from '../accounts/user.table.js';
 import type { Db } from '../db/database.js';
-import { markDirty, type DayKey } from '../sync/outbox.js';
+import type { ChangeHint } from '../sync/hint.js';
+import { markDirty, type OutboxKey } from '../sync/outbox.js';
 import { placeLoggedAt, type Placement } from './local-date.js';
 import { countMealsOfDay, deleteMeal, findMeal, insertMeal, mealsOfDay, updateMeal } from './meal.repository.js';
 import type { MealChanges, MealInput, MealLimits } from './meal.schemas.js';
@@ -31,8 +32,8 @@ export interface MealsDependencies {
   db: Db;
   limits: MealLimits;
   clock: () => Date;
-  /** Told after commit which days changed; a hint only, so it must not throw (see sync/hint.ts). */
-  daysChanged: (days: DayKey[]) => Promise<void>;
+  /** Told after commit which days changed. */
+  changed: ChangeHint;
 }
 
 /**
@@ -40,8 +41,8 @@ export interface MealsDependencies {
  * transaction, then hints the queue. A move to another day marks both days. Each transaction
  * first locks the user, so a person's concurrent writes cannot both pass a day's limit.
  */
-export function createMeals({ db, limits, clock, daysChanged }: MealsDependencies) {
-  const nutritionDay = (user: User, date: string): DayKey => ({ userId: user.id, kind: 'nutrition', date });
+export function createMeals({ db, limits, clock, changed }: MealsDependencies) {
+  const nutritionDay = (user: User, date: string): OutboxKey => ({ userId: user.id, kind: 'nutrition', subject: date });
   const dayFull = (date: string): DayFull => ({
     ok: false,
     reason: 'day_full',
@@ -78,7 +79,7 @@ export function createMeals({ db, limits, clock, daysChanged }: MealsDependencie
         return item;
       });
       if (!meal) return dayFull(placed.localDate);
-      await daysChanged([nutritionDay(user, meal.local_date)]);
+      await changed([nutritionDay(user, meal.local_date)]);
       return { ok: true, meal: toView(meal) };
     },
 
@@ -110,7 +111,7 @@ export function createMeals({ db, limits, clock, daysChanged }: MealsDependencie
         return { ok: true as const, meal: after, days };
       });
       if (!outcome.ok) return outcome;
-      await daysChanged(outcome.days);
+      await changed(outcome.days);
       return { ok: true, meal: toView(outcome.meal) };
     },
 
@@ -125,7 +126,7 @@ export function createMeals({ db, limits, clock, daysChanged }: MealsDependencie
         return item;
       });
       if (!removed) return { ok: false, reason: 'not_found' };
-      await daysChanged([nutritionDay(user, removed.local_date)]);
+      await changed([nutritionDay(user, removed.local_date)]);
       return { ok: true, meal: toView(removed) };
     },
   };

@@ -2,8 +2,8 @@ import type { Queue } from 'bullmq';
 import { Gauge, type Registry } from 'prom-client';
 import type { Db } from '../db/database.js';
 import type { Logger } from '../logger.js';
-import { waitingDays } from '../sync/outbox.js';
-import { SYNC_KINDS, type SyncKind } from '../sync/sync-day.table.js';
+import { waitingEntries } from '../sync/outbox.js';
+import { SYNC_KINDS, type SyncKind } from '../sync/sync-kinds.js';
 import { METRIC_PREFIX } from './metrics.js';
 
 export interface WorkGaugeSources {
@@ -24,24 +24,24 @@ const QUEUE_STATES = ['waiting', 'prioritized', 'delayed', 'active', 'failed'] a
 export function observeWaitingWork(registry: Registry, { db, queue, clock, logger }: WorkGaugeSources): void {
   const registers = [registry];
   // Both outbox gauges are collected at once in a scrape: they share one query.
-  let outboxRead: ReturnType<typeof waitingDays> | undefined;
-  const readOutbox = () => (outboxRead ??= waitingDays(db).finally(() => (outboxRead = undefined)));
+  let outboxRead: ReturnType<typeof waitingEntries> | undefined;
+  const readOutbox = () => (outboxRead ??= waitingEntries(db).finally(() => (outboxRead = undefined)));
   const waitingOf = async (kind: SyncKind) => (await readOutbox()).find((row) => row.kind === kind);
 
   new Gauge({
-    name: `${METRIC_PREFIX}outbox_days_waiting`,
-    help: 'Days changed and not yet in the service, by kind (including those waiting for a reconnect).',
+    name: `${METRIC_PREFIX}outbox_entries_waiting`,
+    help: 'Outbox entries (days, activities) changed and not yet in the service, by kind (including those waiting for a reconnect).',
     labelNames: ['kind'],
     registers,
     async collect() {
       await readInto(this, 'outbox', async () => {
-        for (const kind of SYNC_KINDS) this.set({ kind }, (await waitingOf(kind))?.days ?? 0);
+        for (const kind of SYNC_KINDS) this.set({ kind }, (await waitingOf(kind))?.entries ?? 0);
       });
     },
   });
   new Gauge({
     name: `${METRIC_PREFIX}outbox_oldest_waiting_seconds`,
-    help: 'Seconds since the longest-waiting day last changed, by kind; 0 when none waits.',
+    help: 'Seconds since the longest-waiting entry last changed, by kind; 0 when none waits.',
     labelNames: ['kind'],
     registers,
     async collect() {

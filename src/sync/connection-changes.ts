@@ -1,22 +1,22 @@
 import type { Queue } from 'bullmq';
-import { dirtyDaysOf, type DayKey } from './outbox.js';
-import { enqueueSweptDay, removeQueuedDays } from './queue.js';
-import { setAsideUnsendableDays, type OutboxLoopDependencies } from './unsendable-days.js';
+import { dirtyEntriesOf, type OutboxKey } from './outbox.js';
+import { enqueueSweptEntry, removeQueuedEntries } from './queue.js';
+import { setAsideUnsendableEntries, type OutboxLoopDependencies } from './unsendable-entries.js';
 
 export interface ConnectionChangeDependencies extends OutboxLoopDependencies {
   queue: Queue;
 }
 
-/** After Connect or Reconnect: the user's waiting days go to the queue at once, not at the next sweep. */
-export async function resumeWaitingDays(deps: ConnectionChangeDependencies, userId: number): Promise<void> {
-  for (const day of await sendableDaysOf(deps, userId)) await enqueueSweptDay(deps.queue, day);
+/** After Connect or Reconnect: the user's waiting entries go to the queue at once, not at the next sweep. */
+export async function resumeWaitingEntries(deps: ConnectionChangeDependencies, userId: number): Promise<void> {
+  for (const key of await sendableEntriesOf(deps, userId)) await enqueueSweptEntry(deps.queue, key);
 }
 
-/** After Disconnect: nothing queued for the user runs. Their days stay dirty for a later Connect. */
-export async function dropQueuedDays(deps: ConnectionChangeDependencies, userId: number): Promise<void> {
-  await removeQueuedDays(deps.queue, await sendableDaysOf(deps, userId));
+/** After Disconnect: nothing queued for the user runs. Their entries stay dirty for a later Connect. */
+export async function dropQueuedEntries(deps: ConnectionChangeDependencies, userId: number): Promise<void> {
+  await removeQueuedEntries(deps.queue, await sendableEntriesOf(deps, userId));
 }
 
-async function sendableDaysOf(deps: ConnectionChangeDependencies, userId: number): Promise<DayKey[]> {
-  return setAsideUnsendableDays(deps, await dirtyDaysOf(deps.db, userId));
+async function sendableEntriesOf(deps: ConnectionChangeDependencies, userId: number): Promise<OutboxKey[]> {
+  return setAsideUnsendableEntries(deps, await dirtyEntriesOf(deps.db, userId));
 }

@@ -1,33 +1,34 @@
 import { sql, type ExpressionBuilder, type Transaction } from 'kysely';
 import { scopeOf } from '../connections/capabilities.js';
 import type { Database, Db } from '../db/database.js';
-import { SYNC_KINDS, type SyncKind } from './sync-day.table.js';
+import { DAILY_KINDS, SYNC_KINDS, type SyncKind } from './sync-kinds.js';
 
 /**
- * The dirty-day outbox (DESIGN, decision 3). A change marks its day dirty in the same
- * transaction, so no change can be committed without its mark; the queue is only told
- * afterwards, as a hint, and the sweeper finds whatever a lost hint left behind.
+ * The outbox (DESIGN, decision 3). A change marks its entry dirty in the same transaction, so no
+ * change can be committed without its mark; the queue is only told afterwards, as a hint, and the
+ * sweeper finds whatever a lost hint left behind. An entry is one record at the service: a day of
+ * nutrition, a day of wellness, an activity (sync-kinds.ts).
  */
 
-export interface DayKey {
+export interface OutboxKey {
   userId: number;
   kind: SyncKind;
-  date: string;
+  subject: string;
 }
 
-/** A day to send, with the version it is at. */
-export interface DirtyDay extends DayKey {
+/** An entry to send, with the version it is at. */
+export interface DirtyEntry extends OutboxKey {
   version: number;
 }
 
-export type DayStatus = 'pending' | 'synced' | 'failed';
+export type SyncState = 'pending' | 'synced' | 'failed';
 
-export interface DaySyncStatus {
+export interface EntrySyncStatus {
   kind: SyncKind;
-  date: string;
-  status: DayStatus;
+  subject: string;
+  status: SyncState;
   syncedAt?: string;
-  /** Which version of the day is in the service: every change to the day makes a new one. */
+  /** Which version of the entry is in the service: every change to it makes a new one. */
   syncedVersion?: number;
   error?: string;
 }
@@ -35,150 +36,169 @@ export interface DaySyncStatus {
 type Writer = Db | Transaction<Database>;
 
 /**
- * The one definition of "this day must be sent": its latest version is neither synced nor
+ * The one definition of "this entry must be sent": its latest version is neither synced nor
  * refused for good. (A refused version waits for the next change, which bumps the version.)
  */
-function needsSending(eb: ExpressionBuilder<Database, 'sync_days'>) {
+function needsSending(eb: ExpressionBuilder<Database, 'outbox'>) {
   return eb.and([
-    eb.or([eb('sync_days.synced_version', 'is', null), eb('sync_days.synced_version', '<', eb.ref('sync_days.version'))]),
-    eb.or([eb('sync_days.failed_version', 'is', null), eb('sync_days.failed_version', '<', eb.ref('sync_days.version'))]),
+    eb.or([eb('outbox.synced_version', 'is', null), eb('outbox.synced_version', '<', eb.ref('outbox.version'))]),
+    eb.or([eb('outbox.failed_version', 'is', null), eb('outbox.failed_version', '<', eb.ref('outbox.version'))]),
   ]);
 }
 
-function dayColumns(day: DayKey) {
-  return { user_id: day.userId, kind: day.kind, date: day.date };
+function keyColumns(key: OutboxKey) {
+  return { user_id: key.userId, kind: key.kind, subject: key.subject };
 }
 
-/** The row of this day, as a where clause. */
-function isDay(day: DayKey) {
-  return (eb: ExpressionBuilder<Database, 'sync_days'>) => eb.and(dayColumns(day));
+/** The row of this entry, as a where clause. */
+function isEntry(key: OutboxKey) {
+  return (eb: ExpressionBuilder<Database, 'outbox'>) => eb.and(keyColumns(key));
 }
 
-/** Bumps the day's version: whatever was sent before no longer counts as the latest. */
-export async function markDirty(trx: Writer, day: DayKey, now: Date): Promise<void> {
+/** Bumps the entry's version: whatever was sent before no longer counts as the latest. */
+export async function markDirty(trx: Writer, key: OutboxKey, now: Date): Promise<void> {
   await trx
-    .insertInto('sync_days')
-    .values({ ...dayColumns(day), version: 1, updated_at: now.toISOString() })
+    .insertInto('outbox')
+    .values({ ...keyColumns(key), version: 1, updated_at: now.toISOString() })
     .onConflict((conflict) =>
       conflict
-        .columns(['user_id', 'kind', 'date'])
+        .columns(['user_id', 'kind', 'subject'])
         // A new version has not been tried yet: whatever went wrong before no longer describes it.
-        .doUpdateSet((eb) => ({ version: eb('sync_days.version', '+', 1), last_error: null, updated_at: now.toISOString() })),
+        .doUpdateSet((eb) => ({ version: eb('outbox.version', '+', 1), last_error: null, updated_at: now.toISOString() })),
     )
     .execute();
 }
 
-/** The version to send, or undefined when the day need not be sent. */
-export async function dirtyVersion(db: Db, day: DayKey): Promise<number | undefined> {
-  const row = await db
-    .selectFrom('sync_days')
-    .select('version')
-    .where(isDay(day))
-    .where(needsSending)
-    .executeTakeFirst();
+/**
+ * Forgets the entry: for a subject deleted here that the service offers no delete for (§4.4, §4.5).
+ * A job already sending it finds no version to record and ends.
+ */
+export async function forgetEntry(trx: Writer, key: OutboxKey): Promise<void> {
+  await trx.deleteFrom('outbox').where(isEntry(key)).execute();
+}
+
+/** The version to send, or undefined when the entry need not be sent. */
+export async function dirtyVersion(db: Db, key: OutboxKey): Promise<number | undefined> {
+  const row = await db.selectFrom('outbox').select('version').where(isEntry(key)).where(needsSending).executeTakeFirst();
   return row?.version;
 }
 
 /**
  * Records that `version` is in the service. Never moves backwards, so a late worker cannot undo a
- * newer sync; the day stays dirty when it changed while `version` was on its way. Returns whether
- * the day is now clean.
+ * newer sync; the entry stays dirty when it changed while `version` was on its way. Returns whether
+ * the entry is now clean.
  */
-export async function markSynced(db: Db, day: DayKey, version: number, now: Date): Promise<boolean> {
+export async function markSynced(db: Db, key: OutboxKey, version: number, now: Date): Promise<boolean> {
   await db
-    .updateTable('sync_days')
+    .updateTable('outbox')
     .set({ synced_version: version, synced_at: now.toISOString(), last_error: null, updated_at: now.toISOString() })
-    .where(isDay(day))
+    .where(isEntry(key))
     .where((eb) => eb.or([eb('synced_version', 'is', null), eb('synced_version', '<', version)]))
     .execute();
-  return (await dirtyVersion(db, day)) === undefined;
+  return (await dirtyVersion(db, key)) === undefined;
 }
 
 /** The service refused this version for good; it shows as failed until the next change. */
-export async function markFailed(db: Db, day: DayKey, version: number, error: string, now: Date): Promise<void> {
+export async function markFailed(db: Db, key: OutboxKey, version: number, error: string, now: Date): Promise<void> {
   await db
-    .updateTable('sync_days')
+    .updateTable('outbox')
     .set({ failed_version: version, last_error: error, updated_at: now.toISOString() })
-    .where(isDay(day))
+    .where(isEntry(key))
     .execute();
 }
 
-/** Why the day is still pending (it will be tried again). */
-export async function recordPendingReason(db: Db, day: DayKey, reason: string, now: Date): Promise<void> {
+/** Why the entry is still pending (it will be tried again). */
+export async function recordPendingReason(db: Db, key: OutboxKey, reason: string, now: Date): Promise<void> {
   await db
-    .updateTable('sync_days')
+    .updateTable('outbox')
     .set({ last_error: reason, updated_at: now.toISOString() })
-    .where(isDay(day))
+    .where(isEntry(key))
     .execute();
 }
 
 /**
- * Days to send for users who can be synced now (connected, with the kind's scope granted), oldest
- * change first: what the sweeper hands to the queue. Others wait until they reconnect.
+ * Entries to send for users who can be synced now (connected, with the kind's scope granted),
+ * oldest change first: what the sweeper hands to the queue. Others wait until they reconnect.
  */
-export async function dirtyDaysOfConnectedUsers(db: Db, kind: SyncKind, limit: number): Promise<DirtyDay[]> {
+export async function dirtyEntriesOfConnectedUsers(db: Db, kind: SyncKind, limit: number): Promise<DirtyEntry[]> {
   const rows = await db
-    .selectFrom('sync_days')
-    .innerJoin('connections', 'connections.user_id', 'sync_days.user_id')
-    .select(['sync_days.user_id', 'sync_days.date', 'sync_days.version'])
-    .where('sync_days.kind', '=', kind)
+    .selectFrom('outbox')
+    .innerJoin('connections', 'connections.user_id', 'outbox.user_id')
+    .select(['outbox.user_id', 'outbox.subject', 'outbox.version'])
+    .where('outbox.kind', '=', kind)
     .where('connections.status', '=', 'connected')
     // Scopes are stored space-separated; padding both sides matches whole names only. Filtered
-    // before the limit, so days that cannot be sent never crowd out those that can.
+    // before the limit, so entries that cannot be sent never crowd out those that can.
     .where(sql<string>`' ' || connections.scopes || ' '`, 'like', `% ${scopeOf(kind)} %`)
     .where(needsSending)
-    .orderBy('sync_days.updated_at')
+    .orderBy('outbox.updated_at')
     .limit(limit)
     .execute();
-  return rows.map((row) => ({ userId: row.user_id, kind, date: row.date, version: row.version }));
+  return rows.map((row) => ({ userId: row.user_id, kind, subject: row.subject, version: row.version }));
 }
 
 /**
- * A user's days to send, e.g. to resume them right after reconnecting. Only kinds this version
+ * A user's entries to send, e.g. to resume them right after reconnecting. Only kinds this version
  * knows: a kind added by a newer version, met during a rolling deploy, is left for that version.
  */
-export async function dirtyDaysOf(db: Db, userId: number): Promise<DirtyDay[]> {
+export async function dirtyEntriesOf(db: Db, userId: number): Promise<DirtyEntry[]> {
   const rows = await db
-    .selectFrom('sync_days')
-    .select(['kind', 'date', 'version'])
+    .selectFrom('outbox')
+    .select(['kind', 'subject', 'version'])
     .where('user_id', '=', userId)
     .where('kind', 'in', SYNC_KINDS)
     .where(needsSending)
     .execute();
-  return rows.map((row) => ({ userId, kind: row.kind, date: row.date, version: row.version }));
+  return rows.map((row) => ({ userId, kind: row.kind, subject: row.subject, version: row.version }));
 }
 
-/** Per kind, how many days wait to be sent (whatever holds them up) and when the longest-waiting one last changed. */
-export async function waitingDays(db: Db): Promise<Array<{ kind: SyncKind; days: number; oldestChange: Date }>> {
+/** Per kind, how many entries wait to be sent (whatever holds them up) and when the longest-waiting one last changed. */
+export async function waitingEntries(db: Db): Promise<Array<{ kind: SyncKind; entries: number; oldestChange: Date }>> {
   const rows = await db
-    .selectFrom('sync_days')
-    .select((eb) => ['kind', eb.fn.countAll().as('days'), eb.fn.min('updated_at').as('oldest_change')])
+    .selectFrom('outbox')
+    .select((eb) => ['kind', eb.fn.countAll().as('entries'), eb.fn.min('updated_at').as('oldest_change')])
     .where(needsSending)
     .groupBy('kind')
     .execute();
-  return rows.map((row) => ({ kind: row.kind, days: Number(row.days), oldestChange: new Date(row.oldest_change) }));
+  return rows.map((row) => ({ kind: row.kind, entries: Number(row.entries), oldestChange: new Date(row.oldest_change) }));
 }
 
-/** Days from `from` to `to` inclusive that have ever changed, with where their sync stands. */
-export async function syncStatuses(db: Db, userId: number, from: string, to: string): Promise<DaySyncStatus[]> {
+/** The user's daily entries from `from` to `to` inclusive (local dates) that have ever changed, with where their sync stands. */
+export async function dailySyncStatuses(db: Db, userId: number, from: string, to: string): Promise<EntrySyncStatus[]> {
   const rows = await db
-    .selectFrom('sync_days')
+    .selectFrom('outbox')
     .selectAll()
     .where('user_id', '=', userId)
-    .where('date', '>=', from)
-    .where('date', '<=', to)
-    .orderBy('date')
+    .where('kind', 'in', DAILY_KINDS)
+    .where('subject', '>=', from)
+    .where('subject', '<=', to)
+    .orderBy('subject')
     .orderBy('kind')
     .execute();
-  return rows.map((row) => {
-    const status: DayStatus =
-      row.version === row.synced_version ? 'synced' : row.version === row.failed_version ? 'failed' : 'pending';
-    return {
-      kind: row.kind,
-      date: row.date,
-      status,
-      ...(row.synced_at !== null && status === 'synced' && { syncedAt: row.synced_at, syncedVersion: row.version }),
-      ...(row.last_error !== null && status !== 'synced' && { error: row.last_error }),
-    };
-  });
+  return rows.map(statusOf);
+}
+
+/** Where the sync of these entries of one kind stands; entries never changed are left out. */
+export async function syncStatusesOf(db: Db, userId: number, kind: SyncKind, subjects: string[]): Promise<EntrySyncStatus[]> {
+  if (subjects.length === 0) return [];
+  const rows = await db
+    .selectFrom('outbox')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .where('kind', '=', kind)
+    .where('subject', 'in', subjects)
+    .execute();
+  return rows.map(statusOf);
+}
+
+function statusOf(row: Database['outbox']): EntrySyncStatus {
+  const status: SyncState =
+    row.version === row.synced_version ? 'synced' : row.version === row.failed_version ? 'failed' : 'pending';
+  return {
+    kind: row.kind,
+    subject: row.subject,
+    status,
+    ...(row.synced_at !== null && status === 'synced' && { syncedAt: row.synced_at, syncedVersion: row.version }),
+    ...(row.last_error !== null && status !== 'synced' && { error: row.last_error }),
+  };
 }

@@ -1,23 +1,27 @@
 import { Queue, type ConnectionOptions, type JobsOptions } from 'bullmq';
 import { z } from 'zod';
-import { calendarDateSchema } from '../dates/supported-dates.js';
-import type { DayKey } from './outbox.js';
-import { SYNC_KINDS } from './sync-day.table.js';
+import type { OutboxKey } from './outbox.js';
+import { SUBJECT_SCHEMAS, SYNC_KINDS } from './sync-kinds.js';
 
 /** One queue for all sync work; its keys live under REDIS_PREFIX like every key the app writes. */
 export const SYNC_QUEUE = 'sync';
 
-export const JOB = { syncDay: 'sync-day', sweep: 'sweep-dirty-days', keepAlive: 'keep-connections-alive' } as const;
+export const JOB = { syncEntry: 'sync-entry', sweep: 'sweep-dirty-days', keepAlive: 'keep-connections-alive' } as const;
 
 /** How often idle connections are checked for a keep-alive refresh (connections/keep-alive.ts). */
 const KEEP_ALIVE_INTERVAL_MS = 60 * 60 * 1000;
 
-/** Job data comes back from Redis: parsed like any other input from outside. */
-export const dayJobSchema = z.object({
-  userId: z.number().int().positive(),
-  kind: z.enum(SYNC_KINDS),
-  date: calendarDateSchema,
-});
+/** Job data comes back from Redis: parsed like any other input from outside, the subject by its kind's schema. */
+export const entryJobSchema = z
+  .object({
+    userId: z.number().int().positive(),
+    kind: z.enum(SYNC_KINDS),
+    subject: z.string(),
+  })
+  .superRefine(({ kind, subject }, context) => {
+    const parsed = SUBJECT_SCHEMAS[kind].safeParse(subject);
+    for (const issue of parsed.error?.issues ?? []) context.addIssue({ code: 'custom', message: issue.message, path: ['subject'] });
+  });
 
 export interface SyncQueueSettings {
   connection: ConnectionOptions;
@@ -40,28 +44,28 @@ export function createSyncQueue({ connection, prefix, attempts }: SyncQueueSetti
 }
 
 /** Custom ids and deduplication ids may not contain ':' (BullMQ). */
-export function dayJobKey(day: DayKey): string {
-  return `${day.kind}-${day.userId}-${day.date}`;
+export function entryJobKey(key: OutboxKey): string {
+  return `${key.kind}-${key.userId}-${key.subject}`;
 }
 
 /**
- * After a change: one job per day, run `quietMs` after the last change of a burst (debounce).
- * A change while the day's job is running queues exactly one more run after it.
+ * After a change: one job per entry, run `quietMs` after the last change of a burst (debounce).
+ * A change while the entry's job is running queues exactly one more run after it.
  */
-export async function enqueueChangedDay(queue: Queue, day: DayKey, quietMs: number): Promise<void> {
-  await addDayJob(queue, day, {
+export async function enqueueChangedEntry(queue: Queue, key: OutboxKey, quietMs: number): Promise<void> {
+  await addEntryJob(queue, key, {
     delay: quietMs,
-    deduplication: { id: dayJobKey(day), reschedule: true, keepLastIfActive: true },
+    deduplication: { id: entryJobKey(key), reschedule: true, keepLastIfActive: true },
   });
 }
 
-/** From the sweeper: at once, unless a job for the day is already waiting or running. */
-export async function enqueueSweptDay(queue: Queue, day: DayKey): Promise<void> {
-  await addDayJob(queue, day, { deduplication: { id: dayJobKey(day) } });
+/** From the sweeper: at once, unless a job for the entry is already waiting or running. */
+export async function enqueueSweptEntry(queue: Queue, key: OutboxKey): Promise<void> {
+  await addEntryJob(queue, key, { deduplication: { id: entryJobKey(key) } });
 }
 
-async function addDayJob(queue: Queue, day: DayKey, options: JobsOptions): Promise<void> {
-  await queue.add(JOB.syncDay, dayJobSchema.parse(day), options);
+async function addEntryJob(queue: Queue, key: OutboxKey, options: JobsOptions): Promise<void> {
+  await queue.add(JOB.syncEntry, entryJobSchema.parse(key), options);
 }
 
 /**
@@ -73,12 +77,12 @@ export async function scheduleRepeatingJobs(queue: Queue, sweepIntervalMs: numbe
   await queue.upsertJobScheduler(JOB.keepAlive, { every: KEEP_ALIVE_INTERVAL_MS }, { name: JOB.keepAlive, opts: { attempts: 1 } });
 }
 
-/** Drops the user's queued day jobs (on Disconnect); their days stay dirty in the outbox. */
-export async function removeQueuedDays(queue: Queue, days: DayKey[]): Promise<void> {
-  for (const day of days) {
-    const jobId = await queue.getDeduplicationJobId(dayJobKey(day));
-    // A running job cannot be removed; its key must stay, or a second job for the day could start
+/** Drops the user's queued jobs (on Disconnect); their entries stay dirty in the outbox. */
+export async function removeQueuedEntries(queue: Queue, keys: OutboxKey[]): Promise<void> {
+  for (const key of keys) {
+    const jobId = await queue.getDeduplicationJobId(entryJobKey(key));
+    // A running job cannot be removed; its key must stay, or a second job for the entry could start
     // beside it. It will find no connection when it asks for a token, and end.
-    if (jobId && (await queue.remove(jobId)) === 1) await queue.removeDeduplicationKey(dayJobKey(day));
+    if (jobId && (await queue.remove(jobId)) === 1) await queue.removeDeduplicationKey(entryJobKey(key));
   }
 }

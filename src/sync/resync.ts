@@ -1,31 +1,28 @@
 import { lockUser } from '../accounts/user.repository.js';
 import type { Db } from '../db/database.js';
 import { markDirty } from './outbox.js';
+import { DAILY_KINDS } from './sync-kinds.js';
 
 /**
- * Marks a user's days from `from` to `to` (inclusive) dirty again, for support and backfills: every
- * day in the range that has meal items or was ever synced. Days the app never touched are left
- * alone, so a resync cannot blank a day in the service that this app never wrote. Returns the dates.
+ * Marks a user's days from `from` to `to` (inclusive) dirty again, of every daily kind, for support
+ * and backfills. Only days already in the outbox: every local change puts its day there, so days
+ * the app never touched are left alone and a resync cannot blank a day in the service that this
+ * app never wrote. Returns the dates.
  */
 export async function markDaysForResync(db: Db, userId: number, from: string, to: string, now: Date): Promise<string[]> {
   return db.transaction().execute(async (trx) => {
-    // In turn with the person's own writes (meals.ts), which could otherwise lock the same days in another order.
+    // In turn with the person's own writes, which could otherwise lock the same rows in another order.
     await lockUser(trx, userId);
-    const withItems = trx
-      .selectFrom('meal_items')
-      .select('local_date as date')
+    const days = await trx
+      .selectFrom('outbox')
+      .select(['kind', 'subject'])
       .where('user_id', '=', userId)
-      .where('local_date', '>=', from)
-      .where('local_date', '<=', to);
-    const everSynced = trx
-      .selectFrom('sync_days')
-      .select('date')
-      .where('user_id', '=', userId)
-      .where('kind', '=', 'nutrition')
-      .where('date', '>=', from)
-      .where('date', '<=', to);
-    const rows = await withItems.union(everSynced).orderBy('date').execute();
-    for (const { date } of rows) await markDirty(trx, { userId, kind: 'nutrition', date }, now);
-    return rows.map((row) => row.date);
+      .where('kind', 'in', DAILY_KINDS)
+      .where('subject', '>=', from)
+      .where('subject', '<=', to)
+      .orderBy('subject')
+      .execute();
+    for (const { kind, subject } of days) await markDirty(trx, { userId, kind, subject }, now);
+    return [...new Set(days.map((day) => day.subject))];
   });
 }

@@ -1,9 +1,10 @@
 import type { Queue } from 'bullmq';
-import { dirtyDaysOfConnectedUsers } from './outbox.js';
-import { enqueueSweptDay } from './queue.js';
-import { setAsideUnsendableDays, type OutboxLoopDependencies } from './unsendable-days.js';
+import { dirtyEntriesOfConnectedUsers } from './outbox.js';
+import { enqueueSweptEntry } from './queue.js';
+import { SYNC_KINDS } from './sync-kinds.js';
+import { setAsideUnsendableEntries, type OutboxLoopDependencies } from './unsendable-entries.js';
 
-/** How many days one sweep enqueues at most; the rest wait for the next sweep. */
+/** How many entries of each kind one sweep enqueues at most; the rest wait for the next sweep. */
 const SWEEP_BATCH = 1000;
 
 export interface SweepDependencies extends OutboxLoopDependencies {
@@ -11,12 +12,16 @@ export interface SweepDependencies extends OutboxLoopDependencies {
 }
 
 /**
- * The guarantee behind the hints: every dirty day of a connected user gets a job, even when the
- * enqueue after its change was lost (Redis down, process killed). Days already queued are left
- * as they are; days that can never be sent are marked failed. Returns how many days it looked at.
+ * The guarantee behind the hints: every dirty entry of a connected user gets a job, even when the
+ * enqueue after its change was lost (Redis down, process killed). Entries already queued are left
+ * as they are; entries that can never be sent are marked failed. Returns how many it looked at.
  */
-export async function sweepDirtyDays(deps: SweepDependencies): Promise<number> {
-  const dirty = await dirtyDaysOfConnectedUsers(deps.db, 'nutrition', SWEEP_BATCH);
-  for (const day of await setAsideUnsendableDays(deps, dirty)) await enqueueSweptDay(deps.queue, day);
-  return dirty.length;
+export async function sweepDirtyEntries(deps: SweepDependencies): Promise<number> {
+  let seen = 0;
+  for (const kind of SYNC_KINDS) {
+    const dirty = await dirtyEntriesOfConnectedUsers(deps.db, kind, SWEEP_BATCH);
+    for (const key of await setAsideUnsendableEntries(deps, dirty)) await enqueueSweptEntry(deps.queue, key);
+    seen += dirty.length;
+  }
+  return seen;
 }

@@ -5,7 +5,7 @@ import { calendarDateSchema } from '../dates/supported-dates.js';
 import type { Db } from '../db/database.js';
 import { currentUser, requireUserApi } from '../web/authentication.js';
 import { sendInvalidInput } from '../web/invalid-input.js';
-import { syncStatuses } from './outbox.js';
+import { dailySyncStatuses } from './outbox.js';
 
 const MAX_RANGE_DAYS = 366;
 
@@ -20,13 +20,14 @@ const rangeSchema = z
     path: ['to'],
   });
 
-/** GET /api/sync/status?from=&to= (inclusive): where each changed day's sync stands. */
+/** GET /api/sync/status?from=&to= (inclusive): where each changed day's sync stands, of every daily kind. */
 export function syncStatusApi({ db }: { db: Db }): Router {
   const router = Router();
   router.get('/api/sync/status', requireUserApi, async (req, res) => {
     const range = rangeSchema.safeParse(req.query);
     if (!range.success) return sendInvalidInput(res, range.error);
-    res.json({ days: await syncStatuses(db, currentUser(res).id, range.data.from, range.data.to) });
+    const statuses = await dailySyncStatuses(db, currentUser(res).id, range.data.from, range.data.to);
+    res.json({ days: statuses.map(({ subject, ...status }) => ({ ...status, date: subject })) });
   });
   return router;
 }

@@ -7,9 +7,9 @@ import type { Logger } from '../logger.js';
 import { withLogContext } from '../observability/log-context.js';
 import type { Metrics } from '../observability/metrics.js';
 import { ServiceError } from '../provider/service-error.js';
-import { syncDay, type SyncDayDependencies } from './jobs.js';
-import { JOB, SYNC_QUEUE, dayJobSchema } from './queue.js';
-import { sweepDirtyDays } from './sweeper.js';
+import { syncEntry, type SyncEntryDependencies } from './jobs.js';
+import { JOB, SYNC_QUEUE, entryJobSchema } from './queue.js';
+import { sweepDirtyEntries } from './sweeper.js';
 
 export interface SyncWorkerSettings {
   connection: ConnectionOptions;
@@ -19,13 +19,13 @@ export interface SyncWorkerSettings {
   /** A job whose worker died is taken up again within about twice this (BullMQ stalled-job check). */
   lockDurationMs: number;
   queue: Queue;
-  deps: SyncDayDependencies;
+  deps: SyncEntryDependencies;
   accessTokens: AccessTokens;
   logger: Logger;
   metrics: Metrics;
 }
 
-/** What a job returns: a day's SyncDayOutcome, or 'done' and a count for the repeating jobs. */
+/** What a job returns: an entry's SyncEntryOutcome, or 'done' and a count for the repeating jobs. */
 interface JobResult {
   outcome: string;
   swept?: number;
@@ -42,24 +42,24 @@ export function createSyncWorker(settings: SyncWorkerSettings): Worker {
   const log = logger.child({ module: 'sync-worker' });
 
   async function runJob(job: Job): Promise<JobResult> {
-    if (job.name === JOB.sweep) return { outcome: 'done', swept: await sweepDirtyDays({ ...deps, queue, logger: log }) };
+    if (job.name === JOB.sweep) return { outcome: 'done', swept: await sweepDirtyEntries({ ...deps, queue, logger: log }) };
     if (job.name === JOB.keepAlive) {
       return { outcome: 'done', refreshed: await keepConnectionsAlive(deps.db, accessTokens, deps.clock, log) };
     }
-    const parsed = dayJobSchema.safeParse(job.data);
+    const parsed = entryJobSchema.safeParse(job.data);
     if (!parsed.success) {
       // Queued by an older version (before the date bounds, say): no retry can make it valid.
       const problem = z.prettifyError(parsed.error);
-      log.warn({ data: job.data, problem }, 'day job with invalid data; not retried');
-      throw new UnrecoverableError(`invalid day job data: ${problem}`);
+      log.warn({ data: job.data, problem }, 'sync job with invalid data; not retried');
+      throw new UnrecoverableError(`invalid sync job data: ${problem}`);
     }
-    const day = parsed.data;
+    const entry = parsed.data;
     try {
-      const outcome = await syncDay(deps, day);
-      log.info({ day, outcome, attempt: job.attemptsMade + 1 }, 'day processed');
+      const outcome = await syncEntry(deps, entry);
+      log.info({ entry, outcome, attempt: job.attemptsMade + 1 }, 'entry processed');
       return { outcome };
     } catch (error) {
-      log.warn({ day, err: error, attempt: job.attemptsMade + 1 }, 'day not synced yet');
+      log.warn({ entry, err: error, attempt: job.attemptsMade + 1 }, 'entry not synced yet');
       if (error instanceof ServiceError && error.retryAfterMs !== undefined) {
         await worker.rateLimit(error.retryAfterMs);
         throw Worker.RateLimitError();
@@ -100,7 +100,7 @@ export function createSyncWorker(settings: SyncWorkerSettings): Worker {
   );
   worker.on('error', (error) => log.error({ err: error }, 'worker error'));
   worker.on('failed', (job, error) => {
-    if (job && job.name !== JOB.syncDay) log.error({ job: job.name, err: error }, 'repeating job failed');
+    if (job && job.name !== JOB.syncEntry) log.error({ job: job.name, err: error }, 'repeating job failed');
   });
   return worker;
 }

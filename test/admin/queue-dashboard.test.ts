@@ -7,7 +7,7 @@ const ADMIN = 'Ops@Example.com';
 
 /** A job due in an hour, for the dashboard's "promote" (run it now) to act on. */
 async function delayedJob(stack: Stack): Promise<string> {
-  const job = await stack.syncQueue.add('sync-day', { userId: 1, kind: 'nutrition', date: '2026-04-01' }, { delay: 3600_000 });
+  const job = await stack.syncQueue.add('sync-entry', { userId: 1, kind: 'nutrition', subject: '2026-04-01' }, { delay: 3600_000 });
   return job.id!;
 }
 

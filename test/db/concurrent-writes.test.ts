@@ -75,7 +75,7 @@ async function itemsOn(date: string): Promise<number> {
 }
 
 async function versionOf(date: string): Promise<number | undefined> {
-  const row = await db.selectFrom('sync_days').select('version').where('user_id', '=', userId).where('date', '=', date).executeTakeFirst();
+  const row = await db.selectFrom('outbox').select('version').where('user_id', '=', userId).where('subject', '=', date).executeTakeFirst();
   return row?.version;
 }
 

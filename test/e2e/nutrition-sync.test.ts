@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
 import { createMeals, type MealView } from '../../src/nutrition/meals.js';
-import { createDayChangeHint } from '../../src/sync/hint.js';
+import { createChangeHint } from '../../src/sync/hint.js';
 import { WAITING_FOR_CONNECTION } from '../../src/sync/jobs.js';
-import { syncStatuses } from '../../src/sync/outbox.js';
+import { dailySyncStatuses } from '../../src/sync/outbox.js';
 import { connect, signUpNewUser } from '../helpers/flows.js';
 import type { CookieClient } from '../helpers/http-client.js';
 import { addMeal, changeMeal, deleteMeal, syncStatus } from '../helpers/meals.js';
@@ -81,7 +81,7 @@ async function serviceMatchesModel(people: Person[]): Promise<true | undefined> 
       const stored = athletes[person.athlete]?.nutrition[date]?.payload.items;
       if (JSON.stringify(stored) !== JSON.stringify(expectedItems(person, date))) return undefined;
     }
-    const statuses = await syncStatuses(stack.db, person.userId, '2026-01-01', '2026-12-31');
+    const statuses = await dailySyncStatuses(stack.db, person.userId, '2026-01-01', '2026-12-31');
     if (statuses.some((day) => day.status !== 'synced')) return undefined;
   }
   return true;
@@ -166,7 +166,7 @@ describe('nothing is lost when a part fails', () => {
       db: stack.db,
       limits: stack.config.meals,
       clock: () => new Date(),
-      daysChanged: createDayChangeHint(stack.syncQueue, 100, createLogger('silent')),
+      changed: createChangeHint(stack.syncQueue, 100, createLogger('silent')),
     });
 
     await redis.stop();

@@ -60,8 +60,8 @@ describe('metrics', () => {
   it('a worker serves its own on METRICS_PORT: jobs, upserts, refreshes, 429s, waiting days and the queue', async () => {
     const text = await scrapeWorker();
     const expected: Array<[string, Record<string, string>?]> = [
-      ['athlete_sync_job_duration_seconds_count', { kind: 'sync-day', outcome: 'synced' }],
-      ['athlete_sync_job_duration_seconds_count', { kind: 'sync-day', outcome: 'rate-limited' }],
+      ['athlete_sync_job_duration_seconds_count', { kind: 'sync-entry', outcome: 'synced' }],
+      ['athlete_sync_job_duration_seconds_count', { kind: 'sync-entry', outcome: 'rate-limited' }],
       ['athlete_sync_service_request_duration_seconds_count', { path: '/api/nutrition', status: '429' }],
       ['athlete_sync_service_request_duration_seconds_bucket', { path: '/api/nutrition', status: '201' }],
       ['athlete_sync_service_retry_after_seconds_sum'],
@@ -70,7 +70,7 @@ describe('metrics', () => {
     ];
     for (const [name, labels] of expected) expect({ name, labels, found: hasSample(text, name, labels) }).toMatchObject({ found: true });
     // Gauges read at scrape time: nothing waits now, and they say so rather than vanish.
-    expect(text).toMatch(/^athlete_sync_outbox_days_waiting\{kind="nutrition"\} 0$/m);
+    expect(text).toMatch(/^athlete_sync_outbox_entries_waiting\{kind="nutrition"\} 0$/m);
     expect(text).toMatch(/^athlete_sync_outbox_oldest_waiting_seconds\{kind="nutrition"\} 0$/m);
     expect(text).toMatch(/^athlete_sync_queue_jobs\{state="waiting"\} \d+$/m);
     expect(text).toMatch(/^athlete_sync_queue_jobs\{state="failed"\} 0$/m);
@@ -78,9 +78,9 @@ describe('metrics', () => {
 
   it('the waiting-days gauges count a dirty day and its age', async () => {
     const hourAgo = new Date(Date.now() - 3600_000).toISOString();
-    await stack.db.updateTable('sync_days').set({ version: 99, updated_at: hourAgo }).where('date', '=', DATE).execute();
+    await stack.db.updateTable('outbox').set({ version: 99, updated_at: hourAgo }).where('subject', '=', DATE).execute();
     const text = await scrapeWorker();
-    expect(text).toMatch(/^athlete_sync_outbox_days_waiting\{kind="nutrition"\} 1$/m);
+    expect(text).toMatch(/^athlete_sync_outbox_entries_waiting\{kind="nutrition"\} 1$/m);
     const age = Number(text.match(/^athlete_sync_outbox_oldest_waiting_seconds\{kind="nutrition"\} (\S+)$/m)?.[1]);
     expect(age).toBeGreaterThanOrEqual(3600);
     expect(age).toBeLessThan(3700);

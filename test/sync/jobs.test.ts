@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTokenCipher } from '../../src/connections/token-crypto.js';
 import { ServiceError } from '../../src/provider/service-error.js';
-import { WAITING_FOR_CONNECTION, syncDay } from '../../src/sync/jobs.js';
+import { WAITING_FOR_CONNECTION, syncEntry } from '../../src/sync/jobs.js';
 import { connectedUser } from '../helpers/flows.js';
 import { serviceApiWith } from '../helpers/service-api.js';
 import { addMeal, changeMeal, deleteMeal, syncStatus } from '../helpers/meals.js';
@@ -19,7 +19,7 @@ const breakfast = { name: 'Oats', carbs: 60, protein: 12, absorptionType: 'RAPID
 const lunch = { name: 'Rice', carbs: 80.5, logged_at: `${DATE}T12:30:00.250+01:00` };
 
 function dayOf(userId: number, date = DATE) {
-  return { userId, kind: 'nutrition' as const, date };
+  return { userId, kind: 'nutrition' as const, subject: date };
 }
 
 async function sandboxDay(date = DATE) {
@@ -33,7 +33,7 @@ describe('syncing a nutrition day', () => {
     const { client, userId } = await connectedUser(stack);
     const first = await addMeal(client, breakfast);
     const second = await addMeal(client, lunch);
-    expect(await syncDay({ db: stack.db, api: stack.serviceApi(), clock: () => new Date() }, dayOf(userId))).toBe('synced');
+    expect(await syncEntry({ db: stack.db, api: stack.serviceApi(), clock: () => new Date() }, dayOf(userId))).toBe('synced');
 
     expect((await sandboxDay())!.payload).toEqual({
       date: DATE,
@@ -55,12 +55,12 @@ describe('syncing a nutrition day', () => {
     const deps = { db: stack.db, api: stack.serviceApi(), clock: () => new Date() };
     const first = await addMeal(client, breakfast);
     const second = await addMeal(client, lunch);
-    await syncDay(deps, dayOf(userId));
+    await syncEntry(deps, dayOf(userId));
     await deleteMeal(client, first.id);
-    await syncDay(deps, dayOf(userId));
+    await syncEntry(deps, dayOf(userId));
     expect((await sandboxDay())!.payload.items).toEqual([{ name: 'Rice', carbs: 80.5, logged_at: lunch.logged_at }]);
     await deleteMeal(client, second.id);
-    await syncDay(deps, dayOf(userId));
+    await syncEntry(deps, dayOf(userId));
     expect((await sandboxDay())!.payload.items).toEqual([]);
     expect((await sandboxDay())!.writes).toBe(3);
   });
@@ -70,10 +70,10 @@ describe('syncing a nutrition day', () => {
     const { client, userId } = await connectedUser(stack);
     const deps = { db: stack.db, api: stack.serviceApi(), clock: () => new Date() };
     const item = await addMeal(client, breakfast);
-    await syncDay(deps, dayOf(userId));
+    await syncEntry(deps, dayOf(userId));
     await changeMeal(client, item.id, { logged_at: '2026-03-11T08:15:00+01:00' });
-    await syncDay(deps, dayOf(userId));
-    await syncDay(deps, dayOf(userId, '2026-03-11'));
+    await syncEntry(deps, dayOf(userId));
+    await syncEntry(deps, dayOf(userId, '2026-03-11'));
     expect((await sandboxDay(DATE))!.payload.items).toEqual([]);
     expect((await sandboxDay('2026-03-11'))!.payload.items).toHaveLength(1);
   });
@@ -83,8 +83,8 @@ describe('syncing a nutrition day', () => {
     const { client, userId } = await connectedUser(stack);
     const deps = { db: stack.db, api: stack.serviceApi(), clock: () => new Date() };
     await addMeal(client, breakfast);
-    await syncDay(deps, dayOf(userId));
-    expect(await syncDay(deps, dayOf(userId))).toBe('clean');
+    await syncEntry(deps, dayOf(userId));
+    expect(await syncEntry(deps, dayOf(userId))).toBe('clean');
     expect((await sandboxDay())!.writes).toBe(1);
   });
 
@@ -92,7 +92,7 @@ describe('syncing a nutrition day', () => {
     stack = await startStack({ sandbox: { autoApprove: 'Ana', withheldScopes: ['nutrition:write'] } });
     const { client, userId } = await connectedUser(stack);
     await addMeal(client, breakfast);
-    expect(await syncDay({ db: stack.db, api: stack.serviceApi(), clock: () => new Date() }, dayOf(userId))).toBe(
+    expect(await syncEntry({ db: stack.db, api: stack.serviceApi(), clock: () => new Date() }, dayOf(userId))).toBe(
       'waiting-for-connection',
     );
     expect((await stack.sandboxState()).counters.requests['POST /api/nutrition']).toBeUndefined();
@@ -108,8 +108,8 @@ describe('syncing a nutrition day', () => {
     // A worker whose settings no longer hold the key that sealed this user's tokens.
     const api = stack.serviceApi(stack.accessTokens({ cipher: createTokenCipher(randomBytes(32)) }));
     const deps = { db: stack.db, api, clock: () => new Date() };
-    expect(await syncDay(deps, dayOf(userId))).toBe('waiting-for-connection');
-    expect(await syncDay(deps, dayOf(userId))).toBe('waiting-for-connection');
+    expect(await syncEntry(deps, dayOf(userId))).toBe('waiting-for-connection');
+    expect(await syncEntry(deps, dayOf(userId))).toBe('waiting-for-connection');
     expect(await syncStatus(client, DATE)).toEqual([
       { kind: 'nutrition', date: DATE, status: 'pending', error: WAITING_FOR_CONNECTION },
     ]);
@@ -124,7 +124,7 @@ describe('syncing a nutrition day', () => {
     // The app's clock runs behind: it believes the token is fresh, the service says it expired.
     const behind = () => new Date(Date.now() - 60_000);
     const api = stack.serviceApi(stack.accessTokens({ clock: behind }));
-    expect(await syncDay({ db: stack.db, api, clock: () => new Date() }, dayOf(userId))).toBe('synced');
+    expect(await syncEntry({ db: stack.db, api, clock: () => new Date() }, dayOf(userId))).toBe('synced');
     const { counters } = await stack.sandboxState();
     expect(counters.requests['POST /api/nutrition']).toEqual({ '401': 1, '201': 1 });
     expect(counters.refreshRequests).toBe(1);
@@ -139,21 +139,21 @@ describe('syncing a nutrition day', () => {
         throw new ServiceError('permanent', 'HTTP 400: invalid_request: items.0.carbs: too many');
       },
     });
-    expect(await syncDay({ db: stack.db, api: refusing, clock: () => new Date() }, dayOf(userId))).toBe('failed');
+    expect(await syncEntry({ db: stack.db, api: refusing, clock: () => new Date() }, dayOf(userId))).toBe('failed');
     expect(await syncStatus(client, DATE)).toEqual([
       { kind: 'nutrition', date: DATE, status: 'failed', error: 'HTTP 400: invalid_request: items.0.carbs: too many' },
     ]);
-    expect(await syncDay({ db: stack.db, api: refusing, clock: () => new Date() }, dayOf(userId))).toBe('clean');
+    expect(await syncEntry({ db: stack.db, api: refusing, clock: () => new Date() }, dayOf(userId))).toBe('clean');
     await changeMeal(client, item.id, { carbs: 50 });
     expect(await syncStatus(client, DATE)).toEqual([{ kind: 'nutrition', date: DATE, status: 'pending' }]);
-    expect(await syncDay({ db: stack.db, api: stack.serviceApi(), clock: () => new Date() }, dayOf(userId))).toBe('synced');
+    expect(await syncEntry({ db: stack.db, api: stack.serviceApi(), clock: () => new Date() }, dayOf(userId))).toBe('synced');
   });
 
   it('keeps the day pending with the reason on a retryable failure, and throws for the queue to retry', async () => {
     stack = await startStack({ sandbox: { autoApprove: 'Ana', faultRate: 1, faultKinds: ['503'] } });
     const { client, userId } = await connectedUser(stack);
     await addMeal(client, breakfast);
-    const attempt = syncDay({ db: stack.db, api: stack.serviceApi(), clock: () => new Date() }, dayOf(userId));
+    const attempt = syncEntry({ db: stack.db, api: stack.serviceApi(), clock: () => new Date() }, dayOf(userId));
     await expect(attempt).rejects.toMatchObject({ kind: 'retryable' });
     expect(await syncStatus(client, DATE)).toEqual([
       { kind: 'nutrition', date: DATE, status: 'pending', error: expect.stringContaining('HTTP 503') },
@@ -172,9 +172,9 @@ describe('syncing a nutrition day', () => {
       },
     });
     const deps = { db: stack.db, clock: () => new Date() };
-    expect(await syncDay({ ...deps, api: editingMeanwhile }, dayOf(userId))).toBe('changed-meanwhile');
+    expect(await syncEntry({ ...deps, api: editingMeanwhile }, dayOf(userId))).toBe('changed-meanwhile');
     expect((await syncStatus(client, DATE))[0]!.status).toBe('pending');
-    expect(await syncDay({ ...deps, api: real }, dayOf(userId))).toBe('synced');
+    expect(await syncEntry({ ...deps, api: real }, dayOf(userId))).toBe('synced');
     expect((await sandboxDay())!.payload.items[0]).toMatchObject({ carbs: 70 });
   });
 });

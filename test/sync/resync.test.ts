@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { syncDay } from '../../src/sync/jobs.js';
+import { syncEntry } from '../../src/sync/jobs.js';
 import { connectedUser } from '../helpers/flows.js';
 import { addMeal, syncStatus } from '../helpers/meals.js';
 import type { CookieClient } from '../helpers/http-client.js';
@@ -22,7 +22,7 @@ beforeAll(async () => {
   await addMeal(client, { name: 'Oats', carbs: 60, logged_at: '2026-06-01T08:00:00+02:00' });
   await addMeal(client, { name: 'Rice', carbs: 80, logged_at: '2026-06-03T12:00:00+02:00' });
   const deps = { db: stack.db, api: stack.serviceApi(), clock: () => new Date() };
-  for (const date of ['2026-06-01', '2026-06-03']) await syncDay(deps, { userId: user.userId, kind: 'nutrition', date });
+  for (const date of ['2026-06-01', '2026-06-03']) await syncEntry(deps, { userId: user.userId, kind: 'nutrition', subject: date });
 });
 afterAll(async () => {
   await stack.close();

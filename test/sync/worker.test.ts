@@ -8,7 +8,7 @@ import { ServiceError } from '../../src/provider/service-error.js';
 import { createRedisConnection } from '../../src/queue/redis.js';
 import { markDirty } from '../../src/sync/outbox.js';
 import { JOB, scheduleRepeatingJobs } from '../../src/sync/queue.js';
-import { sweepDirtyDays } from '../../src/sync/sweeper.js';
+import { sweepDirtyEntries } from '../../src/sync/sweeper.js';
 import { createSyncWorker } from '../../src/sync/worker.js';
 import { connectedUser } from '../helpers/flows.js';
 import { serviceApiWith } from '../helpers/service-api.js';
@@ -48,11 +48,11 @@ function startWorker(api: Partial<ServiceApi>, logger = createLogger('silent')):
 }
 
 function sweep(): Promise<number> {
-  return sweepDirtyDays({ db: stack.db, queue: stack.syncQueue, logger: createLogger('silent'), clock: () => new Date() });
+  return sweepDirtyEntries({ db: stack.db, queue: stack.syncQueue, logger: createLogger('silent'), clock: () => new Date() });
 }
 
 function completedDayJobs(): Promise<Job[]> {
-  return stack.syncQueue.getJobs(['completed']).then((jobs) => jobs.filter((job) => job.name === JOB.syncDay));
+  return stack.syncQueue.getJobs(['completed']).then((jobs) => jobs.filter((job) => job.name === JOB.syncEntry));
 }
 
 describe('the sync worker', () => {
@@ -159,8 +159,8 @@ describe('job logs', () => {
 
     const [job] = await completedDayJobs();
     const lines = stack.logs.map((line) => JSON.parse(line) as { msg: string; jobId?: string });
-    const ofTheJob = lines.filter((line) => line.msg === 'tokens refreshed' || line.msg === 'day processed');
-    expect(ofTheJob.map((line) => line.msg)).toEqual(['tokens refreshed', 'day processed']);
+    const ofTheJob = lines.filter((line) => line.msg === 'tokens refreshed' || line.msg === 'entry processed');
+    expect(ofTheJob.map((line) => line.msg)).toEqual(['tokens refreshed', 'entry processed']);
     expect(ofTheJob.map((line) => line.jobId)).toEqual([job!.id, job!.id]);
   });
 });
@@ -181,14 +181,14 @@ describe('the sweeper', () => {
       .executeTakeFirstOrThrow();
     // The days that cannot be sent are older, so they come first in the sweep's order.
     for (const other of [withoutScope.userId, needsReconnect.userId, notConnected.id]) {
-      await markDirty(stack.db, { userId: other, kind: 'nutrition', date: DATE }, new Date(Date.now() - 60_000));
+      await markDirty(stack.db, { userId: other, kind: 'nutrition', subject: DATE }, new Date(Date.now() - 60_000));
     }
-    await markDirty(stack.db, { userId, kind: 'nutrition', date: DATE }, new Date());
+    await markDirty(stack.db, { userId, kind: 'nutrition', subject: DATE }, new Date());
 
     expect(await sweep()).toBe(1);
     expect(await sweep()).toBe(1);
     const waiting = await stack.syncQueue.getJobs(['waiting', 'delayed']);
-    expect(waiting.map((job) => job.data)).toEqual([{ userId, kind: 'nutrition', date: DATE }]);
+    expect(waiting.map((job) => job.data)).toEqual([{ userId, kind: 'nutrition', subject: DATE }]);
   });
 
   it('marks a day that can never be sent failed with its reason, and sweeps every other user’s days past it', async () => {
@@ -198,18 +198,18 @@ describe('the sweeper', () => {
     // Rows an older version could write (a meal logged at 9999-12-31T23:30:00Z in Berlin), or a
     // hand edit: older than every other change, so first in the sweep's order.
     const unsendable = [
-      { user_id: first.userId, date: '+010000-01-01' },
-      { user_id: second.userId, date: '-000001-12-31' },
-      { user_id: second.userId, date: '2026-02-30' },
+      { user_id: first.userId, subject: '+010000-01-01' },
+      { user_id: second.userId, subject: '-000001-12-31' },
+      { user_id: second.userId, subject: '2026-02-30' },
     ];
     const longAgo = new Date(Date.now() - 60_000).toISOString();
     await stack.db
-      .insertInto('sync_days')
+      .insertInto('outbox')
       .values(unsendable.map((row) => ({ ...row, kind: 'nutrition' as const, version: 2, updated_at: longAgo })))
       .execute();
     // Dirty days whose hints were lost: only the sweeper can find them.
-    await markDirty(stack.db, { userId: first.userId, kind: 'nutrition', date: '2026-04-01' }, new Date());
-    await markDirty(stack.db, { userId: second.userId, kind: 'nutrition', date: '2026-04-02' }, new Date());
+    await markDirty(stack.db, { userId: first.userId, kind: 'nutrition', subject: '2026-04-01' }, new Date());
+    await markDirty(stack.db, { userId: second.userId, kind: 'nutrition', subject: '2026-04-02' }, new Date());
 
     startWorker(stack.serviceApi());
     await scheduleRepeatingJobs(stack.syncQueue, 200);
@@ -218,14 +218,14 @@ describe('the sweeper', () => {
       await eventually(`${date} to sync`, async () => ((await syncStatus(client, date))[0]?.status === 'synced' ? true : undefined), 15_000);
     }
     const failed = await stack.db
-      .selectFrom('sync_days')
-      .select(['date', 'version', 'failed_version', 'last_error'])
-      .where('date', 'in', unsendable.map((row) => row.date))
+      .selectFrom('outbox')
+      .select(['subject', 'version', 'failed_version', 'last_error'])
+      .where('subject', 'in', unsendable.map((row) => row.subject))
       .execute();
     expect(failed).toHaveLength(3);
     for (const row of failed) {
       expect(row.failed_version).toBe(row.version);
-      expect(row.last_error).toBe(`Not sent: "${row.date}" is not a date from 1900-01-01 to 2100-12-31 as YYYY-MM-DD.`);
+      expect(row.last_error).toBe(`Not sent: "${row.subject}" must be a date as YYYY-MM-DD from 1900-01-01 to 2100-12-31.`);
     }
   });
 
@@ -240,14 +240,14 @@ describe('the sweeper', () => {
       .execute();
     const grant = await stack.db.selectFrom('connections').selectAll().where('user_id', '=', userId).executeTakeFirstOrThrow();
     await stack.db.insertInto('connections').values({ ...grant, user_id: 0 }).execute();
-    await markDirty(stack.db, { userId: 0, kind: 'nutrition', date: DATE }, new Date(Date.now() - 60_000));
-    await markDirty(stack.db, { userId, kind: 'nutrition', date: DATE }, new Date());
+    await markDirty(stack.db, { userId: 0, kind: 'nutrition', subject: DATE }, new Date(Date.now() - 60_000));
+    await markDirty(stack.db, { userId, kind: 'nutrition', subject: DATE }, new Date());
 
     expect(await sweep()).toBe(2);
     const waiting = await stack.syncQueue.getJobs(['waiting', 'delayed']);
-    expect(waiting.map((job) => job.data)).toEqual([{ userId, kind: 'nutrition', date: DATE }]);
+    expect(waiting.map((job) => job.data)).toEqual([{ userId, kind: 'nutrition', subject: DATE }]);
     const unsendable = await stack.db
-      .selectFrom('sync_days')
+      .selectFrom('outbox')
       .select(['version', 'failed_version', 'last_error'])
       .where('user_id', '=', 0)
       .executeTakeFirstOrThrow();
@@ -261,7 +261,7 @@ describe('a day job whose data can never be valid', () => {
     stack = await startStack({ sandbox: { autoApprove: 'Ana' }, env: { SYNC_QUIET_MS: '50' } });
     const { client } = await connectedUser(stack);
     // Queued by a version before the date bounds.
-    const invalid = await stack.syncQueue.add(JOB.syncDay, { userId: 1, kind: 'nutrition', date: '+010000-01-01' });
+    const invalid = await stack.syncQueue.add(JOB.syncEntry, { userId: 1, kind: 'nutrition', subject: '+010000-01-01' });
     startWorker(stack.serviceApi());
     await addMeal(client, meal);
     await eventually('the day to sync', async () => ((await syncStatus(client, DATE))[0]?.status === 'synced' ? true : undefined));

@@ -43,7 +43,7 @@ async function holdWriteLock(database: TestDatabase): Promise<{ release(): Promi
   const holder = new pg.Client({ connectionString: database.url });
   await holder.connect();
   await holder.query('begin');
-  await holder.query('lock table users, meal_items, sync_days in exclusive mode');
+  await holder.query('lock table users, meal_items, outbox in exclusive mode');
   return {
     release: async () => {
       await holder.query('rollback');

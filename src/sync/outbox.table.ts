@@ -1,0 +1,22 @@
+import type { SyncKind } from './sync-kinds.js';
+
+/**
+ * The outbox: one row per user, kind and subject (a local date, or an activity id: sync-kinds.ts)
+ * that has ever changed. Every change bumps `version` in the same transaction as the change
+ * itself; a sync that sent version v records `synced_version = v`. The entry is dirty while the
+ * two differ, and is sent unless that version was refused for good (`failed_version`); see
+ * needsSending in outbox.ts.
+ */
+export interface OutboxTable {
+  user_id: number;
+  kind: SyncKind;
+  subject: string;
+  version: number;
+  synced_version: number | null;
+  synced_at: string | null;
+  /** The version the service refused for good (400 and other 4xx); the next change tries again. */
+  failed_version: number | null;
+  /** The last failure, permanent or not; cleared by a successful sync. */
+  last_error: string | null;
+  updated_at: string;
+}
