@@ -11,7 +11,7 @@ process.env.TZ = 'Pacific/Kiritimati';
 const postgresUrl = process.env.TEST_POSTGRES_URL;
 
 const DATABASE_TESTS = [
-  'test/{accounts,connections,db,nutrition,sync,web}/**/*.test.ts',
+  'test/{accounts,activities,connections,db,nutrition,sync,web}/**/*.test.ts',
   'test/e2e/{multi-host,nutrition-sync,shutdown,token-canary,token-single-flight,worker-stopped-mid-refresh}.test.ts',
 ];
 /**
@@ -21,6 +21,8 @@ const DATABASE_TESTS = [
 const NOT_ABOUT_THE_DATABASE = [
   'test/web/json-api.fuzz.test.ts',
   'test/accounts/password.test.ts',
+  'test/activities/fit-file.test.ts',
+  'test/activities/receive-upload.test.ts',
   'test/connections/pending-connects.test.ts',
   'test/connections/token-crypto.test.ts',
   'test/nutrition/local-date.test.ts',

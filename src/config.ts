@@ -156,6 +156,9 @@ const envSchema = z.object({
   MEAL_NAME_MAX_LENGTH: positiveInt('a number of characters, e.g. 120', 120),
   MEAL_MAX_GRAMS: positiveInt('grams, e.g. 1000', 1000),
   MEAL_MAX_KCAL: positiveInt('kilocalories, e.g. 10000', 10_000),
+  // The document states no file size (§8): 25 MiB holds hours of second-by-second recording.
+  ACTIVITY_MAX_BYTES: positiveInt('a number of bytes, e.g. 26214400 (25 MiB)', 25 * 1024 * 1024),
+  ACTIVITY_RETENTION: z.enum(['keep', 'prune-after-upload'], expecting('keep or prune-after-upload')).default('keep'),
   SIGNIN_FAILURES_PER_ADDRESS_PER_HOUR: positiveInt('a number of failed sign-ins, e.g. 50', 50),
   SIGNUPS_PER_ADDRESS_PER_HOUR: positiveInt('a number of sign-ups, e.g. 20', 20),
   SHUTDOWN_TIMEOUT_MS: wholePositive('milliseconds, e.g. 45000').optional(),
@@ -242,6 +245,12 @@ function toConfig(env: z.infer<typeof envSchema>) {
       maxNameLength: env.MEAL_NAME_MAX_LENGTH,
       maxGrams: env.MEAL_MAX_GRAMS,
       maxKcal: env.MEAL_MAX_KCAL,
+    },
+    activities: {
+      /** The largest .fit file an upload may carry; larger ones are answered 413. */
+      maxBytes: env.ACTIVITY_MAX_BYTES,
+      /** After the service has a file: keep its bytes, or delete them (the activity keeps its hash). */
+      retention: env.ACTIVITY_RETENTION,
     },
     attemptLimits: {
       signInFailuresPerAddressPerHour: env.SIGNIN_FAILURES_PER_ADDRESS_PER_HOUR,

@@ -99,10 +99,21 @@ describe('loadConfig', () => {
     ['METRICS_PORT', '70000', 'a port number'],
     ['ADMIN_EMAILS', 'ops@example.com,ops', 'comma-separated email addresses'],
     ['ADMIN_QUEUE_ACTIONS', 'yes', 'true or false'],
+    ['ACTIVITY_MAX_BYTES', '25MB', 'a number of bytes'],
+    ['ACTIVITY_MAX_BYTES', '0', 'a number of bytes'],
+    ['ACTIVITY_RETENTION', 'delete', 'keep or prune-after-upload'],
   ])('refuses %s=%j saying what it expects', (variable, value, expectation) => {
     const message = configErrorFor({ ...validEnv, [variable]: value });
     expect(message).toContain(`${variable} must be`);
     expect(message).toContain(expectation);
+  });
+
+  it('takes .fit files up to 25 MiB and keeps their bytes by default', () => {
+    expect(loadConfig(validEnv).activities).toEqual({ maxBytes: 26_214_400, retention: 'keep' });
+    expect(loadConfig({ ...validEnv, ACTIVITY_MAX_BYTES: '1048576', ACTIVITY_RETENTION: 'prune-after-upload' }).activities).toEqual({
+      maxBytes: 1_048_576,
+      retention: 'prune-after-upload',
+    });
   });
 
   it('waits on shutdown, unless told otherwise, long enough for an upload and a refresh with its one retry', () => {

@@ -1,5 +1,6 @@
 import { Kysely } from 'kysely';
 import type { UserTable } from '../accounts/user.table.js';
+import type { ActivityFileTable } from '../activities/activity-file.table.js';
 import type { ConnectionTable } from '../connections/connection.table.js';
 import type { MealItemTable } from '../nutrition/meal.table.js';
 import type { OutboxTable } from '../sync/outbox.table.js';
@@ -13,6 +14,7 @@ export interface Database {
   connections: ConnectionTable;
   meal_items: MealItemTable;
   outbox: OutboxTable;
+  activity_files: ActivityFileTable;
 }
 
 export type Db = Kysely<Database>;

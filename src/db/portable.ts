@@ -15,6 +15,11 @@ export function autoIncrementPrimaryKey(db: Kysely<any>) {
     onPostgres(db) ? column.primaryKey().generatedByDefaultAsIdentity() : column.primaryKey();
 }
 
+/** A column of raw bytes, stored and returned untouched: SQLite's blob, Postgres's bytea. */
+export function binaryColumnType(db: Kysely<any>): 'blob' | 'bytea' {
+  return onPostgres(db) ? 'bytea' : 'blob';
+}
+
 /**
  * Locks the selected rows until the transaction ends, so a transaction that reads and then writes
  * on what it read is not interleaved with another doing the same (Postgres runs them at once).

@@ -82,7 +82,7 @@ function answerFor(error: unknown): Answer {
   if (error instanceof DatabaseUnreachableError) return DATABASE_UNREACHABLE;
   if (isRedisUnavailable(error)) return REDIS_UNAVAILABLE;
   const status = clientErrorStatus(error);
-  if (status !== undefined) return { status, error: 'bad_request', message: errorMessage(error) };
+  if (status !== undefined) return { status, error: clientErrorCode(status), message: errorMessage(error) };
   return INTERNAL_ERROR;
 }
 
@@ -90,6 +90,11 @@ function answerFor(error: unknown): Answer {
 function clientErrorStatus(error: unknown): number | undefined {
   const status = typeof error === 'object' && error !== null && 'status' in error ? error.status : undefined;
   return typeof status === 'number' && status >= 400 && status < 500 ? status : undefined;
+}
+
+/** A body over a limit (an upload, a JSON body) is told apart: the client should send less, not differently. */
+function clientErrorCode(status: number): string {
+  return status === 413 ? 'payload_too_large' : 'bad_request';
 }
 
 function errorMessage(error: unknown): string {

@@ -1,6 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
-import { Encoder, Profile, type Encodable, type FileIdMesg, type RecordMesg } from '@garmin/fitsdk';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { createSandbox } from '../../src/sandbox/app.js';
@@ -206,35 +205,4 @@ export async function changeSettings(sandbox: RunningSandbox, patch: Record<stri
     headers: { 'Content-Type': 'application/json' },
     body: JSON.stringify(patch),
   });
-}
-
-function mesgNum(name: string): number {
-  const number = Profile.MesgNum[name];
-  if (number === undefined) throw new Error(`no FIT message ${name}`);
-  return number;
-}
-
-/** A small valid activity .fit file; a different `serialNumber` gives different bytes. */
-export function fitFile(serialNumber = 1): Uint8Array {
-  const start = new Date('2026-03-01T07:00:00Z');
-  const encoder = new Encoder();
-  const fileId: Encodable<FileIdMesg> = {
-    mesgNum: mesgNum('FILE_ID'),
-    type: 'activity',
-    manufacturer: 'development',
-    product: 1,
-    serialNumber,
-    timeCreated: start,
-  };
-  encoder.writeMesg(fileId);
-  for (let second = 0; second < 5; second += 1) {
-    const record: Encodable<RecordMesg> = {
-      mesgNum: mesgNum('RECORD'),
-      timestamp: new Date(start.getTime() + second * 1000),
-      heartRate: 120 + second,
-      power: 200,
-    };
-    encoder.writeMesg(record);
-  }
-  return encoder.close();
 }

@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
-import { CrcCalculator } from '@garmin/fitsdk';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { fitFile, fitFileWithUndecodableRecords, withByte } from '../helpers/fit-files.js';
 import {
-  fitFile,
   getWithToken,
   obtainTokens,
   postJson,
@@ -24,13 +23,6 @@ const upload = (parts: UploadParts) => uploadFit(sandbox, accessToken, parts);
 
 async function listWorkouts(): Promise<unknown> {
   return (await getWithToken(sandbox, '/api/workouts', accessToken)).json();
-}
-
-/** A copy of a valid file with one byte changed. */
-function withByte(file: Uint8Array, index: number, value: number): Uint8Array {
-  const copy = Uint8Array.from(file);
-  copy[index] = value;
-  return copy;
 }
 
 describe('POST /api/workouts/upload-fit', () => {
@@ -107,10 +99,7 @@ describe('POST /api/workouts/upload-fit refuses what is not one valid .fit uploa
   });
 
   it('refuses a file whose CRC is right but whose records do not decode', async () => {
-    // The first record becomes a data message of local type 5, which no definition precedes.
-    const file = withByte(valid, headerSize, 0x05);
-    new DataView(file.buffer).setUint16(headerSize + dataSize, CrcCalculator.calculateCRC(file, 0, headerSize + dataSize), true);
-    const response = await upload({ file, name: 'Ride' });
+    const response = await upload({ file: fitFileWithUndecodableRecords(), name: 'Ride' });
     expect(response.status).toBe(400);
     expect(await response.json()).toMatchObject({ fields: ['file'], error_description: expect.stringContaining('decoded') });
   });

@@ -102,6 +102,18 @@ describe('the error handler', () => {
     }
   });
 
+  it.each([
+    [413, 'payload_too_large'],
+    [400, 'bad_request'],
+  ])('answers a client error of status %i with error %j and the error’s own message', async (status, code) => {
+    const url = await appWith('/api/upload', () => {
+      throw Object.assign(new Error('The file is larger than the limit of 25 MiB.'), { status });
+    });
+    const response = await fetch(`${url}/api/upload`);
+    expect(response.status).toBe(status);
+    expect(await bodyOf<ApiError>(response)).toEqual({ error: code, message: 'The file is larger than the limit of 25 MiB.' });
+  });
+
   it('logs an error after the response has started through the app’s logger only, and closes the connection', async () => {
     const printed = vi.spyOn(console, 'error').mockImplementation(() => {});
     const url = await appWith('/report', async (_req, res) => {

@@ -1,0 +1,51 @@
+import { createHash } from 'node:crypto';
+import type { Db } from '../db/database.js';
+
+/**
+ * Where the bytes of uploaded .fit files live, kept apart from the activities' rows so that a
+ * partner can put them in object storage (S3, GCS, Azure Blob) by implementing these three
+ * methods; nothing else in the app knows where the bytes are. The default keeps them in the
+ * database, which every web and worker host already shares.
+ *
+ * Keys are content addresses (`<userId>/<sha256>`, activityFileKey), so a put is idempotent and the
+ * order "put the bytes, then commit the activity's row" is safe: a crash between the two leaves
+ * bytes no row names, harmless, and the retried upload puts the same key again.
+ */
+export interface ActivityFileStore {
+  /** Stores the bytes under the key; putting a key that is already there changes nothing. */
+  put(key: string, bytes: Uint8Array): Promise<void>;
+  /** The bytes exactly as put, or undefined when the key holds none. */
+  get(key: string): Promise<Uint8Array | undefined>;
+  /** Removes the key's bytes; a key that holds none is fine. */
+  delete(key: string): Promise<void>;
+}
+
+/** Lower-case hex SHA-256 of the bytes: the file's identity (the service upserts by a hash of the file, §4.4). */
+export function sha256Hex(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+export function activityFileKey(userId: number, sha256: string): string {
+  return `${userId}/${sha256}`;
+}
+
+/** The default store: a row per key in `activity_files`. */
+export function createDatabaseActivityFileStore(db: Db): ActivityFileStore {
+  return {
+    async put(key, bytes) {
+      await db
+        .insertInto('activity_files')
+        // better-sqlite3 binds a Buffer, not a plain Uint8Array; this one shares the bytes, no copy.
+        .values({ key, bytes: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) })
+        .onConflict((conflict) => conflict.column('key').doNothing())
+        .execute();
+    },
+    async get(key) {
+      const row = await db.selectFrom('activity_files').select('bytes').where('key', '=', key).executeTakeFirst();
+      return row?.bytes;
+    },
+    async delete(key) {
+      await db.deleteFrom('activity_files').where('key', '=', key).execute();
+    },
+  };
+}

@@ -1,0 +1,86 @@
+import { randomBytes } from 'node:crypto';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  activityFileKey,
+  createDatabaseActivityFileStore,
+  sha256Hex,
+  type ActivityFileStore,
+} from '../../src/activities/activity-file-store.js';
+import type { Db } from '../../src/db/database.js';
+import { migrateToLatest } from '../../src/db/migrate.js';
+import { createTestDatabase, openDb, type TestDatabase } from '../helpers/database.js';
+import { fitFile } from '../helpers/fit-files.js';
+
+let database: TestDatabase;
+let db: Db;
+let store: ActivityFileStore;
+
+beforeEach(async () => {
+  database = await createTestDatabase();
+  db = openDb(database);
+  await migrateToLatest(db);
+  store = createDatabaseActivityFileStore(db);
+});
+
+afterEach(async () => {
+  await db.destroy();
+  await database.drop();
+});
+
+const everyByteValue = Uint8Array.from({ length: 512 }, (_, index) => index % 256);
+
+async function storedKeys(): Promise<string[]> {
+  return (await db.selectFrom('activity_files').select('key').execute()).map((row) => row.key);
+}
+
+describe('the database ActivityFileStore', () => {
+  it('gives back every byte value exactly as put', async () => {
+    await store.put('1/all-bytes', everyByteValue);
+    const stored = await store.get('1/all-bytes');
+    expect(stored).toBeDefined();
+    expect(Buffer.from(stored ?? []).equals(Buffer.from(everyByteValue))).toBe(true);
+  });
+
+  it('gives back a .fit file and a larger random file with the same SHA-256', async () => {
+    for (const bytes of [fitFile(), randomBytes(300_000)]) {
+      const key = activityFileKey(1, sha256Hex(bytes));
+      await store.put(key, bytes);
+      expect(sha256Hex((await store.get(key)) ?? new Uint8Array())).toBe(sha256Hex(bytes));
+    }
+  });
+
+  it('stores only the bytes of a view, not the rest of its buffer', async () => {
+    const view = new Uint8Array(everyByteValue.buffer, 10, 5);
+    await store.put('1/view', view);
+    expect(Array.from((await store.get('1/view')) ?? [])).toEqual([10, 11, 12, 13, 14]);
+  });
+
+  it('keeps one row when the same key is put twice', async () => {
+    const bytes = fitFile();
+    const key = activityFileKey(1, sha256Hex(bytes));
+    await store.put(key, bytes);
+    await store.put(key, bytes);
+    expect(await storedKeys()).toEqual([key]);
+  });
+
+  it('answers undefined for a key that holds nothing', async () => {
+    expect(await store.get('1/missing')).toBeUndefined();
+  });
+
+  it('deletes a key, and deleting a key that holds nothing is fine', async () => {
+    await store.put('1/a', everyByteValue);
+    await store.put('2/a', everyByteValue);
+    await store.delete('1/a');
+    await expect(store.delete('1/a')).resolves.toBeUndefined();
+    await expect(store.delete('3/never')).resolves.toBeUndefined();
+    expect(await store.get('1/a')).toBeUndefined();
+    expect(await storedKeys()).toEqual(['2/a']);
+  });
+});
+
+describe('activity file keys', () => {
+  it('name the user and the SHA-256 of the bytes', () => {
+    const abc = new TextEncoder().encode('abc');
+    expect(activityFileKey(7, sha256Hex(abc))).toBe('7/ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+  });
+});

@@ -1,0 +1,97 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { fitFileProblem } from '../../src/activities/fit-file.js';
+import {
+  emptyFile,
+  fitFile,
+  fitFileWithBadCrc,
+  fitFileWithUndecodableRecords,
+  notAFitFile,
+  truncatedFitFile,
+  withByte,
+} from '../helpers/fit-files.js';
+
+const HEADER_SIZE = 14;
+
+describe('fitFileProblem', () => {
+  it('accepts a valid activity file', () => {
+    expect(fitFileProblem(fitFile())).toBeUndefined();
+  });
+
+  it('accepts the valid file seen through a view into a larger buffer', () => {
+    const valid = fitFile();
+    const larger = new Uint8Array(valid.length + 20);
+    larger.set(valid, 7);
+    expect(fitFileProblem(larger.subarray(7, 7 + valid.length))).toBeUndefined();
+  });
+
+  it('gives different valid files for different serial numbers', () => {
+    expect(fitFile(1)).not.toEqual(fitFile(2));
+    expect(fitFileProblem(fitFile(2))).toBeUndefined();
+  });
+
+  it('refuses an empty file', () => {
+    expect(fitFileProblem(emptyFile())).toBe('The file is empty');
+  });
+
+  it('refuses a file that is not a .fit file', () => {
+    expect(fitFileProblem(notAFitFile())).toMatch(/^This is not a \.fit file: /);
+  });
+
+  it('refuses a file whose header does not say ".FIT"', () => {
+    expect(fitFileProblem(withByte(fitFile(), 9, 0x41))).toMatch(/^This is not a \.fit file: /);
+  });
+
+  it('refuses a truncated file, saying how long it should be', () => {
+    const valid = fitFile();
+    expect(fitFileProblem(truncatedFitFile())).toBe(
+      `The file is cut short: its header announces ${valid.length} bytes but it has ${valid.length - 10}`,
+    );
+  });
+
+  it('refuses a file with bytes after its end', () => {
+    const valid = fitFile();
+    expect(fitFileProblem(Uint8Array.from([...valid, 0, 0]))).toBe(
+      `The file has 2 bytes after the end its header announces (${valid.length} bytes)`,
+    );
+  });
+
+  it('refuses two .fit files chained in one', () => {
+    expect(fitFileProblem(Uint8Array.from([...fitFile(1), ...fitFile(2)]))).toMatch(/bytes after the end/);
+  });
+
+  it('refuses a file whose checksum does not match', () => {
+    expect(fitFileProblem(fitFileWithBadCrc())).toBe('The file is damaged: its checksum (CRC) does not match');
+  });
+
+  it('refuses a file whose header checksum does not match', () => {
+    const valid = fitFile();
+    expect(fitFileProblem(withByte(valid, 12, 0xff ^ (valid[12] ?? 0)))).toBe(
+      'The file is damaged: its checksum (CRC) does not match',
+    );
+  });
+
+  it('refuses a file whose checksums match but whose records do not decode, with the SDK\'s reason', () => {
+    expect(fitFileProblem(fitFileWithUndecodableRecords())).toMatch(/^The file could not be read: FIT Runtime Error at byte \d+/);
+  });
+
+  it('refuses every byte flipped after the header, and never throws for a byte flipped anywhere', () => {
+    const valid = fitFile();
+    fc.assert(
+      fc.property(fc.nat(valid.length - 1), fc.integer({ min: 1, max: 255 }), (index, mask) => {
+        const problem = fitFileProblem(withByte(valid, index, (valid[index] ?? 0) ^ mask));
+        expect(problem === undefined || problem.length > 0).toBe(true);
+        if (index >= HEADER_SIZE) expect(problem).toBeDefined();
+      }),
+    );
+  });
+
+  it('refuses every file cut short, wherever the cut', () => {
+    const valid = fitFile();
+    fc.assert(
+      fc.property(fc.nat(valid.length - 1), (length) => {
+        expect(fitFileProblem(valid.slice(0, length))).toBeDefined();
+      }),
+    );
+  });
+});

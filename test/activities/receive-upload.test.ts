@@ -1,0 +1,162 @@
+import { once } from 'node:events';
+import { request, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express from 'express';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sha256Hex } from '../../src/activities/activity-file-store.js';
+import { receiveUpload } from '../../src/activities/receive-upload.js';
+import { createLogger } from '../../src/logger.js';
+import { createErrorHandler } from '../../src/web/error-handler.js';
+import { createPageRenderer } from '../../src/web/pages.js';
+import { createViewRenderer } from '../../src/web/views.js';
+import { fitFile } from '../helpers/fit-files.js';
+
+const MAX_BYTES = 64 * 1024;
+const BOUNDARY = 'test-boundary-7f3a';
+
+let server: Server;
+let baseUrl: string;
+
+/** A bare app: the upload route answers what reached it; refusals go through the app's error handler. */
+beforeAll(async () => {
+  const app = express();
+  app.post('/api/upload', receiveUpload({ maxBytes: MAX_BYTES }), (req, res) => {
+    const body: unknown = req.body;
+    res.json({ sha256: sha256Hex(req.file?.buffer ?? new Uint8Array()), body });
+  });
+  const logger = createLogger('silent', 'test');
+  app.use(createErrorHandler({ logger, renderPage: createPageRenderer(createViewRenderer()) }));
+  server = app.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+});
+
+function post(body: FormData | string, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(`${baseUrl}/api/upload`, { method: 'POST', body, headers });
+}
+
+function form(parts: Record<string, string | Uint8Array | Uint8Array[]>): FormData {
+  const data = new FormData();
+  for (const [name, value] of Object.entries(parts)) {
+    if (typeof value === 'string') data.append(name, value);
+    else for (const file of Array.isArray(value) ? value : [value]) data.append(name, new Blob([file]), 'activity.fit');
+  }
+  return data;
+}
+
+/** The opening of a multipart body whose one part, `file`, runs on with whatever is written next. */
+const FILE_PART_OPENING = Buffer.from(
+  `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="big.fit"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+);
+const CLOSING = Buffer.from(`\r\n--${BOUNDARY}--\r\n`);
+
+interface StreamedUpload {
+  status: number;
+  json: unknown;
+  /** Bytes of the body the client had handed to the socket when the answer's head arrived. */
+  sentWhenAnswered: number;
+}
+
+/**
+ * Streams a multipart body of one file of `fileBytes` bytes with node:http, chunk by chunk as the
+ * socket takes them, and stops sending once the answer has come. With `declare`, the headers say
+ * the body's true length; without, it is sent chunked.
+ */
+async function streamUpload(fileBytes: number, { declare }: { declare: boolean }): Promise<StreamedUpload> {
+  const bodyLength = FILE_PART_OPENING.length + fileBytes + CLOSING.length;
+  const req = request(`${baseUrl}/api/upload`, {
+    method: 'POST',
+    headers: {
+      'Content-Type': `multipart/form-data; boundary=${BOUNDARY}`,
+      ...(declare ? { 'Content-Length': String(bodyLength) } : {}),
+    },
+  });
+  // Once the server has answered and closed, writes fail with EPIPE or ECONNRESET: expected here.
+  req.on('error', () => {});
+  let sent = 0;
+  let answer: { response: IncomingMessage; sentWhenAnswered: number } | undefined;
+  const answered = new Promise<IncomingMessage>((resolve) => {
+    req.on('response', (response: IncomingMessage) => {
+      answer = { response, sentWhenAnswered: sent };
+      resolve(response);
+    });
+  });
+  const write = async (chunk: Buffer) => {
+    sent += chunk.length;
+    if (!req.write(chunk)) await Promise.race([once(req, 'drain'), answered]);
+  };
+  await write(FILE_PART_OPENING);
+  const chunk = Buffer.alloc(64 * 1024, 0x2a);
+  for (let remaining = fileBytes; remaining > 0 && answer === undefined && !req.destroyed; remaining -= chunk.length) {
+    await write(remaining >= chunk.length ? chunk : chunk.subarray(0, remaining));
+  }
+  if (answer === undefined && !req.destroyed) {
+    await write(CLOSING);
+    req.end();
+  }
+  const response = await answered;
+  const chunks: Buffer[] = [];
+  for await (const piece of response) chunks.push(piece as Buffer);
+  req.destroy();
+  return { status: response.statusCode ?? 0, json: JSON.parse(Buffer.concat(chunks).toString('utf8')), sentWhenAnswered: answer?.sentWhenAnswered ?? sent };
+}
+
+const payloadTooLarge = { error: 'payload_too_large', message: 'The file is larger than the limit of 64 KiB.' };
+
+describe('receiveUpload', () => {
+  it('hands a valid upload to the next handler: the file byte for byte, and the text parts', async () => {
+    const file = fitFile();
+    const response = await post(form({ file, name: 'Morning ride', metadata: '{"localId":"42"}' }));
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ sha256: sha256Hex(file), body: { name: 'Morning ride', metadata: '{"localId":"42"}' } });
+  });
+
+  it('takes a file of exactly the limit', async () => {
+    const file = new Uint8Array(MAX_BYTES).fill(7);
+    const response = await post(form({ file }));
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({ sha256: sha256Hex(file) });
+  });
+
+  it('answers 413 for a file one byte over the limit, its Content-Length within what the parts may add', async () => {
+    const response = await post(form({ file: new Uint8Array(MAX_BYTES + 1) }));
+    expect(response.status).toBe(413);
+    expect(await response.json()).toEqual(payloadTooLarge);
+  });
+
+  it('answers 413 for a chunked body whose file runs past the limit', async () => {
+    const upload = await streamUpload(4 * MAX_BYTES, { declare: false });
+    expect(upload).toMatchObject({ status: 413, json: payloadTooLarge });
+  });
+
+  it('answers 413 to a body whose Content-Length is too large before the client has sent it', async () => {
+    const declared = 64 * 1024 * 1024;
+    const upload = await streamUpload(declared, { declare: true });
+    expect(upload).toMatchObject({ status: 413, json: payloadTooLarge });
+    // The kernel's socket buffers take some megabytes whether or not the server reads them.
+    expect(upload.sentWhenAnswered).toBeLessThan(declared / 4);
+  });
+
+  it.each<[string, () => Promise<Response>, RegExp]>([
+    ['a file in another part', () => post(form({ upload: fitFile() })), /Send the file in the part "file", not "upload"/],
+    ['two files', () => post(form({ file: [fitFile(1), fitFile(2)] })), /one file/],
+    ['no file', () => post(form({ name: 'Ride' })), /has no file/],
+    ['a JSON body', () => post('{"file":"x"}', { 'Content-Type': 'application/json' }), /multipart\/form-data/],
+    ['too many text parts', () => post(form({ file: fitFile(), name: 'a', metadata: '{}', _csrf: 't', extra: 'x' })), /too many parts/],
+    ['a text part over 16 KiB', () => post(form({ file: fitFile(), metadata: 'x'.repeat(16 * 1024 + 1) })), /"metadata" is longer than 16 KiB/],
+    [
+      'an unfinished multipart body',
+      () => post(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="name"\r\n\r\nRide`, { 'Content-Type': `multipart/form-data; boundary=${BOUNDARY}` }),
+      /not a readable multipart form/,
+    ],
+  ])('answers 400 with what to change for %s', async (_case, send, message) => {
+    const response = await send();
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({ error: 'bad_request', message: expect.stringMatching(message) });
+  });
+});

@@ -1,0 +1,81 @@
+import { CrcCalculator, Encoder, Profile, type Encodable, type FileIdMesg, type RecordMesg } from '@garmin/fitsdk';
+
+/**
+ * .fit files for tests, made with the FIT SDK's encoder (no binary fixtures): one small valid
+ * activity, and the ways an upload goes wrong that issue 10 names.
+ */
+
+const CRC_SIZE = 2;
+
+function mesgNum(name: string): number {
+  const number = Profile.MesgNum[name];
+  if (number === undefined) throw new Error(`no FIT message ${name}`);
+  return number;
+}
+
+/** A small valid activity .fit file; a different `serialNumber` gives different bytes. */
+export function fitFile(serialNumber = 1): Uint8Array {
+  const start = new Date('2026-03-01T07:00:00Z');
+  const encoder = new Encoder();
+  const fileId: Encodable<FileIdMesg> = {
+    mesgNum: mesgNum('FILE_ID'),
+    type: 'activity',
+    manufacturer: 'development',
+    product: 1,
+    serialNumber,
+    timeCreated: start,
+  };
+  encoder.writeMesg(fileId);
+  for (let second = 0; second < 5; second += 1) {
+    const record: Encodable<RecordMesg> = {
+      mesgNum: mesgNum('RECORD'),
+      timestamp: new Date(start.getTime() + second * 1000),
+      heartRate: 120 + second,
+      power: 200,
+    };
+    encoder.writeMesg(record);
+  }
+  return encoder.close();
+}
+
+/** A copy of `bytes` with the byte at `index` replaced. */
+export function withByte(bytes: Uint8Array, index: number, value: number): Uint8Array {
+  const copy = Uint8Array.from(bytes);
+  copy[index] = value;
+  return copy;
+}
+
+/** The valid file with one record byte changed and the file CRC left as it was. */
+export function fitFileWithBadCrc(serialNumber = 1): Uint8Array {
+  const valid = fitFile(serialNumber);
+  const lastDataByte = valid.length - CRC_SIZE - 1;
+  return withByte(valid, lastDataByte, 0xff ^ (valid[lastDataByte] ?? 0));
+}
+
+/** The valid file without its last ten bytes, as an interrupted transfer leaves it. */
+export function truncatedFitFile(serialNumber = 1): Uint8Array {
+  const valid = fitFile(serialNumber);
+  return valid.slice(0, valid.length - 10);
+}
+
+/** A text file renamed to .fit. */
+export function notAFitFile(): Uint8Array {
+  return new TextEncoder().encode('date,heart rate\n2026-03-01T07:00:00Z,120\n');
+}
+
+export function emptyFile(): Uint8Array {
+  return new Uint8Array();
+}
+
+/**
+ * Header and CRCs right, records not: the first record becomes a data message of local type 5,
+ * which no definition precedes, and the file CRC is computed again over the change.
+ */
+export function fitFileWithUndecodableRecords(serialNumber = 1): Uint8Array {
+  const valid = fitFile(serialNumber);
+  const headerSize = valid[0] ?? 0;
+  const dataEnd = valid.length - CRC_SIZE;
+  const file = withByte(valid, headerSize, 0x05);
+  new DataView(file.buffer).setUint16(dataEnd, CrcCalculator.calculateCRC(file, 0, dataEnd), true);
+  return file;
+}
