@@ -2,25 +2,30 @@ import type { Scope } from '../provider/scopes.js';
 
 /**
  * What the app can do for a user follows from the scopes actually granted, which may be fewer
- * than asked (the service decides). Sync work checks these before calling the service.
+ * than asked (the service decides). Sync work checks these before calling the service. Every
+ * capability listed here is built: its page is where the person uses it.
  */
 export const CAPABILITIES = [
-  { id: 'nutrition', label: 'Nutrition: daily meals and their items', scope: 'nutrition:write' },
-  { id: 'wellness', label: 'Wellness: HRV, resting heart rate, sleep, weight', scope: 'health:write' },
-  { id: 'activities', label: 'Activities: upload .fit files', scope: 'workout:write' },
-  { id: 'workouts', label: 'Workouts list: read your workouts', scope: 'workout:read' },
-] as const satisfies ReadonlyArray<{ id: string; label: string; scope: Scope }>;
+  { id: 'nutrition', name: 'Nutrition', label: 'Nutrition: daily meals and their items', scope: 'nutrition:write', page: '/meals' },
+  { id: 'wellness', name: 'Wellness', label: 'Wellness: HRV, resting heart rate, sleep, weight, VO2 max', scope: 'health:write', page: '/wellness' },
+  { id: 'activities', name: 'Activities', label: 'Activities: upload .fit files', scope: 'workout:write', page: '/activities' },
+  { id: 'workouts', name: 'Workouts', label: 'Workouts list: read your workouts', scope: 'workout:read', page: '/workouts' },
+] as const satisfies ReadonlyArray<{ id: string; name: string; label: string; scope: Scope; page: string }>;
 
 export type Capability = (typeof CAPABILITIES)[number]['id'];
 
-export function scopeOf(capability: Capability): Scope {
-  return CAPABILITIES.find(({ id }) => id === capability)!.scope;
+export function capabilityOf(id: Capability): (typeof CAPABILITIES)[number] {
+  return CAPABILITIES.find((entry) => entry.id === id)!;
 }
 
-export function hasCapability(grantedScopes: readonly Scope[], capability: Capability): boolean {
-  return grantedScopes.includes(scopeOf(capability));
+export function scopeOf(id: Capability): Scope {
+  return capabilityOf(id).scope;
+}
+
+export function hasCapability(grantedScopes: readonly Scope[], id: Capability): boolean {
+  return grantedScopes.includes(scopeOf(id));
 }
 
 export function describeCapabilities(grantedScopes: readonly Scope[]) {
-  return CAPABILITIES.map(({ id, label, scope }) => ({ id, label, scope, granted: grantedScopes.includes(scope) }));
+  return CAPABILITIES.map((entry) => ({ ...entry, granted: grantedScopes.includes(entry.scope) }));
 }

@@ -7,6 +7,7 @@ import { findConnection, type Connection } from '../connections/connection.repos
 import type { StatusReason } from '../connections/connection.table.js';
 import type { Db } from '../db/database.js';
 import { currentUser, requireUserPage } from '../web/authentication.js';
+import { syncSummary } from './sync-summary.js';
 import { describeInvalidFields } from '../web/invalid-input.js';
 import type { RenderPage } from '../web/pages.js';
 
@@ -62,6 +63,7 @@ export function dashboardPages({ db, renderPage, clock }: Dependencies): Router 
           reconnectBy: reconnectNeededSoon(connection, clock()) ? connection.refreshExpiresAt?.toISOString() : undefined,
         },
         capabilities: describeCapabilities(connection?.scopes ?? []),
+        sync: await syncSummary(db, user, connection?.scopes ?? []),
         notice,
         ...extra,
       },

@@ -202,3 +202,31 @@ function statusOf(row: Database['outbox']): EntrySyncStatus {
     ...(row.last_error !== null && status !== 'synced' && { error: row.last_error }),
   };
 }
+
+/** Per kind, how many of the user's entries wait to be sent and how many the service refused. */
+export async function entryCountsOf(db: Db, userId: number): Promise<Array<{ kind: SyncKind; waiting: number; refused: number }>> {
+  const rows = await db
+    .selectFrom('outbox')
+    .select((eb) => [
+      'kind',
+      eb.fn.countAll().filterWhere(needsSending).as('waiting'),
+      eb.fn.countAll().filterWhere('failed_version', '=', eb.ref('version')).as('refused'),
+    ])
+    .where('user_id', '=', userId)
+    .groupBy('kind')
+    .execute();
+  return rows.map((row) => ({ kind: row.kind, waiting: Number(row.waiting), refused: Number(row.refused) }));
+}
+
+/** The user's entries of one kind that changed last, newest first, with where their sync stands. */
+export async function recentSyncStatuses(db: Db, userId: number, kind: SyncKind, limit: number): Promise<EntrySyncStatus[]> {
+  const rows = await db
+    .selectFrom('outbox')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .where('kind', '=', kind)
+    .orderBy('updated_at', 'desc')
+    .limit(limit)
+    .execute();
+  return rows.map(statusOf);
+}
