@@ -30,7 +30,7 @@ import { createTokenCipher, type TokenCipher } from './token-crypto.js';
  *
  * Refresh tokens may rotate on every refresh (sections 5 and 9), and a rotated-out token
  * presented again can make a strict service revoke the whole grant. So refreshes are single
- * flight (DESIGN decision 5): one per user within this process (callers share the promise), and
+ * flight (docs/architecture.md, decision 5): one per user within this process (callers share the promise), and
  * across all processes by a lease on the connection row, taken by compare-and-swap before the
  * token request and ended in the same write that stores the new tokens. A Redis lock per user
  * spares the database the waiting, but correctness rests on the lease: a process killed mid-refresh

@@ -122,7 +122,7 @@ function isAsRead(read: ReadState) {
 }
 
 /**
- * Takes the right to refresh (DESIGN decision 5) before the token request: only if the row is
+ * Takes the right to refresh (docs/architecture.md, decision 5) before the token request: only if the row is
  * still as `read`, lease included (none, or the expired one `read` saw). Of processes that read
  * the same row, exactly one takes it. The version is not bumped: the tokens have not changed, so
  * `npm run reseal` may still seal them again meanwhile. True when taken.

@@ -31,7 +31,7 @@ export interface ConnectionTable {
   /** Set with needs_reconnect; a Connect clears it. */
   status_reason: StatusReason | null;
   /**
-   * The refresh lease (DESIGN decision 5): who is refreshing (a random id per attempt) and until when
+   * The refresh lease (docs/architecture.md, decision 5): who is refreshing (a random id per attempt) and until when
    * (an ISO 8601 UTC instant). Taken before the token request, cleared with the new tokens or a
    * definite failure; found expired, it means a refresh's outcome is unknown. Both null when none.
    */

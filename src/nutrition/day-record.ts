@@ -4,7 +4,7 @@ import type { MealItem } from './meal.table.js';
 /**
  * The service's nutrition record for one local day (section 2.4), rebuilt from the store when the
  * job runs: the service upserts by date and replaces the day, so the record carries every item
- * (DESIGN, decision 1). Fields the document does not show (protein, fat, kcal, our ids) go into
+ * (docs/architecture.md, decision 1). Fields the document does not show (protein, fat, kcal, our ids) go into
  * rawJson only; absent optional fields are omitted, never sent as null.
  */
 export function nutritionRecord(date: string, items: MealItem[]): NutritionRecord {

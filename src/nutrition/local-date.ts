@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { SUPPORTED_DATES, isSupportedDate } from '../dates/supported-dates.js';
 
 /**
- * Which local day a meal item belongs to, and how its time goes out (DESIGN, decision 2;
+ * Which local day a meal item belongs to, and how its time goes out (docs/architecture.md, decision 2;
  * interface document §2.4 and §4.7 rules 2 and 3):
  * - with an offset (+05:45): the calendar date at that offset, and the offset is kept;
  * - in UTC (Z): converted to the user's IANA zone at that instant;

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ServiceError } from './service-error.js';
 
 /**
- * The one place that decides what a data endpoint's answer means (DESIGN, decision 6; the
+ * The one place that decides what a data endpoint's answer means (docs/architecture.md, decision 6; the
  * document shows no error codes or bodies, §7, so only the status and the standard headers count):
  * 2xx success; 429 retryable after Retry-After; 5xx retryable; 401 handled by the caller with one
  * refresh, then retryable; 400 and other 4xx permanent, with the service's message.

@@ -4,7 +4,7 @@ import type { Database, Db } from '../db/database.js';
 import { DAILY_KINDS, SYNC_KINDS, type SyncKind } from './sync-kinds.js';
 
 /**
- * The outbox (DESIGN, decision 3). A change marks its entry dirty in the same transaction, so no
+ * The outbox (docs/architecture.md, decision 3). A change marks its entry dirty in the same transaction, so no
  * change can be committed without its mark; the queue is only told afterwards, as a hint, and the
  * sweeper finds whatever a lost hint left behind. An entry is one record at the service: a day of
  * nutrition, a day of wellness, an activity (sync-kinds.ts).

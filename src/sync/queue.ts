@@ -35,7 +35,7 @@ export function createSyncQueue({ connection, prefix, attempts }: SyncQueueSetti
     prefix,
     defaultJobOptions: {
       attempts,
-      // 5xx, timeouts, resets: exponential backoff with jitter (DESIGN, decision 6).
+      // 5xx, timeouts, resets: exponential backoff with jitter (docs/architecture.md, decision 6).
       backoff: { type: 'exponential', delay: 1000, jitter: 0.5 },
       removeOnComplete: { count: 1000 },
       removeOnFail: { count: 5000 },

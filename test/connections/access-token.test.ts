@@ -253,7 +253,7 @@ describe('when a refresh fails', () => {
   });
 });
 
-describe('the refresh lease on the connection row (DESIGN decision 5)', () => {
+describe('the refresh lease on the connection row (docs/architecture.md, decision 5)', () => {
   it('lets one of two processes whose Redis locks do not see each other refresh; the other waits and uses what it stored', async () => {
     stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
     const { userId } = await connectedUser(stack);
