@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { CrcCalculator } from '@garmin/fitsdk';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
+  changeSettings,
   fitFile,
   getWithToken,
   obtainTokens,
@@ -140,5 +141,45 @@ describe('POST /api/workouts/upload-fit refuses what is not one valid .fit uploa
   it('refuses a JSON body with 415', async () => {
     const response = await postJson(sandbox, '/api/workouts/upload-fit', { name: 'Ride' }, accessToken);
     expect(response.status).toBe(415);
+  });
+});
+
+describe('GET /api/workouts answers in the shape the workoutsListing setting names', () => {
+  beforeEach(async () => {
+    await upload({ file: fitFile(), name: 'Morning ride' });
+  });
+
+  it('lists the stored workouts under "workouts" by default', async () => {
+    expect(await listWorkouts()).toEqual({ workouts: [expect.objectContaining({ name: 'Morning ride' })] });
+  });
+
+  it('answers an object holding no list', async () => {
+    expect((await changeSettings(sandbox, { workoutsListing: 'object-without-list' })).status).toBe(200);
+    expect(await listWorkouts()).toEqual({ count: 1, next: null });
+  });
+
+  it('answers an array of odd entries', async () => {
+    await changeSettings(sandbox, { workoutsListing: 'odd-entries' });
+    const listing = await listWorkouts();
+    expect(listing).toEqual(expect.arrayContaining(['Evening run', null, expect.objectContaining({ name: 42 })]));
+  });
+
+  it('answers a body that is not JSON, labelled as JSON', async () => {
+    await changeSettings(sandbox, { workoutsListing: 'not-json' });
+    const response = await getWithToken(sandbox, '/api/workouts', accessToken);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+    await expect(response.json()).rejects.toThrow(SyntaxError);
+  });
+});
+
+describe('a withdrawn scope', () => {
+  it('is refused with 403 insufficient_scope although the token holds it, in the body and the challenge', async () => {
+    await changeSettings(sandbox, { withdrawnScopes: ['workout:read'] });
+    const response = await getWithToken(sandbox, '/api/workouts', accessToken);
+    expect(response.status).toBe(403);
+    expect(response.headers.get('www-authenticate')).toContain('error="insufficient_scope"');
+    expect(await response.json()).toMatchObject({ error: 'insufficient_scope' });
+    expect((await upload({ file: fitFile(), name: 'Ride' })).status).toBe(201);
   });
 });

@@ -51,6 +51,10 @@ export function workoutRoutes(runtime: SandboxRuntime, bearer: BearerAuth): Rout
 
   router.get('/api/workouts', injectFaults(runtime, 'data'), bearer.requireScope('workout:read'), (req, res) => {
     const workouts = bearer.accessOf(req).athlete.workouts;
+    const listing = runtime.settings.workoutsListing;
+    if (listing === 'not-json') return res.type('json').send('{"workouts": [{"name": "cut off');
+    if (listing === 'object-without-list') return res.json({ count: workouts.size, next: null });
+    if (listing === 'odd-entries') return res.json(ODD_ENTRIES);
     res.json({ workouts: [...workouts].map(([sha256, record]) => workoutView(sha256, record)) });
   });
 
@@ -65,6 +69,15 @@ function receiveFile(runtime: SandboxRuntime): RequestHandler {
     multer({ storage: multer.memoryStorage(), limits }).single('file')(req, res, next);
   };
 }
+
+/** The `odd-entries` listing: fields under unknown keys or of the wrong type, and entries that are not objects. */
+const ODD_ENTRIES = [
+  { name: 'Partly readable', duration: 'about an hour', distance: 12_000 },
+  { name: 42, start_date_local: 'last Tuesday', type: ['Ride'], distance: null },
+  { title: 'A name under a key nobody expects', seconds: 3600 },
+  'Evening run',
+  null,
+];
 
 /** The listing's workout shape; the document does not show one. */
 function workoutView(sha256: string, record: StoredRecord<WorkoutPayload>) {
