@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
-import { Encoder, Profile, type Encodable, type FileIdMesg, type RecordMesg } from '@garmin/fitsdk';
+import { Encoder, Profile, type Encodable, type FileIdMesg, type RecordMesg, type SessionMesg } from '@garmin/fitsdk';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { createSandbox } from '../../src/sandbox/app.js';
@@ -236,5 +236,24 @@ export function fitFile(serialNumber = 1): Uint8Array {
     };
     encoder.writeMesg(record);
   }
+  return encoder.close();
+}
+
+/** A valid activity .fit file with a session message: a 90-minute, 45 km ride from 06:30 UTC. */
+export function fitFileWithSession(): Uint8Array {
+  const start = new Date('2026-03-01T06:30:00Z');
+  const end = new Date(start.getTime() + 5400 * 1000);
+  const encoder = new Encoder();
+  const fileId: Encodable<FileIdMesg> = { mesgNum: mesgNum('FILE_ID'), type: 'activity', manufacturer: 'development', product: 1, timeCreated: start };
+  const session: Encodable<SessionMesg> = {
+    mesgNum: mesgNum('SESSION'),
+    timestamp: end,
+    startTime: start,
+    sport: 'cycling',
+    totalElapsedTime: 5400,
+    totalDistance: 45_000,
+  };
+  encoder.writeMesg(fileId);
+  encoder.writeMesg(session);
   return encoder.close();
 }

@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   changeSettings,
   fitFile,
+  fitFileWithSession,
   getWithToken,
   obtainTokens,
   postJson,
@@ -46,6 +47,11 @@ describe('POST /api/workouts/upload-fit', () => {
       metadata: { localId: '42' },
       sha256,
       bytes: file.length,
+      // A file without a session message: its records give the start and the elapsed time.
+      start_time: '2026-03-01T07:00:00.000Z',
+      sport: null,
+      elapsed_time: 4,
+      distance: null,
       createdAt: '2026-03-01T08:00:00.000Z',
       updatedAt: '2026-03-01T08:00:00.000Z',
     };
@@ -141,6 +147,23 @@ describe('POST /api/workouts/upload-fit refuses what is not one valid .fit uploa
   it('refuses a JSON body with 415', async () => {
     const response = await postJson(sandbox, '/api/workouts/upload-fit', { name: 'Ride' }, accessToken);
     expect(response.status).toBe(415);
+  });
+});
+
+describe('GET /api/workouts summarises each activity', () => {
+  it('from its session message when the file has one', async () => {
+    await upload({ file: fitFileWithSession(), name: 'Long ride' });
+    expect(await listWorkouts()).toEqual({
+      workouts: [
+        expect.objectContaining({
+          name: 'Long ride',
+          start_time: '2026-03-01T06:30:00.000Z',
+          sport: 'cycling',
+          elapsed_time: 5400,
+          distance: 45_000,
+        }),
+      ],
+    });
   });
 });
 

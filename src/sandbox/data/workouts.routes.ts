@@ -9,7 +9,7 @@ import { parseBody } from '../http/parse-body.js';
 import type { SandboxRuntime } from '../runtime.js';
 import type { StoredRecord, WorkoutPayload } from '../state.js';
 import type { BearerAuth } from './bearer.js';
-import { findFitProblem } from './fit.js';
+import { findFitProblem, fitSummary } from './fit.js';
 import { upsertRecord } from './records.js';
 
 /** Section 2.2. Whether name and metadata are required is "not shown": name is, metadata is not. */
@@ -41,7 +41,12 @@ export function workoutRoutes(runtime: SandboxRuntime, bearer: BearerAuth): Rout
     (req, res) => {
       const upload = parseBody(uploadSchema, { ...req.body, file: req.file?.buffer });
       const sha256 = createHash('sha256').update(upload.file).digest('hex');
-      const payload: WorkoutPayload = { name: upload.name, metadata: upload.metadata ?? null, bytes: upload.file.length };
+      const payload: WorkoutPayload = {
+        name: upload.name,
+        metadata: upload.metadata ?? null,
+        bytes: upload.file.length,
+        activity: fitSummary(upload.file),
+      };
       const workouts = bearer.accessOf(req).athlete.workouts;
       // Section 4.4: upsert keyed by a hash of the file; the same file again updates name and metadata.
       const { record, created } = upsertRecord(workouts, sha256, payload, isoTime(runtime.clock.now()));
@@ -87,6 +92,10 @@ function workoutView(sha256: string, record: StoredRecord<WorkoutPayload>) {
     metadata: record.payload.metadata,
     sha256,
     bytes: record.payload.bytes,
+    start_time: record.payload.activity.startTime,
+    sport: record.payload.activity.sport,
+    elapsed_time: record.payload.activity.elapsedS,
+    distance: record.payload.activity.distanceM,
     createdAt: record.createdAt,
     updatedAt: record.receivedAt,
   };
