@@ -17,7 +17,7 @@ export async function failureOf(response: Response, now: Date): Promise<ServiceE
   }
   if (response.status >= 500 || response.status === 401) return new ServiceError('retryable', message);
   if (response.status === 403 && lacksScope(body, response.headers.get('www-authenticate'))) {
-    return new ServiceError('needs-reconnect', `the connection lacks a scope this needs; reconnect and grant it (${message})`);
+    return new ServiceError('needs-reconnect', `the grant lacks a scope this request needs (${message})`);
   }
   return new ServiceError('permanent', message);
 }

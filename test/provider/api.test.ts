@@ -105,7 +105,7 @@ describe('the data API client', () => {
     nock(BASE_URL).post('/api/nutrition').reply(403, body, headers);
     const error = await failureOf(api(fakeAccessTokens().tokens).upsertNutrition(1, record));
     expect(error.kind).toBe('needs-reconnect');
-    expect(error.message).toMatch(/lacks a scope.*reconnect.*HTTP 403/);
+    expect(error.message).toMatch(/^the grant lacks a scope this request needs \(HTTP 403: /);
   });
 
   it('does not take another error of the challenge for a missing scope', async () => {
