@@ -11,7 +11,7 @@ process.env.TZ = 'Pacific/Kiritimati';
 const postgresUrl = process.env.TEST_POSTGRES_URL;
 
 const DATABASE_TESTS = [
-  'test/{accounts,activities,connections,dashboard,db,nutrition,sync,web}/**/*.test.ts',
+  'test/{accounts,activities,connections,dashboard,db,nutrition,sync,web,workouts}/**/*.test.ts',
   'test/e2e/{multi-host,nutrition-sync,shutdown,token-canary,token-single-flight,worker-stopped-mid-refresh}.test.ts',
 ];
 /**
@@ -26,6 +26,8 @@ const NOT_ABOUT_THE_DATABASE = [
   'test/connections/pending-connects.test.ts',
   'test/connections/token-crypto.test.ts',
   'test/nutrition/local-date.test.ts',
+  'test/workouts/workout-display.test.ts',
+  'test/workouts/workout-listing.test.ts',
 ];
 
 export default defineConfig({

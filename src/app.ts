@@ -21,6 +21,7 @@ import { createMeals } from './nutrition/meals.js';
 import { mealsPages } from './nutrition/meals.pages.js';
 import type { Metrics } from './observability/metrics.js';
 import { observeRequests } from './observability/requests.js';
+import type { ServiceApi } from './provider/api.js';
 import type { OAuthClient } from './provider/oauth.js';
 import { createChangeHint } from './sync/hint.js';
 import { syncStatusApi } from './sync/sync-status.api.js';
@@ -33,6 +34,8 @@ import { readinessCheck } from './web/readiness.js';
 import { refuseForeignOrigin, requireJsonBody } from './web/request-guards.js';
 import { createSessionMiddleware } from './web/session.js';
 import { createViewRenderer } from './web/views.js';
+import { workoutsApi } from './workouts/workouts.api.js';
+import { workoutsPages } from './workouts/workouts.pages.js';
 
 export interface AppDependencies {
   config: Config;
@@ -45,6 +48,8 @@ export interface AppDependencies {
   /** For short-lived keys of the web (OAuth state claims) and /readyz; commands fail fast while Redis is away. */
   redis: Redis;
   syncQueue: Queue;
+  /** The service's data API, for what the web reads from it (the workouts list). */
+  serviceApi: ServiceApi;
   clock: () => Date;
 }
 
@@ -52,7 +57,7 @@ const ASSETS_FOLDER = fileURLToPath(new URL('../views/assets', import.meta.url))
 
 /** Builds the web app: middleware, routes, error handler. It never listens; `server.ts` does. */
 export function createApp(deps: AppDependencies): Express {
-  const { config, logger, metrics, db, sessionStore, oauth, cipher, redis, syncQueue, clock } = deps;
+  const { config, logger, metrics, db, sessionStore, oauth, cipher, redis, syncQueue, serviceApi, clock } = deps;
   const app = express();
   const renderPage = createPageRenderer(createViewRenderer());
   const changed = createChangeHint(syncQueue, config.sync.quietMs, logger);
@@ -101,6 +106,7 @@ export function createApp(deps: AppDependencies): Express {
   app.use(accountApi({ db, accounts, clock }));
   app.use(mealsApi({ meals, limits: config.meals }));
   app.use(syncStatusApi({ db }));
+  app.use(workoutsApi({ db, api: serviceApi }));
   app.use('/api', (_req, res) => {
     res.status(404).json({ error: 'not_found', message: 'No such endpoint.' });
   });
@@ -109,6 +115,7 @@ export function createApp(deps: AppDependencies): Express {
   app.use(accountPages({ accounts, renderPage, clock }));
   app.use(dashboardPages({ db, renderPage, clock }));
   app.use(mealsPages({ db, meals, limits: config.meals, renderPage, clock }));
+  app.use(workoutsPages({ db, api: serviceApi, renderPage }));
   app.use(
     connectRoutes({
       db,

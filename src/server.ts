@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import { createApp } from './app.js';
 import { loadConfig, readEnvironment } from './config.js';
+import { accessTokensFromConfig } from './connections/access-token.js';
 import { createTokenCipher } from './connections/token-crypto.js';
 import { createDb } from './db/database.js';
 import { assertMigrated } from './db/migrate.js';
@@ -8,6 +9,7 @@ import { closeOnSignal, runEntryPoint } from './entry-point.js';
 import { createLogger } from './logger.js';
 import { serveMetrics } from './observability/metrics-server.js';
 import { createPrometheusMetrics } from './observability/metrics.js';
+import { createServiceApi } from './provider/api.js';
 import { createOAuthClient } from './provider/oauth.js';
 import { createProducerConnection, untilReady } from './queue/redis.js';
 import { createSyncQueue } from './sync/queue.js';
@@ -23,6 +25,8 @@ runEntryPoint(async () => {
   const syncQueue = createSyncQueue({ connection: redis, prefix: config.redis.prefix, attempts: config.sync.attempts });
   const clock = () => new Date();
   const metrics = createPrometheusMetrics();
+  const accessTokens = accessTokensFromConfig(config, { db, redis, clock, logger, metrics });
+  const serviceApi = createServiceApi({ baseUrl: config.athlete.baseUrl, timeoutS: config.athlete.timeoutS, accessTokens, clock, metrics });
 
   const app = createApp({
     config,
@@ -34,6 +38,7 @@ runEntryPoint(async () => {
     cipher: createTokenCipher(config.tokenEncryption.key, config.tokenEncryption.previousKeys),
     redis,
     syncQueue,
+    serviceApi,
     clock,
   });
   const server = app.listen(config.port);

@@ -5,15 +5,20 @@ import { ServiceError } from './service-error.js';
  * The one place that decides what a data endpoint's answer means (docs/architecture.md, decision 6; the
  * document shows no error codes or bodies, §7, so only the status and the standard headers count):
  * 2xx success; 429 retryable after Retry-After; 5xx retryable; 401 handled by the caller with one
- * refresh, then retryable; 400 and other 4xx permanent, with the service's message.
+ * refresh, then retryable; a 403 for a missing scope needs reconnecting (only the person can grant
+ * it); 400 and other 4xx permanent, with the service's message.
  */
 export async function failureOf(response: Response, now: Date): Promise<ServiceError | undefined> {
   if (response.ok) return undefined;
-  const message = `HTTP ${response.status}: ${await serviceMessage(response)}`;
+  const body = errorBodySchema.safeParse(safeJson(await response.text().catch(() => ''))).data;
+  const message = `HTTP ${response.status}: ${serviceMessage(body, response)}`;
   if (response.status === 429) {
     return new ServiceError('retryable', message, retryAfterMs(response.headers.get('retry-after'), now));
   }
   if (response.status >= 500 || response.status === 401) return new ServiceError('retryable', message);
+  if (response.status === 403 && lacksScope(body, response.headers.get('www-authenticate'))) {
+    return new ServiceError('needs-reconnect', `the grant lacks a scope this request needs (${message})`);
+  }
   return new ServiceError('permanent', message);
 }
 
@@ -41,12 +46,20 @@ const errorBodySchema = z.looseObject({
   message: z.string().optional(),
 });
 
+type ErrorBody = z.infer<typeof errorBodySchema>;
+
 /** The service's own words where its body has any (RFC 6749/6750 style or a message), else the status text. */
-async function serviceMessage(response: Response): Promise<string> {
-  const text = await response.text().catch(() => '');
-  const body = errorBodySchema.safeParse(safeJson(text));
-  const words = body.success ? [body.data.error, body.data.error_description ?? body.data.message] : [];
+function serviceMessage(body: ErrorBody | undefined, response: Response): string {
+  const words = body ? [body.error, body.error_description ?? body.message] : [];
   return words.filter(Boolean).join(': ') || response.statusText || 'no details';
+}
+
+/** `error="insufficient_scope"` in a Bearer challenge (RFC 6750 §3). */
+const INSUFFICIENT_SCOPE_CHALLENGE = /(?:^|[\s,])error\s*=\s*"?insufficient_scope"?(?:$|[\s,])/i;
+
+/** RFC 6750 §3.1: the token lacks a scope the request needs, said in the body's `error` or in the challenge. */
+function lacksScope(body: ErrorBody | undefined, challenge: string | null): boolean {
+  return body?.error === 'insufficient_scope' || INSUFFICIENT_SCOPE_CHALLENGE.test(challenge ?? '');
 }
 
 function safeJson(text: string): unknown {

@@ -25,6 +25,7 @@ const ENVIRONMENT_VARIABLES = {
   SANDBOX_REUSE_DETECTION: ['reuseDetection', boolean],
   SANDBOX_REUSE_GRACE_S: ['reuseGraceS', integer],
   SANDBOX_WITHHELD_SCOPES: ['withheldScopes', listSplitBy(' ')],
+  SANDBOX_WITHDRAWN_SCOPES: ['withdrawnScopes', listSplitBy(' ')],
   SANDBOX_FAULT_RATE: ['faultRate', decimal],
   SANDBOX_FAULT_KINDS: ['faultKinds', listSplitBy(',')],
   SANDBOX_FAULT_TARGETS: ['faultTargets', listSplitBy(',')],
@@ -33,6 +34,7 @@ const ENVIRONMENT_VARIABLES = {
   SANDBOX_STALL_MS: ['stallMs', integer],
   SANDBOX_TOKEN_DELAY_MS: ['tokenDelayMs', integer],
   SANDBOX_MAX_FIT_BYTES: ['maxFitBytes', integer],
+  SANDBOX_WORKOUTS_LISTING: ['workoutsListing', text],
 } as const satisfies Record<string, readonly [keyof Settings, z.ZodType<unknown, string>]>;
 
 export type EnvironmentResult = { ok: true; settings: Settings } | { ok: false; problem: string };

@@ -8,6 +8,14 @@ export type FaultKind = (typeof FAULT_KINDS)[number];
 export const FAULT_TARGETS = ['data', 'token'] as const;
 export type FaultTarget = (typeof FAULT_TARGETS)[number];
 
+/**
+ * How GET /api/workouts answers (§4.3 shows no response shape): `list` is `{ workouts: [...] }` of the
+ * stored workouts; the others are shapes a client must survive: an object holding no list, an array
+ * of entries that are odd or not objects at all, and a body that is not JSON.
+ */
+export const WORKOUTS_LISTINGS = ['list', 'object-without-list', 'odd-entries', 'not-json'] as const;
+export type WorkoutsListing = (typeof WORKOUTS_LISTINGS)[number];
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 const seconds = (minimum: number) => z.int({ error: `expected a whole number of seconds >= ${minimum}` }).min(minimum);
@@ -37,6 +45,11 @@ export const settingsSchema = z.object({
   reuseGraceS: seconds(0),
   /** Scopes never granted even when asked for. */
   withheldScopes: z.array(scopeNameSchema),
+  /**
+   * Scopes the data endpoints refuse with 403 insufficient_scope although the token holds them, as
+   * when the athlete withdrew them at the service after approving.
+   */
+  withdrawnScopes: z.array(scopeNameSchema),
   faultRate: z.number().min(0).max(1, { error: 'expected a share from 0 to 1' }),
   faultKinds: z.array(z.enum(FAULT_KINDS)).min(1, { error: `expected one or more of ${FAULT_KINDS.join(', ')}` }),
   faultTargets: z.array(z.enum(FAULT_TARGETS)),
@@ -46,6 +59,7 @@ export const settingsSchema = z.object({
   /** How long the token endpoint holds each answer after applying the request, like a slow service. */
   tokenDelayMs: z.int().min(0),
   maxFitBytes: z.int().min(1),
+  workoutsListing: z.enum(WORKOUTS_LISTINGS),
 });
 
 export type Settings = z.infer<typeof settingsSchema>;
@@ -67,6 +81,7 @@ export const DEFAULT_SETTINGS: Settings = {
   reuseDetection: true,
   reuseGraceS: 0,
   withheldScopes: [],
+  withdrawnScopes: [],
   faultRate: 0,
   faultKinds: [...FAULT_KINDS],
   faultTargets: ['data'],
@@ -75,6 +90,7 @@ export const DEFAULT_SETTINGS: Settings = {
   stallMs: 30_000,
   tokenDelayMs: 0,
   maxFitBytes: 25 * 1024 * 1024,
+  workoutsListing: 'list',
 };
 
 /** What POST /_sandbox/settings may change: everything but what only matters at start-up. */

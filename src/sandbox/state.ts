@@ -1,6 +1,7 @@
 import type { FaultKind } from './settings.js';
 import type { AuthorizationRequest } from './oauth/authorize-request.js';
 import type { ScopeName } from './oauth/scopes.js';
+import type { FitSummary } from './data/fit.js';
 import type { NutritionRecord, WellnessRecord } from './data/payloads.js';
 
 /** One upserted record with what the sandbox knows about how it arrived. */
@@ -18,6 +19,7 @@ export interface WorkoutPayload {
   name: string;
   metadata: Record<string, unknown> | null;
   bytes: number;
+  activity: FitSummary;
 }
 
 export interface Athlete {

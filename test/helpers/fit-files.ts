@@ -1,4 +1,4 @@
-import { CrcCalculator, Encoder, Profile, type Encodable, type FileIdMesg, type RecordMesg } from '@garmin/fitsdk';
+import { CrcCalculator, Encoder, Profile, type Encodable, type FileIdMesg, type RecordMesg, type SessionMesg } from '@garmin/fitsdk';
 
 /**
  * .fit files for tests, made with the FIT SDK's encoder (no binary fixtures): one small valid
@@ -35,6 +35,25 @@ export function fitFile(serialNumber = 1): Uint8Array {
     };
     encoder.writeMesg(record);
   }
+  return encoder.close();
+}
+
+/** A valid activity .fit file with a session message: a 90-minute, 45 km ride from 06:30 UTC. */
+export function fitFileWithSession(): Uint8Array {
+  const start = new Date('2026-03-01T06:30:00Z');
+  const end = new Date(start.getTime() + 5400 * 1000);
+  const encoder = new Encoder();
+  const fileId: Encodable<FileIdMesg> = { mesgNum: mesgNum('FILE_ID'), type: 'activity', manufacturer: 'development', product: 1, timeCreated: start };
+  const session: Encodable<SessionMesg> = {
+    mesgNum: mesgNum('SESSION'),
+    timestamp: end,
+    startTime: start,
+    sport: 'cycling',
+    totalElapsedTime: 5400,
+    totalDistance: 45_000,
+  };
+  encoder.writeMesg(fileId);
+  encoder.writeMesg(session);
   return encoder.close();
 }
 

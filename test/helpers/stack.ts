@@ -146,24 +146,6 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const sessions = await createRedisSessionStore(config.redis.url, config.redis.prefix);
   const clock = options.clock ?? (() => new Date());
   const metrics = createPrometheusMetrics();
-  const app = createApp({
-    config,
-    logger,
-    metrics,
-    db,
-    sessionStore: sessions.store,
-    oauth: createOAuthClient(config.athlete, clock),
-    cipher,
-    redis: producer,
-    syncQueue,
-    clock,
-  });
-  const appServer = app.listen(appPort, '127.0.0.1');
-  await listen(appServer);
-  // The app's connection for requests refuses commands until it is up (no offline queue): a
-  // request before then would answer 503, so the stack is ready only once it is.
-  if (producer.status !== 'ready') await once(producer, 'ready');
-
   const accessTokens: Stack['accessTokens'] = ({
     clock: tokenClock = clock,
     redisPrefix = config.redis.prefix,
@@ -182,6 +164,27 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       logger,
       metrics,
     });
+
+  const serviceApi: Stack['serviceApi'] = (tokens = accessTokens()) =>
+    createServiceApi({ baseUrl: sandboxUrl, timeoutS: config.athlete.timeoutS, accessTokens: tokens, clock, metrics });
+  const app = createApp({
+    config,
+    logger,
+    metrics,
+    db,
+    sessionStore: sessions.store,
+    oauth: createOAuthClient(config.athlete, clock),
+    cipher,
+    redis: producer,
+    syncQueue,
+    serviceApi: serviceApi(),
+    clock,
+  });
+  const appServer = app.listen(appPort, '127.0.0.1');
+  await listen(appServer);
+  // The app's connection for requests refuses commands until it is up (no offline queue): a
+  // request before then would answer 503, so the stack is ready only once it is.
+  if (producer.status !== 'ready') await once(producer, 'ready');
 
   return {
     appUrl,
@@ -218,8 +221,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       if (grant?.readable === false) throw new Error(`the stack's key does not open the tokens of user ${userId}`);
       return grant;
     },
-    serviceApi: (tokens = accessTokens()) =>
-      createServiceApi({ baseUrl: sandboxUrl, timeoutS: config.athlete.timeoutS, accessTokens: tokens, clock, metrics }),
+    serviceApi,
     syncQueue,
     env,
     logs,

@@ -90,11 +90,50 @@ describe('the data API client', () => {
 
   it.each([
     [400, { error: 'invalid_request', error_description: 'items.0.carbs: expected a number' }, 'HTTP 400: invalid_request: items.0.carbs: expected a number'],
-    [403, { error: 'insufficient_scope' }, 'HTTP 403: insufficient_scope'],
+    [403, { error: 'access_denied', error_description: 'athlete suspended' }, 'HTTP 403: access_denied: athlete suspended'],
     [422, 'not json', 'HTTP 422: Unprocessable Entity'],
   ])('treats HTTP %i as permanent, keeping the service’s message', async (status, body, message) => {
     nock(BASE_URL).post('/api/nutrition').reply(status, body);
     const error = await failureOf(api(fakeAccessTokens().tokens).upsertNutrition(1, record));
     expect(error).toMatchObject({ kind: 'permanent', message });
+  });
+
+  it.each([
+    ['in the body', { error: 'insufficient_scope', error_description: 'the access token lacks the scope nutrition:write' }, {}],
+    ['in the Bearer challenge only', '', { 'www-authenticate': 'Bearer realm="athlete-data", error="insufficient_scope", scope="nutrition:write"' }],
+  ])('treats a 403 for a missing scope (%s) as needing a reconnect, naming the problem', async (_where, body, headers) => {
+    nock(BASE_URL).post('/api/nutrition').reply(403, body, headers);
+    const error = await failureOf(api(fakeAccessTokens().tokens).upsertNutrition(1, record));
+    expect(error.kind).toBe('needs-reconnect');
+    expect(error.message).toMatch(/^the grant lacks a scope this request needs \(HTTP 403: /);
+  });
+
+  it('does not take another error of the challenge for a missing scope', async () => {
+    nock(BASE_URL).post('/api/nutrition').reply(403, '', { 'www-authenticate': 'Bearer error="insufficient_scopes_and_more"' });
+    expect((await failureOf(api(fakeAccessTokens().tokens).upsertNutrition(1, record))).kind).toBe('permanent');
+  });
+});
+
+describe('the workouts listing', () => {
+  it('gets /api/workouts with the Bearer token and returns the body as text, whatever it is', async () => {
+    const scope = nock(BASE_URL)
+      .get('/api/workouts')
+      .matchHeader('authorization', 'Bearer token-1')
+      .reply(200, '{"workouts": [ {"name": "Ride"} ]} and some trailing words');
+    expect(await api(fakeAccessTokens().tokens).listWorkouts(1)).toBe('{"workouts": [ {"name": "Ride"} ]} and some trailing words');
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('answers a 401 with one refresh and one retry', async () => {
+    const { tokens, calls } = fakeAccessTokens();
+    nock(BASE_URL).get('/api/workouts').matchHeader('authorization', 'Bearer token-1').reply(401);
+    nock(BASE_URL).get('/api/workouts').matchHeader('authorization', 'Bearer token-2').reply(200, '[]');
+    expect(await api(tokens).listWorkouts(1)).toBe('[]');
+    expect(calls).toEqual({ accessTokenFor: 1, replaceRejected: 1 });
+  });
+
+  it('throws a classified failure for an error answer', async () => {
+    nock(BASE_URL).get('/api/workouts').reply(503, { error: 'temporarily_unavailable' });
+    expect((await failureOf(api(fakeAccessTokens().tokens).listWorkouts(1))).kind).toBe('retryable');
   });
 });

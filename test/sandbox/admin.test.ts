@@ -1,5 +1,7 @@
+import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Settings } from '../../src/sandbox/settings.js';
+import { fitFile } from '../helpers/fit-files.js';
 import {
   changeSettings,
   getWithToken,
@@ -7,6 +9,7 @@ import {
   postJson,
   readState,
   startSandbox,
+  uploadFit,
   type RunningSandbox,
 } from './helpers.js';
 
@@ -73,6 +76,29 @@ describe('GET /_sandbox', () => {
     expect(page).not.toContain('<script>');
     expect(page).toContain('POST /api/wellness');
     expect(page).toContain('nutrition:write');
+  });
+
+  it('shows each athlete’s nutrition, wellness and workouts side by side', async () => {
+    await start();
+    const { access_token } = await obtainTokens(sandbox);
+    const nutrition = { date: '2026-03-01', items: [{ name: 'Oats', carbs: 40, logged_at: '2026-03-01T07:00:00+01:00' }], rawJson: {} };
+    expect((await postJson(sandbox, '/api/nutrition', nutrition, access_token)).status).toBeLessThan(300);
+    expect((await postJson(sandbox, '/api/wellness', { date: '2026-03-01', hrv: 52.5, restingHr: 48 }, access_token)).status).toBeLessThan(300);
+    const file = fitFile();
+    expect((await uploadFit(sandbox, access_token, { file, name: 'Morning ride' })).status).toBe(201);
+    const page = await (await fetch(at('/_sandbox'))).text();
+
+    const records = page.slice(page.indexOf('<div class="records">'));
+    const column = (kind: string) => records.slice(records.indexOf(`data-records="${kind}"`)).split('</table>')[0] ?? '';
+    expect(records.indexOf('data-records="nutrition"')).toBeLessThan(records.indexOf('data-records="wellness"'));
+    expect(records.indexOf('data-records="wellness"')).toBeLessThan(records.indexOf('data-records="workouts"'));
+    expect(column('nutrition')).toMatch(/<td>2026-03-01<\/td><td>1<\/td>/);
+    expect(column('wellness')).toContain('<td>hrv 52.5, restingHr 48</td>');
+    const workouts = column('workouts');
+    expect(workouts).toContain('Morning ride');
+    expect(workouts).toContain(`<code class="hash">${createHash('sha256').update(file).digest('hex')}</code>`);
+    expect(workouts).toContain(`<td>${file.length}</td>`);
+    expect(workouts).toContain('<td>2026-03-01T08:00:00.000Z</td>');
   });
 });
 

@@ -22,6 +22,8 @@ describe('settings from the environment', () => {
       SANDBOX_FAULT_TARGETS: 'data,token',
       SANDBOX_FAULT_SEED: '-3',
       SANDBOX_TOKEN_DELAY_MS: '1500',
+      SANDBOX_WITHDRAWN_SCOPES: 'workout:read',
+      SANDBOX_WORKOUTS_LISTING: 'not-json',
     });
     expect(result).toEqual({
       ok: true,
@@ -40,6 +42,8 @@ describe('settings from the environment', () => {
         faultTargets: ['data', 'token'],
         faultSeed: -3,
         tokenDelayMs: 1500,
+        withdrawnScopes: ['workout:read'],
+        workoutsListing: 'not-json',
       },
     });
   });

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { fitFile, fitFileWithUndecodableRecords, withByte } from '../helpers/fit-files.js';
+import { fitFile, fitFileWithSession, fitFileWithUndecodableRecords, withByte } from '../helpers/fit-files.js';
 import {
+  changeSettings,
   getWithToken,
   obtainTokens,
   postJson,
@@ -37,6 +38,11 @@ describe('POST /api/workouts/upload-fit', () => {
       metadata: { localId: '42' },
       sha256,
       bytes: file.length,
+      // A file without a session message: its records give the start and the elapsed time.
+      start_time: '2026-03-01T07:00:00.000Z',
+      sport: null,
+      elapsed_time: 4,
+      distance: null,
       createdAt: '2026-03-01T08:00:00.000Z',
       updatedAt: '2026-03-01T08:00:00.000Z',
     };
@@ -129,5 +135,62 @@ describe('POST /api/workouts/upload-fit refuses what is not one valid .fit uploa
   it('refuses a JSON body with 415', async () => {
     const response = await postJson(sandbox, '/api/workouts/upload-fit', { name: 'Ride' }, accessToken);
     expect(response.status).toBe(415);
+  });
+});
+
+describe('GET /api/workouts summarises each activity', () => {
+  it('from its session message when the file has one', async () => {
+    await upload({ file: fitFileWithSession(), name: 'Long ride' });
+    expect(await listWorkouts()).toEqual({
+      workouts: [
+        expect.objectContaining({
+          name: 'Long ride',
+          start_time: '2026-03-01T06:30:00.000Z',
+          sport: 'cycling',
+          elapsed_time: 5400,
+          distance: 45_000,
+        }),
+      ],
+    });
+  });
+});
+
+describe('GET /api/workouts answers in the shape the workoutsListing setting names', () => {
+  beforeEach(async () => {
+    await upload({ file: fitFile(), name: 'Morning ride' });
+  });
+
+  it('lists the stored workouts under "workouts" by default', async () => {
+    expect(await listWorkouts()).toEqual({ workouts: [expect.objectContaining({ name: 'Morning ride' })] });
+  });
+
+  it('answers an object holding no list', async () => {
+    expect((await changeSettings(sandbox, { workoutsListing: 'object-without-list' })).status).toBe(200);
+    expect(await listWorkouts()).toEqual({ count: 1, next: null });
+  });
+
+  it('answers an array of odd entries', async () => {
+    await changeSettings(sandbox, { workoutsListing: 'odd-entries' });
+    const listing = await listWorkouts();
+    expect(listing).toEqual(expect.arrayContaining(['Evening run', null, expect.objectContaining({ name: 42 })]));
+  });
+
+  it('answers a body that is not JSON, labelled as JSON', async () => {
+    await changeSettings(sandbox, { workoutsListing: 'not-json' });
+    const response = await getWithToken(sandbox, '/api/workouts', accessToken);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+    await expect(response.json()).rejects.toThrow(SyntaxError);
+  });
+});
+
+describe('a withdrawn scope', () => {
+  it('is refused with 403 insufficient_scope although the token holds it, in the body and the challenge', async () => {
+    await changeSettings(sandbox, { withdrawnScopes: ['workout:read'] });
+    const response = await getWithToken(sandbox, '/api/workouts', accessToken);
+    expect(response.status).toBe(403);
+    expect(response.headers.get('www-authenticate')).toContain('error="insufficient_scope"');
+    expect(await response.json()).toMatchObject({ error: 'insufficient_scope' });
+    expect((await upload({ file: fitFile(), name: 'Ride' })).status).toBe(201);
   });
 });

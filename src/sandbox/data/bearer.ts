@@ -47,7 +47,7 @@ function authenticate(runtime: SandboxRuntime, authorization: string | undefined
   if (!access.ok) {
     throw bearerError(401, 'invalid_token', access.problem, { error: 'invalid_token', error_description: access.problem });
   }
-  if (!access.scopes.includes(scope)) {
+  if (!access.scopes.includes(scope) || runtime.settings.withdrawnScopes.includes(scope)) {
     const description = `the access token lacks the scope ${scope}`;
     throw bearerError(403, 'insufficient_scope', description, { error: 'insufficient_scope', scope });
   }

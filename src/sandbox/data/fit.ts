@@ -1,5 +1,13 @@
 import { CrcCalculator, Decoder, Stream } from '@garmin/fitsdk';
 
+/** What the listing shows of an activity; null where the file does not say. */
+export interface FitSummary {
+  startTime: string | null;
+  sport: string | null;
+  elapsedS: number | null;
+  distanceM: number | null;
+}
+
 const SIGNATURE = '.FIT';
 const SHORT_HEADER_SIZE = 12;
 const LONG_HEADER_SIZE = 14;
@@ -31,4 +39,21 @@ export function findFitProblem(bytes: Buffer): string | null {
   if (bytes.readUInt16LE(dataEnd) !== CrcCalculator.calculateCRC(bytes, 0, dataEnd)) return 'FIT file CRC does not match';
   const { errors } = new Decoder(Stream.fromBuffer(bytes)).read();
   return errors[0] === undefined ? null : `FIT records could not be decoded: ${errors[0].message}`;
+}
+
+/** The activity's summary from its session message, or, for a file without one, from its records. Only for a valid file. */
+export function fitSummary(bytes: Buffer): FitSummary {
+  const { messages } = new Decoder(Stream.fromBuffer(bytes)).read();
+  const session = messages.sessionMesgs?.[0];
+  const records = messages.recordMesgs ?? [];
+  const first = records[0]?.timestamp;
+  const last = records.at(-1)?.timestamp;
+  const recordedS = first instanceof Date && last instanceof Date ? (last.getTime() - first.getTime()) / 1000 : null;
+  const start = session?.startTime ?? first;
+  return {
+    startTime: start instanceof Date ? start.toISOString() : null,
+    sport: session?.sport === undefined ? null : String(session.sport),
+    elapsedS: session?.totalElapsedTime ?? recordedS,
+    distanceM: session?.totalDistance ?? records.at(-1)?.distance ?? null,
+  };
 }

@@ -9,7 +9,7 @@ import { parseBody } from '../http/parse-body.js';
 import type { SandboxRuntime } from '../runtime.js';
 import type { StoredRecord, WorkoutPayload } from '../state.js';
 import type { BearerAuth } from './bearer.js';
-import { findFitProblem } from './fit.js';
+import { findFitProblem, fitSummary } from './fit.js';
 import { upsertRecord } from './records.js';
 
 /** Section 2.2. Whether name and metadata are required is "not shown": name is, metadata is not. */
@@ -41,7 +41,12 @@ export function workoutRoutes(runtime: SandboxRuntime, bearer: BearerAuth): Rout
     (req, res) => {
       const upload = parseBody(uploadSchema, { ...req.body, file: req.file?.buffer });
       const sha256 = createHash('sha256').update(upload.file).digest('hex');
-      const payload: WorkoutPayload = { name: upload.name, metadata: upload.metadata ?? null, bytes: upload.file.length };
+      const payload: WorkoutPayload = {
+        name: upload.name,
+        metadata: upload.metadata ?? null,
+        bytes: upload.file.length,
+        activity: fitSummary(upload.file),
+      };
       const workouts = bearer.accessOf(req).athlete.workouts;
       // Section 4.4: upsert keyed by a hash of the file; the same file again updates name and metadata.
       const { record, created } = upsertRecord(workouts, sha256, payload, isoTime(runtime.clock.now()));
@@ -51,6 +56,10 @@ export function workoutRoutes(runtime: SandboxRuntime, bearer: BearerAuth): Rout
 
   router.get('/api/workouts', injectFaults(runtime, 'data'), bearer.requireScope('workout:read'), (req, res) => {
     const workouts = bearer.accessOf(req).athlete.workouts;
+    const listing = runtime.settings.workoutsListing;
+    if (listing === 'not-json') return res.type('json').send('{"workouts": [{"name": "cut off');
+    if (listing === 'object-without-list') return res.json({ count: workouts.size, next: null });
+    if (listing === 'odd-entries') return res.json(ODD_ENTRIES);
     res.json({ workouts: [...workouts].map(([sha256, record]) => workoutView(sha256, record)) });
   });
 
@@ -66,6 +75,15 @@ function receiveFile(runtime: SandboxRuntime): RequestHandler {
   };
 }
 
+/** The `odd-entries` listing: fields under unknown keys or of the wrong type, and entries that are not objects. */
+const ODD_ENTRIES = [
+  { name: 'Partly readable', duration: 'about an hour', distance: 12_000 },
+  { name: 42, start_date_local: 'last Tuesday', type: ['Ride'], distance: null },
+  { title: 'A name under a key nobody expects', seconds: 3600 },
+  'Evening run',
+  null,
+];
+
 /** The listing's workout shape; the document does not show one. */
 function workoutView(sha256: string, record: StoredRecord<WorkoutPayload>) {
   return {
@@ -74,6 +92,10 @@ function workoutView(sha256: string, record: StoredRecord<WorkoutPayload>) {
     metadata: record.payload.metadata,
     sha256,
     bytes: record.payload.bytes,
+    start_time: record.payload.activity.startTime,
+    sport: record.payload.activity.sport,
+    elapsed_time: record.payload.activity.elapsedS,
+    distance: record.payload.activity.distanceM,
     createdAt: record.createdAt,
     updatedAt: record.receivedAt,
   };

@@ -1,0 +1,47 @@
+import { DateTime } from 'luxon';
+import type { Workout } from './workout-listing.js';
+
+/** The columns of the workouts table, in order, with their headings. */
+export const WORKOUT_COLUMNS = [
+  { field: 'name', heading: 'Name' },
+  { field: 'start', heading: 'Start' },
+  { field: 'type', heading: 'Type' },
+  { field: 'durationS', heading: 'Duration' },
+  { field: 'distanceM', heading: 'Distance' },
+] as const satisfies ReadonlyArray<{ field: keyof Workout; heading: string }>;
+
+export type WorkoutRow = Partial<Record<keyof Workout, string>>;
+
+/** Only the columns that at least one workout has a value for. */
+export function columnsPresent(workouts: readonly Workout[]) {
+  return WORKOUT_COLUMNS.filter(({ field }) => workouts.some((workout) => workout[field] !== undefined));
+}
+
+/** A workout as the person reads it: times in their zone, durations as h:mm:ss, distances in km. */
+export function displayWorkout(workout: Workout, timezone: string): WorkoutRow {
+  return {
+    name: workout.name,
+    start: workout.start === undefined ? undefined : displayStart(workout.start, timezone),
+    type: workout.type,
+    durationS: workout.durationS === undefined ? undefined : displayDuration(workout.durationS),
+    distanceM: workout.distanceM === undefined ? undefined : `${(workout.distanceM / 1000).toFixed(2)} km`,
+  };
+}
+
+const WITH_OFFSET = /(?:Z|[+-]\d{2}(?::?\d{2})?)$/i;
+
+/**
+ * An instant (with `Z` or an offset) in the person's zone; a date, or a local time without an
+ * offset, as given: it names no instant to convert.
+ */
+export function displayStart(start: string, timezone: string): string {
+  if (!start.includes('T')) return start;
+  const time = WITH_OFFSET.test(start) ? DateTime.fromISO(start).setZone(timezone) : DateTime.fromISO(start, { zone: 'UTC' });
+  return time.isValid ? time.toFormat('yyyy-MM-dd HH:mm') : start;
+}
+
+export function displayDuration(seconds: number): string {
+  const whole = Math.round(seconds);
+  const two = (n: number) => String(n).padStart(2, '0');
+  return `${Math.floor(whole / 3600)}:${two(Math.floor((whole % 3600) / 60))}:${two(whole % 60)}`;
+}

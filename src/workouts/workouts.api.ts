@@ -1,0 +1,25 @@
+import { Router } from 'express';
+import { currentUser, requireUserApi } from '../web/authentication.js';
+import { listWorkouts, type WorkoutsDependencies, type WorkoutsFailure } from './workouts.js';
+
+/** How each failure is answered: the person must (re)connect, the service is away, or it refused. */
+const FAILURE_ANSWERS: Record<WorkoutsFailure, { status: number; error: string }> = {
+  'not-connected': { status: 403, error: 'reconnect_needed' },
+  reconnect: { status: 403, error: 'reconnect_needed' },
+  unavailable: { status: 503, error: 'service_unavailable' },
+  refused: { status: 502, error: 'service_refused' },
+};
+
+/** GET /api/workouts: the person's workouts at the service, with notes on what could not be read. */
+export function workoutsApi(deps: WorkoutsDependencies): Router {
+  const router = Router();
+
+  router.get('/api/workouts', requireUserApi, async (_req, res) => {
+    const outcome = await listWorkouts(deps, currentUser(res).id);
+    if (outcome.ok) return res.json({ workouts: outcome.workouts, notes: outcome.notes });
+    const { status, error } = FAILURE_ANSWERS[outcome.reason];
+    res.status(status).json({ error, message: outcome.message });
+  });
+
+  return router;
+}

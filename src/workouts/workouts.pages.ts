@@ -1,0 +1,25 @@
+import { Router } from 'express';
+import { currentUser, requireUserPage } from '../web/authentication.js';
+import type { RenderPage } from '../web/pages.js';
+import { columnsPresent, displayWorkout } from './workout-display.js';
+import { listWorkouts, type WorkoutsDependencies } from './workouts.js';
+
+/** The Workouts page: the person's workouts at the service. Every outcome is a page with a message, never an error page. */
+export function workoutsPages({ renderPage, ...deps }: WorkoutsDependencies & { renderPage: RenderPage }): Router {
+  const router = Router();
+
+  router.get('/workouts', requireUserPage, async (req, res) => {
+    const user = currentUser(res);
+    const outcome = await listWorkouts(deps, user.id);
+    const page = outcome.ok
+      ? {
+          columns: columnsPresent(outcome.workouts),
+          rows: outcome.workouts.map((workout) => displayWorkout(workout, user.timezone)),
+          notes: outcome.notes,
+        }
+      : { failure: outcome };
+    renderPage(req, res, 'workouts', { title: 'Workouts', ...page });
+  });
+
+  return router;
+}

@@ -1,0 +1,50 @@
+import { hasCapability, scopeOf } from '../connections/capabilities.js';
+import { findConnection } from '../connections/connection.repository.js';
+import type { Db } from '../db/database.js';
+import type { ServiceApi } from '../provider/api.js';
+import { ServiceError } from '../provider/service-error.js';
+import { readWorkoutListing, type WorkoutListing } from './workout-listing.js';
+
+export interface WorkoutsDependencies {
+  db: Db;
+  api: ServiceApi;
+}
+
+/**
+ * What listing a person's workouts came to. `not-connected` and `reconnect`: only the person can
+ * fix it, by connecting (again) and granting the scope; `unavailable`: try again in a moment;
+ * `refused`: the service said no, in its words.
+ */
+export type WorkoutsOutcome =
+  | ({ ok: true } & WorkoutListing)
+  | { ok: false; reason: WorkoutsFailure; message: string };
+
+export type WorkoutsFailure = 'not-connected' | 'reconnect' | 'unavailable' | 'refused';
+
+const NOT_CONNECTED = 'You have not connected to the Athlete Data Service yet: connect to see your workouts.';
+const SCOPE_MISSING = `Your connection does not allow reading your workouts (${scopeOf('workouts')}): reconnect and allow it.`;
+const UNAVAILABLE = 'The Athlete Data Service is unavailable right now; try again in a moment.';
+
+/** The person's workouts from the service (§4.3), read leniently; the service is not asked when the grant cannot allow it. */
+export async function listWorkouts({ db, api }: WorkoutsDependencies, userId: number): Promise<WorkoutsOutcome> {
+  const connection = await findConnection(db, userId);
+  if (!connection) return { ok: false, reason: 'not-connected', message: NOT_CONNECTED };
+  if (!hasCapability(connection.scopes, 'workouts')) return { ok: false, reason: 'reconnect', message: SCOPE_MISSING };
+  try {
+    return { ok: true, ...readWorkoutListing(await api.listWorkouts(userId)) };
+  } catch (error) {
+    if (!(error instanceof ServiceError)) throw error;
+    return failureOutcome(error);
+  }
+}
+
+function failureOutcome(error: ServiceError): WorkoutsOutcome {
+  switch (error.kind) {
+    case 'needs-reconnect':
+      return { ok: false, reason: 'reconnect', message: `Reconnect to see your workouts: ${error.message}.` };
+    case 'retryable':
+      return { ok: false, reason: 'unavailable', message: UNAVAILABLE };
+    case 'permanent':
+      return { ok: false, reason: 'refused', message: `The Athlete Data Service refused: ${error.message}` };
+  }
+}

@@ -1,0 +1,26 @@
+import { describe, expect, it } from 'vitest';
+import { columnsPresent, displayDuration, displayStart } from '../../src/workouts/workout-display.js';
+
+describe('showing a workout', () => {
+  it.each([
+    ['an instant in UTC', '2026-07-01T22:30:00Z', '2026-07-02 00:30'],
+    ['an instant with an offset', '2026-07-01T08:00:00-04:00', '2026-07-01 14:00'],
+    ['a local time without an offset, as given', '2026-07-01T08:00:00', '2026-07-01 08:00'],
+    ['a date, as given', '2026-07-01', '2026-07-01'],
+  ])('shows %s in the person’s zone', (_what, start, shown) => {
+    expect(displayStart(start, 'Europe/Berlin')).toBe(shown);
+  });
+
+  it.each([
+    [0, '0:00:00'],
+    [59.6, '0:01:00'],
+    [3725, '1:02:05'],
+    [36_000, '10:00:00'],
+  ])('shows %s seconds as %s', (seconds, shown) => {
+    expect(displayDuration(seconds)).toBe(shown);
+  });
+
+  it('has a column only for the fields some workout has', () => {
+    expect(columnsPresent([{ name: 'Ride' }, { distanceM: 1 }]).map(({ heading }) => heading)).toEqual(['Name', 'Distance']);
+  });
+});
