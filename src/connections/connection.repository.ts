@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { ExpressionBuilder } from 'kysely';
+import { sql, type ExpressionBuilder } from 'kysely';
 import type { Database, Db } from '../db/database.js';
 import type { Scope } from '../provider/scopes.js';
 import type { TokenSet } from '../provider/token-set.js';
@@ -215,6 +215,20 @@ export async function markNeedsReconnect(db: Db, read: ReadState, reason: Status
       updated_at: now.toISOString(),
     }))
     .where(isAsRead(read))
+    .execute();
+}
+
+/**
+ * The service refused a call for lack of `scope` though the token response named it (RFC 6750
+ * §3.1): the grant is taken to lack it from now on, so the sweeper stops sending that kind until
+ * the person reconnects (or a later token response names the scope again).
+ */
+export async function withdrawScope(db: Db, userId: number, scope: Scope, now: Date): Promise<void> {
+  await db
+    .updateTable('connections')
+    // Scopes are stored space-separated: padding both sides removes the whole name only.
+    .set({ scopes: sql<string>`trim(replace(' ' || scopes || ' ', ${` ${scope} `}, ' '))`, updated_at: now.toISOString() })
+    .where('user_id', '=', userId)
     .execute();
 }
 

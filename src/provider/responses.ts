@@ -13,11 +13,11 @@ export async function failureOf(response: Response, now: Date): Promise<ServiceE
   const body = errorBodySchema.safeParse(safeJson(await response.text().catch(() => ''))).data;
   const message = `HTTP ${response.status}: ${serviceMessage(body, response)}`;
   if (response.status === 429) {
-    return new ServiceError('retryable', message, retryAfterMs(response.headers.get('retry-after'), now));
+    return new ServiceError('retryable', message, { retryAfterMs: retryAfterMs(response.headers.get('retry-after'), now) });
   }
   if (response.status >= 500 || response.status === 401) return new ServiceError('retryable', message);
   if (response.status === 403 && lacksScope(body, response.headers.get('www-authenticate'))) {
-    return new ServiceError('needs-reconnect', `the grant lacks a scope this request needs (${message})`);
+    return new ServiceError('needs-reconnect', `the grant lacks a scope this request needs (${message})`, { missingScope: true });
   }
   return new ServiceError('permanent', message);
 }

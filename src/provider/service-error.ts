@@ -7,14 +7,25 @@
  */
 export type FailureKind = 'retryable' | 'permanent' | 'needs-reconnect';
 
+export interface FailureDetails {
+  /** How long the service asked us to wait (429 Retry-After). */
+  retryAfterMs?: number;
+  /** The grant lacks a scope this call needs (RFC 6750 §3.1 insufficient_scope), though the token response named it. */
+  missingScope?: boolean;
+}
+
 export class ServiceError extends Error {
   override name = 'ServiceError';
+  readonly retryAfterMs: number | undefined;
+  readonly missingScope: boolean;
 
   constructor(
     readonly kind: FailureKind,
     message: string,
-    readonly retryAfterMs?: number,
+    { retryAfterMs, missingScope = false }: FailureDetails = {},
   ) {
     super(message);
+    this.retryAfterMs = retryAfterMs;
+    this.missingScope = missingScope;
   }
 }

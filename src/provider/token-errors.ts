@@ -58,7 +58,7 @@ export function serviceWords(failure: TokenRequestFailure): string | undefined {
 export function toServiceError(failure: TokenRequestFailure): ServiceError {
   if (failure.kind === 'retryable') {
     const message = `token endpoint unavailable (${failure.status ?? 'no answer'}: ${failure.reason})`;
-    return new ServiceError('retryable', message, failure.retryAfterMs);
+    return new ServiceError('retryable', message, { retryAfterMs: failure.retryAfterMs });
   }
   const refusal = 'error' in failure ? `token endpoint refused: ${serviceWords(failure)}` : `token endpoint answered unusably: ${failure.reason}`;
   return new ServiceError(failure.kind === 'needs-reconnect' ? 'needs-reconnect' : 'retryable', refusal);

@@ -1,5 +1,5 @@
-import { hasCapability } from '../connections/capabilities.js';
-import { findConnection } from '../connections/connection.repository.js';
+import { hasCapability, scopeOf } from '../connections/capabilities.js';
+import { findConnection, withdrawScope } from '../connections/connection.repository.js';
 import { ServiceError } from '../provider/service-error.js';
 import { dirtyVersion, markFailed, markSynced, recordPendingReason, type OutboxKey } from './outbox.js';
 import type { SendDependencies } from './sender.js';
@@ -38,8 +38,10 @@ export async function syncEntry(deps: SyncEntryDependencies, key: OutboxKey): Pr
       return 'failed';
     }
     await recordPendingReason(db, key, error.kind === 'needs-reconnect' ? WAITING_FOR_CONNECTION : error.message, clock());
-    if (error.kind === 'needs-reconnect') return 'waiting-for-connection';
-    throw error;
+    if (error.kind === 'retryable') throw error;
+    // Without this the sweeper would send the kind again and again, to be refused each time.
+    if (error.missingScope) await withdrawScope(db, key.userId, scopeOf(key.kind), clock());
+    return 'waiting-for-connection';
   }
   if (!(await markSynced(db, key, version, clock()))) return 'changed-meanwhile';
   await sender.afterSynced?.(deps, key);

@@ -3,7 +3,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createTokenCipher } from '../../src/connections/token-crypto.js';
 import { ServiceError } from '../../src/provider/service-error.js';
 import { WAITING_FOR_CONNECTION, syncEntry } from '../../src/sync/jobs.js';
-import { connectedUser } from '../helpers/flows.js';
+import { findConnection } from '../../src/connections/connection.repository.js';
+import { dirtyEntriesOfConnectedUsers } from '../../src/sync/outbox.js';
+import { connect, connectedUser } from '../helpers/flows.js';
 import { serviceApiWith } from '../helpers/service-api.js';
 import { addMeal, changeMeal, deleteMeal, syncStatus } from '../helpers/meals.js';
 import { startStack, type Stack } from '../helpers/stack.js';
@@ -147,6 +149,24 @@ describe('syncing a nutrition day', () => {
     await changeMeal(client, item.id, { carbs: 50 });
     expect(await syncStatus(client, DATE)).toEqual([{ kind: 'nutrition', date: DATE, status: 'pending' }]);
     expect(await syncEntry({ db: stack.db, api: stack.serviceApi(), clock: () => new Date() }, dayOf(userId))).toBe('synced');
+  });
+
+  it('on a 403 insufficient_scope, waits for a reconnect and drops the scope, so the sweeper stops sending the day', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
+    const { client, userId } = await connectedUser(stack);
+    await addMeal(client, breakfast);
+    await stack.changeSandbox({ withdrawnScopes: ['nutrition:write'] });
+    const deps = { db: stack.db, api: stack.serviceApi(), clock: () => new Date() };
+
+    expect(await syncEntry(deps, dayOf(userId))).toBe('waiting-for-connection');
+    expect(await syncStatus(client, DATE)).toEqual([{ kind: 'nutrition', date: DATE, status: 'pending', error: WAITING_FOR_CONNECTION }]);
+    expect((await findConnection(stack.db, userId))!.scopes).not.toContain('nutrition:write');
+    expect(await dirtyEntriesOfConnectedUsers(stack.db, 'nutrition', 10)).toEqual([]);
+
+    await stack.changeSandbox({ withdrawnScopes: [] });
+    await connect(client);
+    expect((await findConnection(stack.db, userId))!.scopes).toContain('nutrition:write');
+    expect(await syncEntry(deps, dayOf(userId))).toBe('synced');
   });
 
   it('keeps the day pending with the reason on a retryable failure, and throws for the queue to retry', async () => {

@@ -114,7 +114,7 @@ describe('the sync worker', () => {
     startWorker({
       upsertNutrition: async (userId, record) => {
         calls.push(Date.now());
-        if (calls.length === 1) throw new ServiceError('retryable', 'HTTP 429: slow down', 700);
+        if (calls.length === 1) throw new ServiceError('retryable', 'HTTP 429: slow down', { retryAfterMs: 700 });
         await real.upsertNutrition(userId, record);
       },
     });
