@@ -33,6 +33,7 @@ const NOT_ABOUT_THE_DATABASE = [
 export default defineConfig({
   test: {
     globalSetup: ['test/global-setup.ts'],
+    setupFiles: ['test/redis-keys.setup.ts'],
     testTimeout: 20_000,
     hookTimeout: 60_000,
     // Kysely's migrator imports migration files at run time; inlining lets Vite load the .ts ones.

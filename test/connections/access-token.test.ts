@@ -1,10 +1,11 @@
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { findConnection } from '../../src/connections/connection.repository.js';
 import { createTokenCipher } from '../../src/connections/token-crypto.js';
 import { createOAuthClient, type OAuthClient } from '../../src/provider/oauth.js';
 import { ServiceError } from '../../src/provider/service-error.js';
 import { connect, connectedUser } from '../helpers/flows.js';
+import { testRedisPrefix } from '../helpers/redis-keys.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 import { eventually } from '../helpers/wait.js';
 
@@ -24,7 +25,7 @@ async function refreshCounts() {
 }
 
 /** A Redis key prefix no other AccessTokens uses: a process whose Redis lock does not see the others'. */
-const anotherPrefix = () => `test-${randomUUID()}`;
+const anotherPrefix = testRedisPrefix;
 
 /** An OAuth client whose refresh reaches the service and is applied, but whose answer never comes back: a process killed mid-refresh. */
 function killedMidRefresh(): OAuthClient {

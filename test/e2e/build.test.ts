@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { cpSync, existsSync, mkdtempSync, rmSync, statSync, symlinkSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -31,9 +30,7 @@ function freshClone(files = CHECKED_IN, { withPackages = true } = {}): string {
   return clone;
 }
 
-const env = { ...MINIMAL_APP_ENVIRONMENT, REDIS_PREFIX: `test-${randomUUID()}` };
-
-function npmRun(clone: string, script: string, processEnv: NodeJS.ProcessEnv = env) {
+function npmRun(clone: string, script: string, processEnv: NodeJS.ProcessEnv = MINIMAL_APP_ENVIRONMENT) {
   return run('npm', ['run', '--silent', '--prefix', clone, script], processEnv);
 }
 
@@ -47,7 +44,7 @@ describe('npm run build', () => {
     expect(build).toMatchObject({ code: 0, stderr: '' });
     for (const source of SOURCES) rmSync(join(clone, source), { recursive: true });
     processEnv = {
-      ...env,
+      ...MINIMAL_APP_ENVIRONMENT,
       DATABASE_URL: `sqlite:${join(clone, 'app.db')}`,
       PORT: String(await getPort()),
       REDIS_URL: inject('redisUrl'),
@@ -89,7 +86,7 @@ describe('the production npm scripts', () => {
     'build dist/ first when it is missing or older than the sources, and only then',
     async () => {
       const clone = freshClone();
-      const processEnv = { ...env, DATABASE_URL: `sqlite:${join(clone, 'app.db')}` };
+      const processEnv = { ...MINIMAL_APP_ENVIRONMENT, DATABASE_URL: `sqlite:${join(clone, 'app.db')}` };
       const builtAt = () => statSync(join(clone, 'dist/.built')).mtimeMs;
 
       const first = await npmRun(clone, 'migrate', processEnv);

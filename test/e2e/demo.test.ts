@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import getPort from 'get-port';
 import { describe, expect, inject, it } from 'vitest';
 import { start } from '../helpers/processes.js';
+import { testRedisPrefix } from '../helpers/redis-keys.js';
 
 describe('npm run demo', () => {
   it('starts sandbox, web and worker, prints the URL to open, and stops them all on Ctrl+C', async () => {
@@ -16,6 +17,7 @@ describe('npm run demo', () => {
       SANDBOX_PORT: String(sandboxPort),
       DATABASE_URL: `sqlite:${join(mkdtempSync(join(tmpdir(), 'athlete-sync-demo-')), 'demo.db')}`,
       REDIS_URL: inject('redisUrl'),
+      REDIS_PREFIX: testRedisPrefix(),
     });
     try {
       const [, url] = await demo.waitForOutput(/Open (http:\/\/localhost:\d+)/);

@@ -1,6 +1,9 @@
+import { testRedisPrefix } from './redis-keys.js';
+
 /**
  * The least a production command needs to start, as a person would set it in a shell: the
- * required settings with harmless values, a service on this machine, logs at info.
+ * required settings with harmless values, a service on this machine, logs at info; and the test
+ * file's Redis key prefix, so that the processes never write under the default one.
  */
 export const MINIMAL_APP_ENVIRONMENT = {
   PATH: process.env.PATH,
@@ -12,4 +15,5 @@ export const MINIMAL_APP_ENVIRONMENT = {
   ATHLETE_BASE_URL: 'http://127.0.0.1:4100',
   ATHLETE_CLIENT_ID: 'client',
   ATHLETE_CLIENT_SECRET: 'secret',
+  REDIS_PREFIX: testRedisPrefix(),
 };

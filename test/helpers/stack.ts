@@ -24,6 +24,7 @@ import { createSandbox, type Sandbox } from '../../src/sandbox/app.js';
 import { DEFAULT_SETTINGS, type Settings } from '../../src/sandbox/settings.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import { CookieClient } from './http-client.js';
+import { deleteKeys, testRedisPrefix } from './redis-keys.js';
 
 export interface Stack {
   appUrl: string;
@@ -122,7 +123,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     PORT: String(appPort),
     DATABASE_URL: database.url,
     REDIS_URL: inject('redisUrl'),
-    REDIS_PREFIX: `test-${randomUUID()}`,
+    REDIS_PREFIX: testRedisPrefix(),
     SESSION_SECRET: randomUUID() + randomUUID(),
     TOKEN_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
     ATHLETE_BASE_URL: sandboxUrl,
@@ -231,8 +232,9 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       sandboxServer.closeAllConnections();
       await Promise.all([new Promise((r) => appServer.close(r)), new Promise((r) => sandboxServer.close(r))]);
       await sessions.close();
-      await syncQueue.obliterate({ force: true });
       await syncQueue.close();
+      // Its sessions, attempt counts, OAuth states, locks and queue: under a REDIS_PREFIX a test chose too.
+      await deleteKeys(producer, `${config.redis.prefix}:*`);
       producer.disconnect();
       redis.disconnect();
       await db.destroy();

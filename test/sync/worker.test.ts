@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { Job, Worker } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
@@ -13,6 +12,7 @@ import { createSyncWorker } from '../../src/sync/worker.js';
 import { connectedUser } from '../helpers/flows.js';
 import { serviceApiWith } from '../helpers/service-api.js';
 import { addMeal, changeMeal, syncStatus } from '../helpers/meals.js';
+import { testRedisPrefix } from '../helpers/redis-keys.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 import { eventually } from '../helpers/wait.js';
 
@@ -69,7 +69,7 @@ describe('the sync worker', () => {
   });
 
   it('works under a hash-tagged REDIS_PREFIX, as Redis Cluster needs', async () => {
-    const prefix = `{test-${randomUUID()}}`;
+    const prefix = `{${testRedisPrefix()}}`;
     stack = await startStack({ sandbox: { autoApprove: 'Ana' }, env: { SYNC_QUIET_MS: '200', REDIS_PREFIX: prefix } });
     const { client } = await connectedUser(stack);
     startWorker(stack.serviceApi());
