@@ -38,7 +38,7 @@ function startWorker(api: Partial<ServiceApi>, logger = createLogger('silent')):
     rateLimitPerS: 50,
     lockDurationMs: 30_000,
     queue: stack.syncQueue,
-    deps: { db: stack.db, api: serviceApiWith(api), clock: () => new Date() },
+    deps: stack.sendDependencies(serviceApiWith(api)),
     accessTokens: stack.accessTokens(),
     logger,
     metrics: createPrometheusMetrics(),
