@@ -66,21 +66,13 @@ const FALLBACK_FILE_NAME = 'activity.fit';
  * entry dirty only when what the service would receive changed: its name or metadata.
  */
 export function createActivities({ db, files, clock, changed }: ActivitiesDependencies) {
-  async function view(userId: number, activities: Activity[]): Promise<ActivityView[]> {
-    const statuses = await syncStatusesOf(db, userId, 'activities', activities.map((activity) => String(activity.id)));
-    const bySubject = new Map(statuses.map((status) => [status.subject, status]));
-    return activities.map((activity) => toView(activity, bySubject.get(String(activity.id))));
-  }
-
   async function viewOne(activity: Activity): Promise<ActivityView> {
-    const [shown] = await view(activity.user_id, [activity]);
+    const [shown] = await activityViews(db, activity.user_id, [activity]);
     return shown!;
   }
 
   return {
-    async list(user: User): Promise<ActivityView[]> {
-      return view(user.id, await newestActivities(db, user.id, ACTIVITY_LIST_LIMIT));
-    },
+    list: (user: User): Promise<ActivityView[]> => newestActivityViews(db, user.id),
 
     /**
      * Checks the file, stores its bytes, then records the activity. The bytes go first, under a key
@@ -169,6 +161,17 @@ export function createActivities({ db, files, clock, changed }: ActivitiesDepend
 }
 
 export type Activities = ReturnType<typeof createActivities>;
+
+/** The user's newest activities (at most ACTIVITY_LIST_LIMIT), each with where its upload stands. */
+export async function newestActivityViews(db: Db, userId: number): Promise<ActivityView[]> {
+  return activityViews(db, userId, await newestActivities(db, userId, ACTIVITY_LIST_LIMIT));
+}
+
+async function activityViews(db: Db, userId: number, activities: Activity[]): Promise<ActivityView[]> {
+  const statuses = await syncStatusesOf(db, userId, 'activities', activities.map((activity) => String(activity.id)));
+  const bySubject = new Map(statuses.map((status) => [status.subject, status]));
+  return activities.map((activity) => toView(activity, bySubject.get(String(activity.id))));
+}
 
 export function activityEntry(activity: Pick<Activity, 'id' | 'user_id'>): OutboxKey {
   return { userId: activity.user_id, kind: 'activities', subject: String(activity.id) };

@@ -35,7 +35,10 @@ export const uploadFieldsSchema = z.strictObject({
     .optional(),
 });
 
-export type UploadFields = z.infer<typeof uploadFieldsSchema>;
+/** The Activities page's upload form: an empty name field means "no name", and the file's name is taken. */
+export const uploadFormSchema = z.object({
+  name: z.preprocess((value) => (value === '' ? undefined : value), activityNameSchema.optional()),
+});
 
 /** The JSON of PATCH /api/activities/:id: what to change. */
 export const activityChangesSchema = z

@@ -28,7 +28,7 @@ const BOUNDARY_LINE_MAX_BYTES = 2 + 70 + 2 + 2;
 const ENVELOPE_MAX_BYTES = (1 + TEXT_PARTS) * (PART_HEADERS_MAX_BYTES + 2 * BOUNDARY_LINE_MAX_BYTES) + TEXT_PARTS * TEXT_PART_MAX_BYTES;
 
 /** A refusal of the upload; the error handler answers with its status and message. */
-class UploadRefusedError extends Error {
+export class UploadRefusedError extends Error {
   override name = 'UploadRefusedError';
 
   constructor(
