@@ -73,8 +73,14 @@ export interface SandboxNutritionDay {
   writes: number;
 }
 
+/** A workout the sandbox keeps per file (keyed by its SHA-256); `writes` counts the uploads of that file. */
+export interface SandboxWorkout {
+  payload: { name: string; metadata: Record<string, unknown> | null; bytes: number };
+  writes: number;
+}
+
 export interface SandboxState {
-  athletes: Record<string, { nutrition: Record<string, SandboxNutritionDay> }>;
+  athletes: Record<string, { nutrition: Record<string, SandboxNutritionDay>; workouts: Record<string, SandboxWorkout> }>;
   grants: Array<{ athlete: string; scopes: string[]; status: string; currentRefreshTokenSha256: string | null }>;
   counters: {
     requests: Record<string, Record<string, number>>;
