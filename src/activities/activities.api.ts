@@ -1,9 +1,9 @@
-import { Router, type Request, type Response } from 'express';
+import { Router, type Response } from 'express';
 import { currentUser, requireUserApi } from '../web/authentication.js';
 import { sendInvalidInput } from '../web/invalid-input.js';
 import type { Activities } from './activities.js';
 import { activityChangesSchema, activityIdSchema, uploadFieldsSchema } from './activity.schemas.js';
-import { receiveUpload } from './receive-upload.js';
+import { receiveUpload, uploadedFile } from './receive-upload.js';
 
 /**
  * POST /api/activities: a multipart upload (§2.2), so app.ts mounts it before the JSON-only guard
@@ -49,12 +49,6 @@ export function activitiesApi({ activities }: { activities: Activities }): Route
   });
 
   return router;
-}
-
-/** The file receiveUpload took in: it lets no request without one through. */
-export function uploadedFile(req: Request): { bytes: Uint8Array; fileName: string } {
-  if (!req.file) throw new Error('receiveUpload passed on a request without a file');
-  return { bytes: req.file.buffer, fileName: req.file.originalname };
 }
 
 /** Another user's activity is "not found" too: its existence is not revealed. */

@@ -3,10 +3,9 @@ import { currentUser, requireUserPage } from '../web/authentication.js';
 import { createCsrfProtection, formTokenOf } from '../web/csrf.js';
 import { describeInvalidFields } from '../web/invalid-input.js';
 import type { RenderPage } from '../web/pages.js';
-import { uploadedFile } from './activities.api.js';
 import type { Activities } from './activities.js';
 import { activityIdSchema, uploadFormSchema } from './activity.schemas.js';
-import { receiveUpload, UploadRefusedError } from './receive-upload.js';
+import { receiveUpload, uploadedFile, UploadRefusedError } from './receive-upload.js';
 
 interface Dependencies {
   activities: Activities;

@@ -55,7 +55,7 @@ export interface ActivitiesDependencies {
 }
 
 /** How many activities a list shows: the newest ones. */
-export const ACTIVITY_LIST_LIMIT = 200;
+const ACTIVITY_LIST_LIMIT = 200;
 
 const FALLBACK_NAME = 'Activity';
 const FALLBACK_FILE_NAME = 'activity.fit';

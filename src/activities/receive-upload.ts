@@ -70,6 +70,12 @@ export function receiveUpload({ maxBytes }: { maxBytes: number }): RequestHandle
   };
 }
 
+/** The file receiveUpload took in, for the handler after it: it lets no request without one through. */
+export function uploadedFile(req: Request): { bytes: Uint8Array; fileName: string } {
+  if (!req.file) throw new Error('receiveUpload passed on a request without a file');
+  return { bytes: req.file.buffer, fileName: req.file.originalname };
+}
+
 function declaredLength(req: Request): number {
   const header = req.get('content-length');
   return header === undefined ? 0 : Number(header);

@@ -23,7 +23,7 @@ const rangeSchema = z
 
 /**
  * GET /api/sync/status?from=&to= (inclusive): where each changed day's sync stands, of every daily
- * kind, and the upload of each of the user's newest activities (ACTIVITY_LIST_LIMIT of them).
+ * kind, and the upload of each of the user's newest activities (newestActivityViews).
  */
 export function syncStatusApi({ db }: { db: Db }): Router {
   const router = Router();
