@@ -2,6 +2,7 @@ import type { Worker } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ActivityView } from '../../src/activities/activities.js';
 import { activityFileKey, sha256Hex } from '../../src/activities/activity-file-store.js';
+import { syncEntry } from '../../src/sync/jobs.js';
 import { activityTraces, listActivities, renameActivity, uploadActivity } from '../helpers/activities.js';
 import { fitFile, fitFileWithBadCrc } from '../helpers/fit-files.js';
 import { connectedUser } from '../helpers/flows.js';
@@ -80,14 +81,23 @@ describe('an activity on its way to the service', () => {
     expect((await activityTraces(stack, userId)).files).toBe(1);
   });
 
-  it('has its bytes pruned after a successful upload with ACTIVITY_RETENTION=prune-after-upload, keeping its hash, name and status', async () => {
+  it('has its bytes pruned with ACTIVITY_RETENTION=prune-after-upload once an upload succeeds, not before, keeping its hash, name and status', async () => {
     const { client, userId } = await startWith({ ACTIVITY_RETENTION: 'prune-after-upload' });
-    startWorker();
     const file = fitFile(3);
     const activity = await uploadActivity(client, file, { name: 'Ride' });
+    const entry = { userId, kind: 'activities' as const, subject: String(activity.id) };
+
+    await stack.changeSandbox({ faultRate: 1, faultKinds: ['503'] });
+    await expect(syncEntry(stack.sendDependencies(), entry)).rejects.toMatchObject({ kind: 'retryable' });
+    expect(await listActivities(client)).toMatchObject([{ fileStored: true, sync: { status: 'pending', error: expect.stringMatching(/^HTTP 503/) } }]);
+    expect((await activityTraces(stack, userId)).files).toBe(1);
+
+    await stack.changeSandbox({ faultRate: 0 });
+    startWorker();
     const synced = await settled(client, activity.id, 'synced');
     expect(synced).toMatchObject({ name: 'Ride', sha256: sha256Hex(file), bytes: file.length });
     await eventually('the bytes to be pruned', async () => ((await activityTraces(stack, userId)).files === 0 ? true : undefined));
     expect(await listActivities(client)).toMatchObject([{ id: activity.id, fileStored: false, sync: { status: 'synced' } }]);
+    expect(await sandboxWorkouts()).toEqual({ [sha256Hex(file)]: expect.objectContaining({ writes: 1 }) });
   });
 });
