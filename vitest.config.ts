@@ -12,7 +12,7 @@ const postgresUrl = process.env.TEST_POSTGRES_URL;
 
 const DATABASE_TESTS = [
   'test/{accounts,activities,connections,dashboard,db,nutrition,sync,web,workouts}/**/*.test.ts',
-  'test/e2e/{multi-host,nutrition-sync,shutdown,token-canary,token-single-flight,worker-stopped-mid-refresh}.test.ts',
+  'test/e2e/{activities-sync,multi-host,nutrition-sync,shutdown,token-canary,token-single-flight,worker-stopped-mid-refresh}.test.ts',
 ];
 /**
  * In those folders, the files whose subject is not the database: pure functions, and the fuzz test

@@ -9,6 +9,10 @@ import { accountPages } from './accounts/accounts.pages.js';
 import { createAccounts } from './accounts/accounts.js';
 import { createAttemptLimits } from './accounts/attempt-limits.js';
 import { createPasswordHasher } from './accounts/password.js';
+import { activitiesApi, activityUploadApi } from './activities/activities.api.js';
+import { activitiesPages, activityUploadPage } from './activities/activities.pages.js';
+import { createActivities } from './activities/activities.js';
+import { createDatabaseActivityFileStore } from './activities/activity-file-store.js';
 import { queueDashboard } from './admin/queue-dashboard.js';
 import type { Config } from './config.js';
 import { connectRoutes } from './connections/connect.routes.js';
@@ -62,6 +66,8 @@ export function createApp(deps: AppDependencies): Express {
   const renderPage = createPageRenderer(createViewRenderer());
   const changed = createChangeHint(syncQueue, config.sync.quietMs, logger);
   const meals = createMeals({ db, limits: config.meals, clock, changed });
+  const activities = createActivities({ db, files: createDatabaseActivityFileStore(db), clock, changed });
+  const { maxBytes } = config.activities;
   const accounts = createAccounts({
     db,
     passwords: createPasswordHasher(),
@@ -102,20 +108,26 @@ export function createApp(deps: AppDependencies): Express {
   // Before the forms' CSRF check: Bull Board sends JSON, guarded by the origin check above.
   app.use(queueDashboard({ queue: syncQueue, adminEmails: config.admin.emails, allowActions: config.admin.queueActions }));
 
+  // Uploads are multipart (§2.2): before the JSON-only guard of the rest of the API.
+  app.use(activityUploadApi({ activities, maxBytes }));
   app.use('/api', requireJsonBody, express.json({ limit: '100kb' }));
   app.use(accountApi({ db, accounts, clock }));
   app.use(mealsApi({ meals, limits: config.meals }));
+  app.use(activitiesApi({ activities }));
   app.use(syncStatusApi({ db }));
   app.use(workoutsApi({ db, api: serviceApi }));
   app.use('/api', (_req, res) => {
     res.status(404).json({ error: 'not_found', message: 'No such endpoint.' });
   });
 
+  // The upload form is multipart: its route parses it, then checks the form token itself.
+  app.use(activityUploadPage({ activities, renderPage, maxBytes }));
   app.use(express.urlencoded({ extended: false, limit: '20kb' }), createCsrfProtection());
   app.use(accountPages({ accounts, renderPage, clock }));
   app.use(dashboardPages({ db, renderPage, clock }));
   app.use(mealsPages({ db, meals, limits: config.meals, renderPage, clock }));
   app.use(workoutsPages({ db, api: serviceApi, renderPage }));
+  app.use(activitiesPages({ activities, renderPage }));
   app.use(
     connectRoutes({
       db,

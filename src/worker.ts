@@ -1,4 +1,5 @@
 import { loadConfig, readEnvironment } from './config.js';
+import { createDatabaseActivityFileStore } from './activities/activity-file-store.js';
 import { accessTokensFromConfig } from './connections/access-token.js';
 import { createDb } from './db/database.js';
 import { assertMigrated } from './db/migrate.js';
@@ -33,7 +34,7 @@ runEntryPoint(async () => {
     rateLimitPerS: config.sync.rateLimitPerS,
     lockDurationMs: config.sync.lockDurationMs,
     queue,
-    deps: { db, api, clock },
+    deps: { db, api, clock, activityFiles: { store: createDatabaseActivityFileStore(db), retention: config.activities.retention } },
     accessTokens,
     logger,
     metrics,

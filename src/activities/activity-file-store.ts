@@ -49,3 +49,12 @@ export function createDatabaseActivityFileStore(db: Db): ActivityFileStore {
     },
   };
 }
+
+/** What happens to a file's bytes once the service has it (ACTIVITY_RETENTION). */
+export type ActivityRetention = 'keep' | 'prune-after-upload';
+
+/** The bytes of the activities, and how long they are kept: what the upload and the sender share. */
+export interface ActivityFiles {
+  store: ActivityFileStore;
+  retention: ActivityRetention;
+}

@@ -28,7 +28,7 @@ const BOUNDARY_LINE_MAX_BYTES = 2 + 70 + 2 + 2;
 const ENVELOPE_MAX_BYTES = (1 + TEXT_PARTS) * (PART_HEADERS_MAX_BYTES + 2 * BOUNDARY_LINE_MAX_BYTES) + TEXT_PARTS * TEXT_PART_MAX_BYTES;
 
 /** A refusal of the upload; the error handler answers with its status and message. */
-class UploadRefusedError extends Error {
+export class UploadRefusedError extends Error {
   override name = 'UploadRefusedError';
 
   constructor(
@@ -68,6 +68,12 @@ export function receiveUpload({ maxBytes }: { maxBytes: number }): RequestHandle
       next();
     });
   };
+}
+
+/** The file receiveUpload took in, for the handler after it: it lets no request without one through. */
+export function uploadedFile(req: Request): { bytes: Uint8Array; fileName: string } {
+  if (!req.file) throw new Error('receiveUpload passed on a request without a file');
+  return { bytes: req.file.buffer, fileName: req.file.originalname };
 }
 
 function declaredLength(req: Request): number {

@@ -1,6 +1,7 @@
 import { Kysely } from 'kysely';
 import type { UserTable } from '../accounts/user.table.js';
 import type { ActivityFileTable } from '../activities/activity-file.table.js';
+import type { ActivityTable } from '../activities/activity.table.js';
 import type { ConnectionTable } from '../connections/connection.table.js';
 import type { MealItemTable } from '../nutrition/meal.table.js';
 import type { OutboxTable } from '../sync/outbox.table.js';
@@ -15,6 +16,7 @@ export interface Database {
   meal_items: MealItemTable;
   outbox: OutboxTable;
   activity_files: ActivityFileTable;
+  activities: ActivityTable;
 }
 
 export type Db = Kysely<Database>;

@@ -1,3 +1,4 @@
+import type { ActivityFiles } from '../activities/activity-file-store.js';
 import type { Db } from '../db/database.js';
 import type { ServiceApi } from '../provider/api.js';
 import type { OutboxKey } from './outbox.js';
@@ -6,6 +7,8 @@ export interface SendDependencies {
   db: Db;
   api: ServiceApi;
   clock: () => Date;
+  /** Where the bytes of .fit activities are, and whether they are kept after upload. */
+  activityFiles: ActivityFiles;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { activitySender } from '../activities/activity-sender.js';
 import { nutritionSender } from '../nutrition/nutrition-sender.js';
 import type { Sender } from './sender.js';
 import type { SyncKind } from './sync-kinds.js';
@@ -10,5 +11,5 @@ const notBuiltYet = (kind: SyncKind): Sender => ({
 export const SENDERS: Record<SyncKind, Sender> = {
   nutrition: nutritionSender,
   wellness: notBuiltYet('wellness'),
-  activities: notBuiltYet('activities'),
+  activities: activitySender,
 };

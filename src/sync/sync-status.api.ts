@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import { DateTime } from 'luxon';
 import { z } from 'zod';
+import { newestActivityViews } from '../activities/activities.js';
 import { calendarDateSchema } from '../dates/supported-dates.js';
 import type { Db } from '../db/database.js';
 import { currentUser, requireUserApi } from '../web/authentication.js';
@@ -20,14 +21,21 @@ const rangeSchema = z
     path: ['to'],
   });
 
-/** GET /api/sync/status?from=&to= (inclusive): where each changed day's sync stands, of every daily kind. */
+/**
+ * GET /api/sync/status?from=&to= (inclusive): where each changed day's sync stands, of every daily
+ * kind, and the upload of each of the user's newest activities (newestActivityViews).
+ */
 export function syncStatusApi({ db }: { db: Db }): Router {
   const router = Router();
   router.get('/api/sync/status', requireUserApi, async (req, res) => {
     const range = rangeSchema.safeParse(req.query);
     if (!range.success) return sendInvalidInput(res, range.error);
-    const statuses = await dailySyncStatuses(db, currentUser(res).id, range.data.from, range.data.to);
-    res.json({ days: statuses.map(({ subject, ...status }) => ({ ...status, date: subject })) });
+    const userId = currentUser(res).id;
+    const statuses = await dailySyncStatuses(db, userId, range.data.from, range.data.to);
+    res.json({
+      days: statuses.map(({ subject, ...status }) => ({ ...status, date: subject })),
+      activities: (await newestActivityViews(db, userId)).map(({ id, name, sha256, sync }) => ({ id, name, sha256, ...sync })),
+    });
   });
   return router;
 }

@@ -1,5 +1,5 @@
 import { csrfSync } from 'csrf-sync';
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 
 /**
  * HTML forms carry a synchronizer token (`_csrf`) kept in the session. Safe methods pass and
@@ -16,4 +16,12 @@ export function createCsrfProtection(): RequestHandler {
     errorConfig: { statusCode: 403, message: 'This form has expired. Go back, reload the page and try again.' },
   });
   return csrfSynchronisedProtection;
+}
+
+/**
+ * The session's form token, made if it has none: for a page answered before the CSRF check could
+ * run (an upload refused before its body, and so its `_csrf`, was read). Such an answer changes nothing.
+ */
+export function formTokenOf(req: Request): string {
+  return csrfSync().generateToken(req);
 }

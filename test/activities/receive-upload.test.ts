@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { request, type IncomingMessage, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,9 +10,9 @@ import { createErrorHandler } from '../../src/web/error-handler.js';
 import { createPageRenderer } from '../../src/web/pages.js';
 import { createViewRenderer } from '../../src/web/views.js';
 import { fitFile } from '../helpers/fit-files.js';
+import { BOUNDARY, streamUpload } from '../helpers/stream-upload.js';
 
 const MAX_BYTES = 64 * 1024;
-const BOUNDARY = 'test-boundary-7f3a';
 
 let server: Server;
 let baseUrl: string;
@@ -49,63 +49,6 @@ function form(parts: Record<string, string | Uint8Array | Uint8Array[]>): FormDa
   return data;
 }
 
-/** The opening of a multipart body whose one part, `file`, runs on with whatever is written next. */
-const FILE_PART_OPENING = Buffer.from(
-  `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="big.fit"\r\nContent-Type: application/octet-stream\r\n\r\n`,
-);
-const CLOSING = Buffer.from(`\r\n--${BOUNDARY}--\r\n`);
-
-interface StreamedUpload {
-  status: number;
-  json: unknown;
-  /** Bytes of the body the client had handed to the socket when the answer's head arrived. */
-  sentWhenAnswered: number;
-}
-
-/**
- * Streams a multipart body of one file of `fileBytes` bytes with node:http, chunk by chunk as the
- * socket takes them, and stops sending once the answer has come. With `declare`, the headers say
- * the body's true length; without, it is sent chunked.
- */
-async function streamUpload(fileBytes: number, { declare }: { declare: boolean }): Promise<StreamedUpload> {
-  const bodyLength = FILE_PART_OPENING.length + fileBytes + CLOSING.length;
-  const req = request(`${baseUrl}/api/upload`, {
-    method: 'POST',
-    headers: {
-      'Content-Type': `multipart/form-data; boundary=${BOUNDARY}`,
-      ...(declare ? { 'Content-Length': String(bodyLength) } : {}),
-    },
-  });
-  // Once the server has answered and closed, writes fail with EPIPE or ECONNRESET: expected here.
-  req.on('error', () => {});
-  let sent = 0;
-  let answer: { response: IncomingMessage; sentWhenAnswered: number } | undefined;
-  const answered = new Promise<IncomingMessage>((resolve) => {
-    req.on('response', (response: IncomingMessage) => {
-      answer = { response, sentWhenAnswered: sent };
-      resolve(response);
-    });
-  });
-  const write = async (chunk: Buffer) => {
-    sent += chunk.length;
-    if (!req.write(chunk)) await Promise.race([once(req, 'drain'), answered]);
-  };
-  await write(FILE_PART_OPENING);
-  const chunk = Buffer.alloc(64 * 1024, 0x2a);
-  for (let remaining = fileBytes; remaining > 0 && answer === undefined && !req.destroyed; remaining -= chunk.length) {
-    await write(remaining >= chunk.length ? chunk : chunk.subarray(0, remaining));
-  }
-  if (answer === undefined && !req.destroyed) {
-    await write(CLOSING);
-    req.end();
-  }
-  const response = await answered;
-  const chunks: Buffer[] = [];
-  for await (const piece of response) chunks.push(piece as Buffer);
-  req.destroy();
-  return { status: response.statusCode ?? 0, json: JSON.parse(Buffer.concat(chunks).toString('utf8')), sentWhenAnswered: answer?.sentWhenAnswered ?? sent };
-}
-
 const payloadTooLarge = { error: 'payload_too_large', message: 'The file is larger than the limit of 64 KiB.' };
 
 describe('receiveUpload', () => {
@@ -130,13 +73,13 @@ describe('receiveUpload', () => {
   });
 
   it('answers 413 for a chunked body whose file runs past the limit', async () => {
-    const upload = await streamUpload(4 * MAX_BYTES, { declare: false });
+    const upload = await streamUpload(`${baseUrl}/api/upload`, 4 * MAX_BYTES, { declare: false });
     expect(upload).toMatchObject({ status: 413, json: payloadTooLarge });
   });
 
   it('answers 413 to a body whose Content-Length is too large before the client has sent it', async () => {
     const declared = 64 * 1024 * 1024;
-    const upload = await streamUpload(declared, { declare: true });
+    const upload = await streamUpload(`${baseUrl}/api/upload`, declared, { declare: true });
     expect(upload).toMatchObject({ status: 413, json: payloadTooLarge });
     // The kernel's socket buffers take some megabytes whether or not the server reads them.
     expect(upload.sentWhenAnswered).toBeLessThan(declared / 4);

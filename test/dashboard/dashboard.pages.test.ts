@@ -31,13 +31,13 @@ describe('the dashboard', () => {
     await addMeal(client, { name: 'Rice', carbs: 80, logged_at: '2026-03-11T12:00:00+05:45' });
     await addMeal(client, { name: 'Dal', carbs: 40, logged_at: '2026-03-12T19:00:00+05:45' });
     const sentAt = new Date('2026-03-10T10:00:00Z');
-    await syncEntry({ db: stack.db, api: stack.serviceApi(), clock: () => sentAt }, nutritionDay(userId, '2026-03-10'));
+    await syncEntry({ ...stack.sendDependencies(), clock: () => sentAt }, nutritionDay(userId, '2026-03-10'));
     const refusing = serviceApiWith({
       upsertNutrition: async () => {
         throw new ServiceError('permanent', 'HTTP 400: invalid_request: items.0.carbs: too many');
       },
     });
-    await syncEntry({ db: stack.db, api: refusing, clock: () => new Date() }, nutritionDay(userId, '2026-03-11'));
+    await syncEntry(stack.sendDependencies(refusing), nutritionDay(userId, '2026-03-11'));
 
     const dashboard = await (await client.get('/')).text();
     const nutrition = dashboard.slice(dashboard.indexOf('data-sync-kind="nutrition"'));

@@ -29,7 +29,7 @@ beforeAll(async () => {
   await addMeal(client, { name: 'Oats', carbs: 60, logged_at: '2026-03-10T08:00:00+01:00' });
   const stolen = (await stack.storedGrant(userId))!.refreshToken;
   for (let i = 0; i < 2; i++) await stack.presentRefreshToken(stolen); // reuse: the sandbox revokes the grant
-  await syncEntry({ db: stack.db, api: stack.serviceApi(), clock: () => new Date() }, { userId, kind: 'nutrition', subject: '2026-03-10' });
+  await syncEntry(stack.sendDependencies(), { userId, kind: 'nutrition', subject: '2026-03-10' });
   pages.push(await (await client.get('/')).text());
   expect((await connect(client)).status).toBe(303);
 });

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import type { Queue } from 'bullmq';
 import getPort from 'get-port';
 import { inject } from 'vitest';
+import { createDatabaseActivityFileStore } from '../../src/activities/activity-file-store.js';
 import { createApp } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createAccessTokens, type AccessTokens } from '../../src/connections/access-token.js';
@@ -19,6 +20,7 @@ import { createServiceApi, type ServiceApi } from '../../src/provider/api.js';
 import { createOAuthClient, type OAuthClient } from '../../src/provider/oauth.js';
 import { createProducerConnection, createRedisConnection, untilReady } from '../../src/queue/redis.js';
 import { createSyncQueue } from '../../src/sync/queue.js';
+import type { SendDependencies } from '../../src/sync/sender.js';
 import { createRedisSessionStore } from '../../src/web/session.js';
 import { createSandbox, type Sandbox } from '../../src/sandbox/app.js';
 import { DEFAULT_SETTINGS, type Settings } from '../../src/sandbox/settings.js';
@@ -54,6 +56,8 @@ export interface Stack {
   storedGrant(userId: number): Promise<StoredGrant | undefined>;
   /** The data API client as a worker builds it, on `accessTokens` (default: the stack's own). */
   serviceApi(accessTokens?: AccessTokens): ServiceApi;
+  /** What the sync jobs get, as worker.ts builds it over the stack's database and settings; `api` defaults to serviceApi(). */
+  sendDependencies(api?: ServiceApi): SendDependencies;
   /** The app's queue, on the stack's own Redis prefix. */
   syncQueue: Queue;
   /** The environment the app was configured from: what a worker process of this stack needs. */
@@ -70,8 +74,14 @@ export interface SandboxNutritionDay {
   writes: number;
 }
 
+/** A workout the sandbox keeps per file (keyed by its SHA-256); `writes` counts the uploads of that file. */
+export interface SandboxWorkout {
+  payload: { name: string; metadata: Record<string, unknown> | null; bytes: number };
+  writes: number;
+}
+
 export interface SandboxState {
-  athletes: Record<string, { nutrition: Record<string, SandboxNutritionDay> }>;
+  athletes: Record<string, { nutrition: Record<string, SandboxNutritionDay>; workouts: Record<string, SandboxWorkout> }>;
   grants: Array<{ athlete: string; scopes: string[]; status: string; currentRefreshTokenSha256: string | null }>;
   counters: {
     requests: Record<string, Record<string, number>>;
@@ -223,6 +233,12 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       return grant;
     },
     serviceApi,
+    sendDependencies: (api = serviceApi()) => ({
+      db,
+      api,
+      clock: () => new Date(),
+      activityFiles: { store: createDatabaseActivityFileStore(db), retention: config.activities.retention },
+    }),
     syncQueue,
     env,
     logs,

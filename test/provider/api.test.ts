@@ -4,6 +4,7 @@ import type { AccessTokens } from '../../src/connections/access-token.js';
 import { createPrometheusMetrics } from '../../src/observability/metrics.js';
 import { createServiceApi } from '../../src/provider/api.js';
 import { ServiceError } from '../../src/provider/service-error.js';
+import { fitFile } from '../helpers/fit-files.js';
 
 const BASE_URL = 'https://athlete.test';
 const now = new Date('2026-11-21T12:00:00Z');
@@ -135,5 +136,62 @@ describe('the workouts listing', () => {
   it('throws a classified failure for an error answer', async () => {
     nock(BASE_URL).get('/api/workouts').reply(503, { error: 'temporarily_unavailable' });
     expect((await failureOf(api(fakeAccessTokens().tokens).listWorkouts(1))).kind).toBe('retryable');
+  });
+});
+
+describe('the activity upload', () => {
+  const file = fitFile(7);
+  const upload = { file, fileName: 'ride.fit', name: 'Morning ride', metadata: { localId: '42' } };
+
+  /** What nock received, read back as a form. nock hands a body that is not UTF-8 over as hex; a multipart body opens with "--". */
+  async function receivedForm(body: string, contentType: string): Promise<FormData> {
+    const bytes = body.startsWith('--') ? Buffer.from(body, 'utf8') : Buffer.from(body, 'hex');
+    return new Response(bytes, { headers: { 'content-type': contentType } }).formData();
+  }
+
+  /** Replies `status` and keeps each request's form, with the token it carried. */
+  function recordUploads(statuses: number[]) {
+    const received: Array<{ authorization: string; form: Promise<FormData> }> = [];
+    for (const status of statuses) {
+      nock(BASE_URL)
+        .post('/api/workouts/upload-fit')
+        .reply(function (_uri, body) {
+          received.push({ authorization: String(this.req.headers.authorization), form: receivedForm(String(body), String(this.req.headers['content-type'])) });
+          return [status, ''];
+        });
+    }
+    return received;
+  }
+
+  async function expectWholeUpload(form: FormData) {
+    const sent = form.get('file');
+    expect(sent).toBeInstanceOf(File);
+    expect((sent as File).name).toBe('ride.fit');
+    expect(Buffer.from(await (sent as File).arrayBuffer()).equals(Buffer.from(file))).toBe(true);
+    expect(form.get('name')).toBe('Morning ride');
+    expect(form.get('metadata')).toBe('{"localId":"42"}');
+  }
+
+  it('sends the file byte for byte, with name and metadata as a JSON string, in a multipart form', async () => {
+    const received = recordUploads([201]);
+    await api(fakeAccessTokens().tokens).uploadActivity(1, upload);
+    expect(received).toHaveLength(1);
+    expect(received[0]!.authorization).toBe('Bearer token-1');
+    await expectWholeUpload(await received[0]!.form);
+  });
+
+  it('sends the whole form again, once, after a 401 and a refresh', async () => {
+    const { tokens, calls } = fakeAccessTokens();
+    const received = recordUploads([401, 200]);
+    await api(tokens).uploadActivity(1, upload);
+    expect(received.map((request) => request.authorization)).toEqual(['Bearer token-1', 'Bearer token-2']);
+    for (const request of received) await expectWholeUpload(await request.form);
+    expect(calls).toEqual({ accessTokenFor: 1, replaceRejected: 1 });
+  });
+
+  it('treats a 400 as permanent, with the service’s message', async () => {
+    nock(BASE_URL).post('/api/workouts/upload-fit').reply(400, { error: 'invalid_request', error_description: 'FIT file CRC does not match' });
+    const error = await failureOf(api(fakeAccessTokens().tokens).uploadActivity(1, upload));
+    expect(error).toMatchObject({ kind: 'permanent', message: 'HTTP 400: invalid_request: FIT file CRC does not match' });
   });
 });

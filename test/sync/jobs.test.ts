@@ -35,7 +35,7 @@ describe('syncing a nutrition day', () => {
     const { client, userId } = await connectedUser(stack);
     const first = await addMeal(client, breakfast);
     const second = await addMeal(client, lunch);
-    expect(await syncEntry({ db: stack.db, api: stack.serviceApi(), clock: () => new Date() }, dayOf(userId))).toBe('synced');
+    expect(await syncEntry(stack.sendDependencies(), dayOf(userId))).toBe('synced');
 
     expect((await sandboxDay())!.payload).toEqual({
       date: DATE,
@@ -54,7 +54,7 @@ describe('syncing a nutrition day', () => {
   it('leaves a deleted item out of the next upsert, and sends an empty list when the last one goes', async () => {
     stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
     const { client, userId } = await connectedUser(stack);
-    const deps = { db: stack.db, api: stack.serviceApi(), clock: () => new Date() };
+    const deps = stack.sendDependencies();
     const first = await addMeal(client, breakfast);
     const second = await addMeal(client, lunch);
     await syncEntry(deps, dayOf(userId));
@@ -70,7 +70,7 @@ describe('syncing a nutrition day', () => {
   it('sends both days when an item moves to another day', async () => {
     stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
     const { client, userId } = await connectedUser(stack);
-    const deps = { db: stack.db, api: stack.serviceApi(), clock: () => new Date() };
+    const deps = stack.sendDependencies();
     const item = await addMeal(client, breakfast);
     await syncEntry(deps, dayOf(userId));
     await changeMeal(client, item.id, { logged_at: '2026-03-11T08:15:00+01:00' });
@@ -83,7 +83,7 @@ describe('syncing a nutrition day', () => {
   it('does nothing for a day that is already clean', async () => {
     stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
     const { client, userId } = await connectedUser(stack);
-    const deps = { db: stack.db, api: stack.serviceApi(), clock: () => new Date() };
+    const deps = stack.sendDependencies();
     await addMeal(client, breakfast);
     await syncEntry(deps, dayOf(userId));
     expect(await syncEntry(deps, dayOf(userId))).toBe('clean');
@@ -94,7 +94,7 @@ describe('syncing a nutrition day', () => {
     stack = await startStack({ sandbox: { autoApprove: 'Ana', withheldScopes: ['nutrition:write'] } });
     const { client, userId } = await connectedUser(stack);
     await addMeal(client, breakfast);
-    expect(await syncEntry({ db: stack.db, api: stack.serviceApi(), clock: () => new Date() }, dayOf(userId))).toBe(
+    expect(await syncEntry(stack.sendDependencies(), dayOf(userId))).toBe(
       'waiting-for-connection',
     );
     expect((await stack.sandboxState()).counters.requests['POST /api/nutrition']).toBeUndefined();
@@ -109,7 +109,7 @@ describe('syncing a nutrition day', () => {
     await addMeal(client, breakfast);
     // A worker whose settings no longer hold the key that sealed this user's tokens.
     const api = stack.serviceApi(stack.accessTokens({ cipher: createTokenCipher(randomBytes(32)) }));
-    const deps = { db: stack.db, api, clock: () => new Date() };
+    const deps = stack.sendDependencies(api);
     expect(await syncEntry(deps, dayOf(userId))).toBe('waiting-for-connection');
     expect(await syncEntry(deps, dayOf(userId))).toBe('waiting-for-connection');
     expect(await syncStatus(client, DATE)).toEqual([
@@ -126,7 +126,7 @@ describe('syncing a nutrition day', () => {
     // The app's clock runs behind: it believes the token is fresh, the service says it expired.
     const behind = () => new Date(Date.now() - 60_000);
     const api = stack.serviceApi(stack.accessTokens({ clock: behind }));
-    expect(await syncEntry({ db: stack.db, api, clock: () => new Date() }, dayOf(userId))).toBe('synced');
+    expect(await syncEntry(stack.sendDependencies(api), dayOf(userId))).toBe('synced');
     const { counters } = await stack.sandboxState();
     expect(counters.requests['POST /api/nutrition']).toEqual({ '401': 1, '201': 1 });
     expect(counters.refreshRequests).toBe(1);
@@ -141,14 +141,14 @@ describe('syncing a nutrition day', () => {
         throw new ServiceError('permanent', 'HTTP 400: invalid_request: items.0.carbs: too many');
       },
     });
-    expect(await syncEntry({ db: stack.db, api: refusing, clock: () => new Date() }, dayOf(userId))).toBe('failed');
+    expect(await syncEntry(stack.sendDependencies(refusing), dayOf(userId))).toBe('failed');
     expect(await syncStatus(client, DATE)).toEqual([
       { kind: 'nutrition', date: DATE, status: 'failed', error: 'HTTP 400: invalid_request: items.0.carbs: too many' },
     ]);
-    expect(await syncEntry({ db: stack.db, api: refusing, clock: () => new Date() }, dayOf(userId))).toBe('clean');
+    expect(await syncEntry(stack.sendDependencies(refusing), dayOf(userId))).toBe('clean');
     await changeMeal(client, item.id, { carbs: 50 });
     expect(await syncStatus(client, DATE)).toEqual([{ kind: 'nutrition', date: DATE, status: 'pending' }]);
-    expect(await syncEntry({ db: stack.db, api: stack.serviceApi(), clock: () => new Date() }, dayOf(userId))).toBe('synced');
+    expect(await syncEntry(stack.sendDependencies(), dayOf(userId))).toBe('synced');
   });
 
   it('on a 403 insufficient_scope, waits for a reconnect and drops the scope, so the sweeper stops sending the day', async () => {
@@ -156,7 +156,7 @@ describe('syncing a nutrition day', () => {
     const { client, userId } = await connectedUser(stack);
     await addMeal(client, breakfast);
     await stack.changeSandbox({ withdrawnScopes: ['nutrition:write'] });
-    const deps = { db: stack.db, api: stack.serviceApi(), clock: () => new Date() };
+    const deps = stack.sendDependencies();
 
     expect(await syncEntry(deps, dayOf(userId))).toBe('waiting-for-connection');
     expect(await syncStatus(client, DATE)).toEqual([{ kind: 'nutrition', date: DATE, status: 'pending', error: WAITING_FOR_CONNECTION }]);
@@ -173,7 +173,7 @@ describe('syncing a nutrition day', () => {
     stack = await startStack({ sandbox: { autoApprove: 'Ana', faultRate: 1, faultKinds: ['503'] } });
     const { client, userId } = await connectedUser(stack);
     await addMeal(client, breakfast);
-    const attempt = syncEntry({ db: stack.db, api: stack.serviceApi(), clock: () => new Date() }, dayOf(userId));
+    const attempt = syncEntry(stack.sendDependencies(), dayOf(userId));
     await expect(attempt).rejects.toMatchObject({ kind: 'retryable' });
     expect(await syncStatus(client, DATE)).toEqual([
       { kind: 'nutrition', date: DATE, status: 'pending', error: expect.stringContaining('HTTP 503') },
@@ -191,10 +191,9 @@ describe('syncing a nutrition day', () => {
         await real.upsertNutrition(id, record);
       },
     });
-    const deps = { db: stack.db, clock: () => new Date() };
-    expect(await syncEntry({ ...deps, api: editingMeanwhile }, dayOf(userId))).toBe('changed-meanwhile');
+    expect(await syncEntry(stack.sendDependencies(editingMeanwhile), dayOf(userId))).toBe('changed-meanwhile');
     expect((await syncStatus(client, DATE))[0]!.status).toBe('pending');
-    expect(await syncEntry({ ...deps, api: real }, dayOf(userId))).toBe('synced');
+    expect(await syncEntry(stack.sendDependencies(real), dayOf(userId))).toBe('synced');
     expect((await sandboxDay())!.payload.items[0]).toMatchObject({ carbs: 70 });
   });
 });

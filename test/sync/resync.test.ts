@@ -21,7 +21,7 @@ beforeAll(async () => {
   email = ((await (await client.get('/api/me')).json()) as { email: string }).email;
   await addMeal(client, { name: 'Oats', carbs: 60, logged_at: '2026-06-01T08:00:00+02:00' });
   await addMeal(client, { name: 'Rice', carbs: 80, logged_at: '2026-06-03T12:00:00+02:00' });
-  const deps = { db: stack.db, api: stack.serviceApi(), clock: () => new Date() };
+  const deps = stack.sendDependencies();
   for (const date of ['2026-06-01', '2026-06-03']) await syncEntry(deps, { userId: user.userId, kind: 'nutrition', subject: date });
 });
 afterAll(async () => {

@@ -1,19 +1,17 @@
 import type { Job, Worker } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
-import { createPrometheusMetrics } from '../../src/observability/metrics.js';
 import type { NutritionRecord, ServiceApi } from '../../src/provider/api.js';
 import { ServiceError } from '../../src/provider/service-error.js';
-import { createRedisConnection } from '../../src/queue/redis.js';
 import { markDirty } from '../../src/sync/outbox.js';
 import { JOB, scheduleRepeatingJobs } from '../../src/sync/queue.js';
 import { sweepDirtyEntries } from '../../src/sync/sweeper.js';
-import { createSyncWorker } from '../../src/sync/worker.js';
 import { connectedUser } from '../helpers/flows.js';
 import { serviceApiWith } from '../helpers/service-api.js';
 import { addMeal, changeMeal, syncStatus } from '../helpers/meals.js';
 import { testRedisPrefix } from '../helpers/redis-keys.js';
 import { startStack, type Stack } from '../helpers/stack.js';
+import { startSyncWorker } from '../helpers/sync-worker.js';
 import { eventually } from '../helpers/wait.js';
 
 let stack: Stack;
@@ -28,22 +26,8 @@ afterEach(async () => {
 const DATE = '2026-04-01';
 const meal = { name: 'Banana', carbs: 27, absorptionType: 'RAPID', logged_at: `${DATE}T10:00:00+02:00` };
 
-/** A BullMQ worker of the app's own making, in this process, on the stack's queue. */
 function startWorker(api: Partial<ServiceApi>, logger = createLogger('silent')): Worker {
-  const connection = createRedisConnection(stack.config.redis.url);
-  worker = createSyncWorker({
-    connection,
-    prefix: stack.config.redis.prefix,
-    concurrency: 2,
-    rateLimitPerS: 50,
-    lockDurationMs: 30_000,
-    queue: stack.syncQueue,
-    deps: { db: stack.db, api: serviceApiWith(api), clock: () => new Date() },
-    accessTokens: stack.accessTokens(),
-    logger,
-    metrics: createPrometheusMetrics(),
-  });
-  worker.on('closed', () => connection.disconnect());
+  worker = startSyncWorker(stack, stack.sendDependencies(serviceApiWith(api)), logger);
   return worker;
 }
 

@@ -1,0 +1,57 @@
+import { Router, type Response } from 'express';
+import { currentUser, requireUserApi } from '../web/authentication.js';
+import { sendInvalidInput } from '../web/invalid-input.js';
+import type { Activities } from './activities.js';
+import { activityChangesSchema, activityIdSchema, uploadFieldsSchema } from './activity.schemas.js';
+import { receiveUpload, uploadedFile } from './receive-upload.js';
+
+/**
+ * POST /api/activities: a multipart upload (§2.2), so app.ts mounts it before the JSON-only guard
+ * of the rest of the API. 201 for a new activity, 200 for a file already uploaded (renamed when
+ * the name or metadata differ), 400 when the file is not one valid .fit file, 413 over the limit.
+ */
+export function activityUploadApi({ activities, maxBytes }: { activities: Activities; maxBytes: number }): Router {
+  const router = Router();
+  router.post('/api/activities', requireUserApi, receiveUpload({ maxBytes }), async (req, res) => {
+    const fields = uploadFieldsSchema.safeParse(req.body ?? {});
+    if (!fields.success) return sendInvalidInput(res, fields.error);
+    const outcome = await activities.upload(currentUser(res), { ...uploadedFile(req), ...fields.data });
+    if (!outcome.ok) return sendInvalidInput(res, { fields: ['file'], message: outcome.message });
+    res.status(outcome.created ? 201 : 200).json(outcome.activity);
+  });
+  return router;
+}
+
+/** The rest of the activities JSON API: a user only ever sees and touches their own activities. */
+export function activitiesApi({ activities }: { activities: Activities }): Router {
+  const router = Router();
+  router.use('/api/activities', requireUserApi);
+
+  router.get('/api/activities', async (_req, res) => {
+    res.json({ activities: await activities.list(currentUser(res)) });
+  });
+
+  router.patch('/api/activities/:id', async (req, res) => {
+    const id = activityIdSchema.safeParse(req.params.id);
+    if (!id.success) return sendNotFound(res);
+    const changes = activityChangesSchema.safeParse(req.body ?? {});
+    if (!changes.success) return sendInvalidInput(res, changes.error);
+    const outcome = await activities.change(currentUser(res), id.data, changes.data);
+    if (outcome.ok) return res.json(outcome.activity);
+    if (outcome.reason === 'not_found') return sendNotFound(res);
+    res.status(409).json({ error: 'file_pruned', message: outcome.message });
+  });
+
+  router.delete('/api/activities/:id', async (req, res) => {
+    const id = activityIdSchema.safeParse(req.params.id);
+    if (!id.success || !(await activities.remove(currentUser(res), id.data))) return sendNotFound(res);
+    res.status(204).end();
+  });
+
+  return router;
+}
+
+/** Another user's activity is "not found" too: its existence is not revealed. */
+function sendNotFound(res: Response) {
+  res.status(404).json({ error: 'not_found', message: 'No such activity.' });
+}

@@ -1,0 +1,82 @@
+import { Router, type Request, type Response } from 'express';
+import { currentUser, requireUserPage } from '../web/authentication.js';
+import { createCsrfProtection, formTokenOf } from '../web/csrf.js';
+import { describeInvalidFields } from '../web/invalid-input.js';
+import type { RenderPage } from '../web/pages.js';
+import type { Activities } from './activities.js';
+import { activityIdSchema, uploadFormSchema } from './activity.schemas.js';
+import { receiveUpload, uploadedFile, UploadRefusedError } from './receive-upload.js';
+
+interface Dependencies {
+  activities: Activities;
+  renderPage: RenderPage;
+}
+
+interface Problem {
+  message: string;
+  status: 400 | 413;
+  /** Given when the page is answered before the CSRF check ran. */
+  csrfToken?: string;
+}
+
+async function renderActivities({ activities, renderPage }: Dependencies, req: Request, res: Response, problem?: Problem) {
+  const data = {
+    title: 'Activities',
+    activities: await activities.list(currentUser(res)),
+    problem: problem?.message,
+    ...(problem?.csrfToken !== undefined && { csrfToken: problem.csrfToken }),
+  };
+  renderPage(req, res, 'activities', data, problem?.status ?? 200);
+}
+
+/**
+ * POST /activities, the page's upload form. app.ts mounts it before the forms' CSRF check, which
+ * reads `_csrf` from a body only receiveUpload can parse; the check runs right after it here. An
+ * upload refused by receiveUpload (too large, say) is shown on the page without that check: it
+ * changed nothing, and its `_csrf` may never have been read.
+ */
+export function activityUploadPage(deps: Dependencies & { maxBytes: number }): Router {
+  const router = Router();
+  const receive = receiveUpload({ maxBytes: deps.maxBytes });
+  const checkFormToken = createCsrfProtection();
+
+  router.post(
+    '/activities',
+    requireUserPage,
+    (req, res, next) => {
+      receive(req, res, (error?: unknown) => {
+        if (!(error instanceof UploadRefusedError)) return next(error);
+        renderActivities(deps, req, res, { message: error.message, status: error.status, csrfToken: formTokenOf(req) }).catch(next);
+      });
+    },
+    checkFormToken,
+    async (req, res) => {
+      const fields = uploadFormSchema.safeParse(req.body);
+      if (!fields.success) return renderActivities(deps, req, res, { message: describeInvalidFields(fields.error).message, status: 400 });
+      const outcome = await deps.activities.upload(currentUser(res), { ...uploadedFile(req), ...fields.data });
+      if (!outcome.ok) return renderActivities(deps, req, res, { message: outcome.message, status: 400 });
+      res.redirect(303, '/activities');
+    },
+  );
+  return router;
+}
+
+/** The Activities page: the list with each upload's status, and Delete (here only: the service documents no delete). */
+export function activitiesPages(deps: Dependencies): Router {
+  const router = Router();
+  router.use('/activities', requireUserPage);
+
+  router.get('/activities', (req, res) => renderActivities(deps, req, res));
+
+  router.post('/activities/:id/delete', async (req, res) => {
+    const id = activityIdSchema.safeParse(req.params.id);
+    // Another user's activity is "not found" too, as in the JSON API: its existence is not revealed.
+    if (!id.success || !(await deps.activities.remove(currentUser(res), id.data))) {
+      const page = { title: 'Not found', heading: 'No such activity', message: 'It does not exist, or is not yours.' };
+      return deps.renderPage(req, res, 'error', page, 404);
+    }
+    res.redirect(303, '/activities');
+  });
+
+  return router;
+}

@@ -1,0 +1,207 @@
+import { lockUser } from '../accounts/user.repository.js';
+import type { User } from '../accounts/user.table.js';
+import type { Db } from '../db/database.js';
+import type { ChangeHint } from '../sync/hint.js';
+import { forgetEntry, markDirty, syncStatusesOf, type EntrySyncStatus, type OutboxKey } from '../sync/outbox.js';
+import { activityFileKey, sha256Hex, type ActivityFileStore } from './activity-file-store.js';
+import {
+  deleteActivity,
+  findActivity,
+  findActivityByFile,
+  insertActivity,
+  newestActivities,
+  updateActivity,
+} from './activity.repository.js';
+import { activityNameSchema, metadataText, storedMetadata, type ActivityChanges, type ActivityMetadata } from './activity.schemas.js';
+import type { Activity } from './activity.table.js';
+import { fitFileProblem } from './fit-file.js';
+
+/** An activity as the API and the page show it, with where its upload to the service stands. */
+export interface ActivityView {
+  id: number;
+  name: string;
+  metadata: ActivityMetadata;
+  sha256: string;
+  bytes: number;
+  fileName: string;
+  /** False once the bytes were pruned after upload (ACTIVITY_RETENTION=prune-after-upload). */
+  fileStored: boolean;
+  createdAt: string;
+  updatedAt: string;
+  sync: Pick<EntrySyncStatus, 'status' | 'syncedAt' | 'error'>;
+}
+
+export interface ActivityUploadInput {
+  bytes: Uint8Array;
+  /** The name of the file as chosen; the activity's name when none is given. */
+  fileName: string;
+  name?: string;
+  metadata?: ActivityMetadata;
+}
+
+export type UploadOutcome = { ok: true; created: boolean; activity: ActivityView } | { ok: false; reason: 'not_fit'; message: string };
+
+export type ChangeOutcome =
+  | { ok: true; activity: ActivityView }
+  | { ok: false; reason: 'not_found' }
+  | { ok: false; reason: 'pruned'; message: string };
+
+export interface ActivitiesDependencies {
+  db: Db;
+  files: ActivityFileStore;
+  clock: () => Date;
+  /** Told after commit which activities changed. */
+  changed: ChangeHint;
+}
+
+/** How many activities a list shows: the newest ones. */
+const ACTIVITY_LIST_LIMIT = 200;
+
+const FALLBACK_NAME = 'Activity';
+const FALLBACK_FILE_NAME = 'activity.fit';
+
+/**
+ * Uploading, renaming and deleting .fit activities. A file is one activity per user whatever its
+ * name (the service upserts by a hash of the file, §4.4), so each write marks the activity's outbox
+ * entry dirty only when what the service would receive changed: its name or metadata.
+ */
+export function createActivities({ db, files, clock, changed }: ActivitiesDependencies) {
+  async function viewOne(activity: Activity): Promise<ActivityView> {
+    const [shown] = await activityViews(db, activity.user_id, [activity]);
+    return shown!;
+  }
+
+  return {
+    list: (user: User): Promise<ActivityView[]> => newestActivityViews(db, user.id),
+
+    /**
+     * Checks the file, stores its bytes, then records the activity. The bytes go first, under a key
+     * made of their hash: a crash in between leaves bytes no activity names (harmless, and the retry
+     * puts the same key again), never an activity without its bytes. A file uploaded again restores
+     * bytes pruned after an earlier upload, and changes only the fields it gives.
+     */
+    async upload(user: User, input: ActivityUploadInput): Promise<UploadOutcome> {
+      const problem = fitFileProblem(input.bytes);
+      if (problem !== undefined) return { ok: false, reason: 'not_fit', message: `${problem}.` };
+      const sha256 = sha256Hex(input.bytes);
+      await files.put(activityFileKey(user.id, sha256), input.bytes);
+      const now = clock();
+      const outcome = await db.transaction().execute(async (trx) => {
+        await lockUser(trx, user.id);
+        const existing = await findActivityByFile(trx, user.id, sha256);
+        if (!existing) {
+          const activity = await insertActivity(trx, {
+            user_id: user.id,
+            sha256,
+            name: input.name ?? nameFromFileName(input.fileName),
+            metadata: metadataText(input.metadata ?? {}),
+            file_name: fileNameToSend(input.fileName),
+            bytes: input.bytes.length,
+            file_stored: 1,
+            created_at: now.toISOString(),
+            updated_at: now.toISOString(),
+          });
+          await markDirty(trx, activityEntry(activity), now);
+          return { created: true, resend: true, activity };
+        }
+        const name = input.name ?? existing.name;
+        const metadata = input.metadata === undefined ? existing.metadata : metadataText(input.metadata);
+        const resend = name !== existing.name || metadata !== existing.metadata;
+        if (!resend && existing.file_stored === 1) return { created: false, resend, activity: existing };
+        const activity = await updateActivity(trx, user.id, existing.id, { name, metadata, file_stored: 1, updated_at: now.toISOString() });
+        if (resend) await markDirty(trx, activityEntry(activity), now);
+        return { created: false, resend, activity };
+      });
+      if (outcome.resend) await changed([activityEntry(outcome.activity)]);
+      return { ok: true, created: outcome.created, activity: await viewOne(outcome.activity) };
+    },
+
+    /** A new name or metadata is sent with the file again, so the file must still be here. */
+    async change(user: User, id: number, changes: ActivityChanges): Promise<ChangeOutcome> {
+      const now = clock();
+      const outcome = await db.transaction().execute(async (trx) => {
+        await lockUser(trx, user.id);
+        const existing = await findActivity(trx, user.id, id);
+        if (!existing) return { ok: false as const, reason: 'not_found' as const };
+        if (existing.file_stored === 0) {
+          const message = 'The file was removed from this app after its upload: upload the file again to change it.';
+          return { ok: false as const, reason: 'pruned' as const, message };
+        }
+        const name = changes.name ?? existing.name;
+        const metadata = changes.metadata === undefined ? existing.metadata : metadataText(changes.metadata);
+        if (name === existing.name && metadata === existing.metadata) return { ok: true as const, resend: false, activity: existing };
+        const activity = await updateActivity(trx, user.id, id, { name, metadata, updated_at: now.toISOString() });
+        await markDirty(trx, activityEntry(activity), now);
+        return { ok: true as const, resend: true, activity };
+      });
+      if (!outcome.ok) return outcome;
+      if (outcome.resend) await changed([activityEntry(outcome.activity)]);
+      return { ok: true, activity: await viewOne(outcome.activity) };
+    },
+
+    /**
+     * Deletes the activity here only: the service documents no delete (§4.4). The row and its outbox
+     * entry go in one transaction, the bytes after it; a crash in between leaves bytes no activity
+     * names, which is harmless.
+     */
+    async remove(user: User, id: number): Promise<boolean> {
+      const removed = await db.transaction().execute(async (trx) => {
+        await lockUser(trx, user.id);
+        const activity = await findActivity(trx, user.id, id);
+        if (!activity) return undefined;
+        await deleteActivity(trx, user.id, id);
+        await forgetEntry(trx, activityEntry(activity));
+        return activity;
+      });
+      if (!removed) return false;
+      await files.delete(activityFileKey(user.id, removed.sha256));
+      return true;
+    },
+  };
+}
+
+export type Activities = ReturnType<typeof createActivities>;
+
+/** The user's newest activities (at most ACTIVITY_LIST_LIMIT), each with where its upload stands. */
+export async function newestActivityViews(db: Db, userId: number): Promise<ActivityView[]> {
+  return activityViews(db, userId, await newestActivities(db, userId, ACTIVITY_LIST_LIMIT));
+}
+
+async function activityViews(db: Db, userId: number, activities: Activity[]): Promise<ActivityView[]> {
+  const statuses = await syncStatusesOf(db, userId, 'activities', activities.map((activity) => String(activity.id)));
+  const bySubject = new Map(statuses.map((status) => [status.subject, status]));
+  return activities.map((activity) => toView(activity, bySubject.get(String(activity.id))));
+}
+
+export function activityEntry(activity: Pick<Activity, 'id' | 'user_id'>): OutboxKey {
+  return { userId: activity.user_id, kind: 'activities', subject: String(activity.id) };
+}
+
+/** The service requires a name (its document does not say): the file's name without `.fit`. */
+function nameFromFileName(fileName: string): string {
+  return activityNameSchema.safeParse(fileName.replace(/\.fit$/i, '')).data ?? FALLBACK_NAME;
+}
+
+/** The file name travels to the service in the part's headers: only a plain one is passed on. */
+function fileNameToSend(fileName: string): string {
+  return activityNameSchema.safeParse(fileName).data ?? FALLBACK_FILE_NAME;
+}
+
+function toView(activity: Activity, sync: EntrySyncStatus | undefined): ActivityView {
+  return {
+    id: activity.id,
+    name: activity.name,
+    metadata: storedMetadata(activity.metadata),
+    sha256: activity.sha256,
+    bytes: activity.bytes,
+    fileName: activity.file_name,
+    fileStored: activity.file_stored === 1,
+    createdAt: activity.created_at,
+    updatedAt: activity.updated_at,
+    sync: {
+      status: sync?.status ?? 'pending',
+      ...(sync?.syncedAt !== undefined && { syncedAt: sync.syncedAt }),
+      ...(sync?.error !== undefined && { error: sync.error }),
+    },
+  };
+}

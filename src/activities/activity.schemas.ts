@@ -1,0 +1,58 @@
+import { z } from 'zod';
+import { plainTextSchema } from '../text/plain-text.js';
+
+/** The service shows no limits (§8); these keep a name readable and metadata within a text part (receive-upload.ts). */
+const NAME_MAX_LENGTH = 200;
+const METADATA_MAX_CHARACTERS = 16 * 1024;
+
+export const activityIdSchema = z.coerce.number({ error: 'must be an activity id' }).int().positive().max(Number.MAX_SAFE_INTEGER);
+
+export const activityNameSchema = plainTextSchema({ maxLength: NAME_MAX_LENGTH });
+
+/** §2.2: "a JSON-encoded object of client-defined keys". */
+const metadataSchema = z
+  .record(z.string(), z.unknown(), { error: 'must be a JSON object, such as {"localId":"42"}' })
+  .refine((metadata) => JSON.stringify(metadata).length <= METADATA_MAX_CHARACTERS, {
+    error: `must be at most ${METADATA_MAX_CHARACTERS} characters as JSON`,
+  });
+
+export type ActivityMetadata = z.infer<typeof metadataSchema>;
+
+/** The text parts of POST /api/activities (multipart, §2.2): `metadata` is JSON in a string, as the service takes it. */
+export const uploadFieldsSchema = z.strictObject({
+  name: activityNameSchema.optional(),
+  metadata: z
+    .string()
+    .transform((text, context) => {
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        context.addIssue({ code: 'custom', message: 'must be a JSON object, such as {"localId":"42"}' });
+        return z.NEVER;
+      }
+    })
+    .pipe(metadataSchema)
+    .optional(),
+});
+
+/** The Activities page's upload form: an empty name field means "no name", and the file's name is taken. */
+export const uploadFormSchema = z.object({
+  name: z.preprocess((value) => (value === '' ? undefined : value), activityNameSchema.optional()),
+});
+
+/** The JSON of PATCH /api/activities/:id: what to change. */
+export const activityChangesSchema = z
+  .strictObject({ name: activityNameSchema.optional(), metadata: metadataSchema.optional() })
+  .refine((changes) => Object.keys(changes).length > 0, { error: 'must change name or metadata' });
+
+export type ActivityChanges = z.infer<typeof activityChangesSchema>;
+
+/** The metadata as stored and sent: the object's JSON text. */
+export function metadataText(metadata: ActivityMetadata): string {
+  return JSON.stringify(metadata);
+}
+
+/** Metadata as stored; the column only ever holds metadataText's output. */
+export function storedMetadata(text: string): ActivityMetadata {
+  return metadataSchema.parse(JSON.parse(text));
+}

@@ -1,0 +1,251 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sha256Hex, activityFileKey, createDatabaseActivityFileStore } from '../../src/activities/activity-file-store.js';
+import { activitySender } from '../../src/activities/activity-sender.js';
+import { SESSION_COOKIE } from '../../src/web/session.js';
+import {
+  activityTraces,
+  listActivities,
+  postActivity,
+  renameActivity,
+  uploadActivity,
+} from '../helpers/activities.js';
+import {
+  emptyFile,
+  fitFile,
+  fitFileWithBadCrc,
+  fitFileWithUndecodableRecords,
+  notAFitFile,
+  truncatedFitFile,
+} from '../helpers/fit-files.js';
+import { signUpNewUser } from '../helpers/flows.js';
+import { bodyOf, type ApiError, type CookieClient } from '../helpers/http-client.js';
+import { startStack, type Stack } from '../helpers/stack.js';
+import { streamUpload } from '../helpers/stream-upload.js';
+
+const MAX_BYTES = 64 * 1024;
+
+let stack: Stack;
+
+beforeAll(async () => {
+  stack = await startStack({ env: { ACTIVITY_MAX_BYTES: String(MAX_BYTES) } });
+});
+afterAll(async () => {
+  await stack.close();
+});
+
+async function newUser(): Promise<{ client: CookieClient; userId: number }> {
+  const client = stack.browser();
+  const email = await signUpNewUser(client);
+  const user = await stack.db.selectFrom('users').select('id').where('email', '=', email).executeTakeFirstOrThrow();
+  return { client, userId: user.id };
+}
+
+async function outboxVersion(userId: number, activityId: number): Promise<number | undefined> {
+  const row = await stack.db
+    .selectFrom('outbox')
+    .select('version')
+    .where('user_id', '=', userId)
+    .where('kind', '=', 'activities')
+    .where('subject', '=', String(activityId))
+    .executeTakeFirst();
+  return row?.version;
+}
+
+const nothing = { rows: 0, files: 0, outbox: 0, jobs: 0 };
+
+describe('POST /api/activities', () => {
+  it('answers 201 with the activity, stores the bytes exactly as sent, and queues one upload', async () => {
+    const { client, userId } = await newUser();
+    const file = fitFile(101);
+    const activity = await uploadActivity(client, file, { name: 'Morning ride', metadata: '{"localId":"42"}' });
+    expect(activity).toEqual({
+      id: expect.any(Number),
+      name: 'Morning ride',
+      metadata: { localId: '42' },
+      sha256: sha256Hex(file),
+      bytes: file.length,
+      fileName: 'ride.fit',
+      fileStored: true,
+      createdAt: expect.any(String),
+      updatedAt: expect.any(String),
+      sync: { status: 'pending' },
+    });
+    const stored = await createDatabaseActivityFileStore(stack.db).get(activityFileKey(userId, activity.sha256));
+    expect(Buffer.from(stored!).equals(Buffer.from(file))).toBe(true);
+    expect(await activityTraces(stack, userId)).toEqual({ rows: 1, files: 1, outbox: 1, jobs: 1 });
+  });
+
+  it('names an activity sent without a name after its file, and gives it empty metadata', async () => {
+    const { client } = await newUser();
+    const activity = await uploadActivity(client, fitFile(102), { fileName: 'Col du Galibier.FIT' });
+    expect(activity).toMatchObject({ name: 'Col du Galibier', metadata: {}, fileName: 'Col du Galibier.FIT' });
+  });
+
+  it('keeps one activity for the same file sent twice: 200 with it, and no second upload', async () => {
+    const { client, userId } = await newUser();
+    const first = await uploadActivity(client, fitFile(103), { name: 'Ride' });
+    const again = await uploadActivity(client, fitFile(103), { name: 'Ride' }, 200);
+    expect(again).toMatchObject({ id: first.id, name: 'Ride' });
+    expect(await listActivities(client)).toHaveLength(1);
+    expect(await outboxVersion(userId, first.id)).toBe(1);
+  });
+
+  it('sends the file once more when it comes again under another name or metadata', async () => {
+    const { client, userId } = await newUser();
+    const first = await uploadActivity(client, fitFile(104), { name: 'Ride' });
+    const renamed = await uploadActivity(client, fitFile(104), { name: 'Long ride', metadata: '{"trip":"alps"}' }, 200);
+    expect(renamed).toMatchObject({ id: first.id, name: 'Long ride', metadata: { trip: 'alps' } });
+    expect(await outboxVersion(userId, first.id)).toBe(2);
+    // Without name or metadata the file changes nothing.
+    await uploadActivity(client, fitFile(104), {}, 200);
+    expect(await outboxVersion(userId, first.id)).toBe(2);
+  });
+
+  it.each<[string, () => Uint8Array, RegExp]>([
+    ['a file with a bad CRC', () => fitFileWithBadCrc(105), /damaged: its checksum \(CRC\) does not match/],
+    ['a truncated file', () => truncatedFitFile(105), /cut short: its header announces \d+ bytes but it has \d+/],
+    ['a file that is not .fit', notAFitFile, /not a \.fit file/],
+    ['an empty file', emptyFile, /The file is empty/],
+    ['a file whose records do not decode', () => fitFileWithUndecodableRecords(105), /could not be read/],
+  ])('refuses %s with 400 and the reason, storing and queuing nothing', async (_case, file, reason) => {
+    const { client, userId } = await newUser();
+    const response = await postActivity(client, file(), { name: 'Ride' });
+    expect(response.status).toBe(400);
+    expect(await bodyOf<ApiError>(response)).toEqual({ error: 'invalid_request', fields: ['file'], message: expect.stringMatching(reason) });
+    expect(await activityTraces(stack, userId)).toEqual(nothing);
+  });
+
+  it.each([
+    [{ metadata: 'not json' }, 'metadata'],
+    [{ metadata: '[1,2]' }, 'metadata'],
+    [{ name: '   ' }, 'name'],
+    [{ name: 'Ride\u202E' }, 'name'],
+  ])('refuses bad text parts with 400 naming the part, storing nothing (%j)', async (options, field) => {
+    const { client, userId } = await newUser();
+    const response = await postActivity(client, fitFile(106), options);
+    expect(response.status).toBe(400);
+    expect((await bodyOf<ApiError>(response)).fields).toEqual([field]);
+    expect(await activityTraces(stack, userId)).toEqual(nothing);
+  });
+
+  it('answers 413 to a body declared too large before reading it, storing nothing', async () => {
+    const { client, userId } = await newUser();
+    const declared = 64 * 1024 * 1024;
+    const upload = await streamUpload(`${stack.appUrl}/api/activities`, declared, {
+      declare: true,
+      headers: { cookie: `${SESSION_COOKIE}=${client.cookie(SESSION_COOKIE)}` },
+    });
+    expect(upload).toMatchObject({ status: 413, json: { error: 'payload_too_large', message: 'The file is larger than the limit of 64 KiB.' } });
+    // The kernel's socket buffers take some megabytes whether or not the server reads them.
+    expect(upload.sentWhenAnswered).toBeLessThan(declared / 4);
+    expect(await activityTraces(stack, userId)).toEqual(nothing);
+  });
+
+  it('answers 413 to a chunked body once its file passes the limit', async () => {
+    const { client, userId } = await newUser();
+    const upload = await streamUpload(`${stack.appUrl}/api/activities`, 4 * MAX_BYTES, {
+      declare: false,
+      headers: { cookie: `${SESSION_COOKIE}=${client.cookie(SESSION_COOKIE)}` },
+    });
+    expect(upload.status).toBe(413);
+    expect(await activityTraces(stack, userId)).toEqual(nothing);
+  });
+
+  it('answers 401 without a session', async () => {
+    expect((await postActivity(stack.browser(), fitFile(107))).status).toBe(401);
+  });
+});
+
+describe('PATCH /api/activities/:id', () => {
+  it('renames an activity, one more upload per change', async () => {
+    const { client, userId } = await newUser();
+    const activity = await uploadActivity(client, fitFile(110), { name: 'Ride' });
+    const response = await renameActivity(client, activity.id, { name: 'Evening ride', metadata: { n: 1 } });
+    expect(response.status).toBe(200);
+    expect(await bodyOf(response)).toMatchObject({ id: activity.id, name: 'Evening ride', metadata: { n: 1 } });
+    expect(await outboxVersion(userId, activity.id)).toBe(2);
+    expect((await renameActivity(client, activity.id, { name: 'Evening ride' })).status).toBe(200);
+    expect(await outboxVersion(userId, activity.id)).toBe(2);
+  });
+
+  it('answers 409 once the file was pruned after upload, and a new upload of it restores the bytes', async () => {
+    const { client, userId } = await newUser();
+    const file = fitFile(111);
+    const activity = await uploadActivity(client, file, { name: 'Ride' });
+    const deps = stack.sendDependencies();
+    await activitySender.afterSynced!(
+      { ...deps, activityFiles: { ...deps.activityFiles, retention: 'prune-after-upload' } },
+      { userId, kind: 'activities', subject: String(activity.id) },
+    );
+    expect(await listActivities(client)).toMatchObject([{ id: activity.id, name: 'Ride', sha256: sha256Hex(file), fileStored: false }]);
+    expect((await activityTraces(stack, userId)).files).toBe(0);
+
+    const response = await renameActivity(client, activity.id, { name: 'Another name' });
+    expect(response.status).toBe(409);
+    expect(await bodyOf<ApiError>(response)).toEqual({ error: 'file_pruned', message: expect.stringMatching(/upload the file again to change it/) });
+
+    expect(await uploadActivity(client, file, {}, 200)).toMatchObject({ id: activity.id, fileStored: true });
+    expect((await activityTraces(stack, userId)).files).toBe(1);
+  });
+
+  it.each([[{}], [{ name: '' }], [{ metadata: 'text' }], [{ sha256: 'x' }]])('answers 400 to %j', async (changes) => {
+    const { client } = await newUser();
+    const activity = await uploadActivity(client, fitFile(112));
+    expect((await renameActivity(client, activity.id, changes)).status).toBe(400);
+  });
+});
+
+describe('another user’s activity', () => {
+  it('is neither listed, changed nor deleted: 404', async () => {
+    const owner = await newUser();
+    const other = await newUser();
+    const activity = await uploadActivity(owner.client, fitFile(120));
+    expect(await listActivities(other.client)).toEqual([]);
+    expect((await renameActivity(other.client, activity.id, { name: 'Mine' })).status).toBe(404);
+    expect((await other.client.request(`/api/activities/${activity.id}`, { method: 'DELETE' })).status).toBe(404);
+    expect(await listActivities(owner.client)).toMatchObject([{ id: activity.id }]);
+  });
+
+  it('is a separate activity when both upload the same file', async () => {
+    const first = await newUser();
+    const second = await newUser();
+    const a = await uploadActivity(first.client, fitFile(121));
+    const b = await uploadActivity(second.client, fitFile(121));
+    expect(b.id).not.toBe(a.id);
+  });
+});
+
+describe('GET /api/activities', () => {
+  it('lists the newest first, each with its sync status', async () => {
+    const { client } = await newUser();
+    await uploadActivity(client, fitFile(130), { name: 'First' });
+    await uploadActivity(client, fitFile(131), { name: 'Second' });
+    expect((await listActivities(client)).map(({ name, sync }) => ({ name, sync }))).toEqual([
+      { name: 'Second', sync: { status: 'pending' } },
+      { name: 'First', sync: { status: 'pending' } },
+    ]);
+  });
+
+  it('shows the same in GET /api/sync/status', async () => {
+    const { client } = await newUser();
+    const activity = await uploadActivity(client, fitFile(132), { name: 'Ride' });
+    const status = await bodyOf<{ activities: unknown[] }>(await client.get('/api/sync/status?from=2026-01-01&to=2026-01-02'));
+    expect(status.activities).toEqual([{ id: activity.id, name: 'Ride', sha256: activity.sha256, status: 'pending' }]);
+  });
+});
+
+describe('DELETE /api/activities/:id', () => {
+  it('deletes the activity, its bytes and its outbox entry here', async () => {
+    const { client, userId } = await newUser();
+    const activity = await uploadActivity(client, fitFile(140));
+    expect((await client.request(`/api/activities/${activity.id}`, { method: 'DELETE' })).status).toBe(204);
+    const { jobs: _queuedBefore, ...left } = await activityTraces(stack, userId);
+    expect(left).toEqual({ rows: 0, files: 0, outbox: 0 });
+    expect((await client.request(`/api/activities/${activity.id}`, { method: 'DELETE' })).status).toBe(404);
+  });
+
+  it('answers 404 for an id that is not one', async () => {
+    const { client } = await newUser();
+    expect((await client.request('/api/activities/abc', { method: 'DELETE' })).status).toBe(404);
+  });
+});

@@ -1,0 +1,77 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listActivities, uploadActivity } from '../helpers/activities.js';
+import { fitFile, notAFitFile } from '../helpers/fit-files.js';
+import { signUpNewUser } from '../helpers/flows.js';
+import { hiddenField, type CookieClient } from '../helpers/http-client.js';
+import { startStack, type Stack } from '../helpers/stack.js';
+
+const MAX_BYTES = 64 * 1024;
+
+let stack: Stack;
+
+beforeAll(async () => {
+  stack = await startStack({ env: { ACTIVITY_MAX_BYTES: String(MAX_BYTES) } });
+});
+afterAll(async () => {
+  await stack.close();
+});
+
+async function newUser(): Promise<CookieClient> {
+  const client = stack.browser();
+  await signUpNewUser(client);
+  return client;
+}
+
+/** Posts the page's upload form as a browser does: multipart, the form token first, then the name and the file. */
+async function postUploadForm(client: CookieClient, bytes: Uint8Array, name = '', csrf?: string): Promise<Response> {
+  const form = new FormData();
+  form.append('_csrf', csrf ?? hiddenField(await (await client.get('/activities')).text(), '_csrf'));
+  form.append('name', name);
+  form.append('file', new Blob([bytes]), 'Evening ride.fit');
+  return client.request('/activities', { method: 'POST', body: form });
+}
+
+describe('the Activities page', () => {
+  it('uploads a file from its form, then shows it with its status and says a delete stays here', async () => {
+    const client = await newUser();
+    const response = await postUploadForm(client, fitFile(1));
+    expect(response.status).toBe(303);
+    expect(response.headers.get('location')).toBe('/activities');
+    const page = await (await client.get('/activities')).text();
+    expect(page).toContain('Evening ride');
+    expect(page).toMatch(/<span class="off">pending<\/span>/);
+    expect(page).toContain('the Athlete Data Service documents no way to delete an upload');
+  });
+
+  it('shows a file that is not .fit refused on the page, in plain words, storing nothing', async () => {
+    const client = await newUser();
+    const response = await postUploadForm(client, notAFitFile(), 'Ride');
+    expect(response.status).toBe(400);
+    expect(await response.text()).toContain('This is not a .fit file: it does not start with a FIT file header.');
+    expect(await listActivities(client)).toEqual([]);
+  });
+
+  it('shows a file over the limit refused on the page, with a form that still works', async () => {
+    const client = await newUser();
+    const response = await postUploadForm(client, new Uint8Array(MAX_BYTES + 1), 'Ride');
+    expect(response.status).toBe(413);
+    const page = await response.text();
+    expect(page).toContain('The file is larger than the limit of 64 KiB.');
+    expect((await postUploadForm(client, fitFile(2), 'Ride', hiddenField(page, '_csrf'))).status).toBe(303);
+  });
+
+  it('refuses an upload without the form token', async () => {
+    const client = await newUser();
+    expect((await postUploadForm(client, fitFile(3), 'Ride', 'forged')).status).toBe(403);
+    expect(await listActivities(client)).toEqual([]);
+  });
+
+  it('deletes an activity from its Delete button', async () => {
+    const client = await newUser();
+    const activity = await uploadActivity(client, fitFile(4));
+    const page = await (await client.get('/activities')).text();
+    const response = await client.postForm(`/activities/${activity.id}/delete`, { _csrf: hiddenField(page, '_csrf') });
+    expect(response.status).toBe(303);
+    expect(await listActivities(client)).toEqual([]);
+  });
+});

@@ -1,0 +1,51 @@
+import { expect } from 'vitest';
+import type { ActivityView } from '../../src/activities/activities.js';
+import { entryJobSchema } from '../../src/sync/queue.js';
+import { bodyOf, type CookieClient } from './http-client.js';
+import type { Stack } from './stack.js';
+
+export interface UploadOptions {
+  name?: string;
+  /** Sent as the metadata part as it is: a JSON string, or anything else to see it refused. */
+  metadata?: string;
+  fileName?: string;
+}
+
+/** POST /api/activities as a partner's app would: multipart with FormData, the file as a Blob. */
+export function postActivity(client: CookieClient, bytes: Uint8Array, { name, metadata, fileName = 'ride.fit' }: UploadOptions = {}): Promise<Response> {
+  const form = new FormData();
+  form.append('file', new Blob([bytes]), fileName);
+  if (name !== undefined) form.append('name', name);
+  if (metadata !== undefined) form.append('metadata', metadata);
+  return client.request('/api/activities', { method: 'POST', body: form });
+}
+
+/** Uploads and expects `status` (201 for a new file, 200 for one already here); returns the activity. */
+export async function uploadActivity(client: CookieClient, bytes: Uint8Array, options: UploadOptions = {}, status = 201): Promise<ActivityView> {
+  const response = await postActivity(client, bytes, options);
+  expect(response.status).toBe(status);
+  return bodyOf<ActivityView>(response);
+}
+
+export async function listActivities(client: CookieClient): Promise<ActivityView[]> {
+  return (await bodyOf<{ activities: ActivityView[] }>(await client.get('/api/activities'))).activities;
+}
+
+export async function renameActivity(client: CookieClient, id: number, changes: Record<string, unknown>): Promise<Response> {
+  return client.request(`/api/activities/${id}`, {
+    method: 'PATCH',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(changes),
+  });
+}
+
+/** What the user has of activities anywhere in the app: rows, stored bytes, outbox entries and queued jobs. */
+export async function activityTraces(stack: Stack, userId: number) {
+  const rows = await stack.db.selectFrom('activities').select('id').where('user_id', '=', userId).execute();
+  const files = await stack.db.selectFrom('activity_files').select('key').where('key', 'like', `${userId}/%`).execute();
+  const outbox = await stack.db.selectFrom('outbox').select('subject').where('user_id', '=', userId).where('kind', '=', 'activities').execute();
+  const jobs = (await stack.syncQueue.getJobs(['delayed', 'waiting', 'active']))
+    .map((job) => entryJobSchema.parse(job.data))
+    .filter((entry) => entry.userId === userId && entry.kind === 'activities');
+  return { rows: rows.length, files: files.length, outbox: outbox.length, jobs: jobs.length };
+}
