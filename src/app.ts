@@ -33,6 +33,9 @@ import { readinessCheck } from './web/readiness.js';
 import { refuseForeignOrigin, requireJsonBody } from './web/request-guards.js';
 import { createSessionMiddleware } from './web/session.js';
 import { createViewRenderer } from './web/views.js';
+import { wellnessApi } from './wellness/wellness.api.js';
+import { createWellness } from './wellness/wellness.js';
+import { wellnessPages } from './wellness/wellness.pages.js';
 
 export interface AppDependencies {
   config: Config;
@@ -57,6 +60,7 @@ export function createApp(deps: AppDependencies): Express {
   const renderPage = createPageRenderer(createViewRenderer());
   const changed = createChangeHint(syncQueue, config.sync.quietMs, logger);
   const meals = createMeals({ db, limits: config.meals, clock, changed });
+  const wellness = createWellness({ db, clock, changed });
   const accounts = createAccounts({
     db,
     passwords: createPasswordHasher(),
@@ -100,6 +104,7 @@ export function createApp(deps: AppDependencies): Express {
   app.use('/api', requireJsonBody, express.json({ limit: '100kb' }));
   app.use(accountApi({ db, accounts, clock }));
   app.use(mealsApi({ meals, limits: config.meals }));
+  app.use(wellnessApi({ wellness }));
   app.use(syncStatusApi({ db }));
   app.use('/api', (_req, res) => {
     res.status(404).json({ error: 'not_found', message: 'No such endpoint.' });
@@ -109,6 +114,7 @@ export function createApp(deps: AppDependencies): Express {
   app.use(accountPages({ accounts, renderPage, clock }));
   app.use(dashboardPages({ db, renderPage, clock }));
   app.use(mealsPages({ db, meals, limits: config.meals, renderPage, clock }));
+  app.use(wellnessPages({ wellness, renderPage, clock }));
   app.use(
     connectRoutes({
       db,

@@ -4,6 +4,7 @@ import type { ActivityFileTable } from '../activities/activity-file.table.js';
 import type { ConnectionTable } from '../connections/connection.table.js';
 import type { MealItemTable } from '../nutrition/meal.table.js';
 import type { OutboxTable } from '../sync/outbox.table.js';
+import type { WellnessDayTable } from '../wellness/wellness-day.table.js';
 import type { Config } from '../config.js';
 import { createPostgresDialect } from './postgres-dialect.js';
 import { createSqliteDialect } from './sqlite-dialect.js';
@@ -15,6 +16,7 @@ export interface Database {
   meal_items: MealItemTable;
   outbox: OutboxTable;
   activity_files: ActivityFileTable;
+  wellness_days: WellnessDayTable;
 }
 
 export type Db = Kysely<Database>;
