@@ -69,8 +69,13 @@ export interface SandboxNutritionDay {
   writes: number;
 }
 
+export interface SandboxWellnessDay {
+  payload: { date: string; rawJson?: Record<string, unknown>; [measurement: string]: unknown };
+  writes: number;
+}
+
 export interface SandboxState {
-  athletes: Record<string, { nutrition: Record<string, SandboxNutritionDay> }>;
+  athletes: Record<string, { nutrition: Record<string, SandboxNutritionDay>; wellness?: Record<string, SandboxWellnessDay> }>;
   grants: Array<{ athlete: string; scopes: string[]; status: string; currentRefreshTokenSha256: string | null }>;
   counters: {
     requests: Record<string, Record<string, number>>;
