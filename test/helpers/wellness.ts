@@ -2,6 +2,12 @@ import { expect } from 'vitest';
 import type { WellnessDayView, WellnessRecordView } from '../../src/wellness/wellness.js';
 import { bodyOf, type CookieClient } from './http-client.js';
 
+/**
+ * A fixed "now" for the app's clock in wellness tests, so the user's today and tomorrow are known:
+ * 2026-11-24T02:00 in Pacific/Kiritimati (+14:00), 2026-11-23T01:00 in Pacific/Pago_Pago (-11:00).
+ */
+export const NOW = new Date('2026-11-23T12:00:00Z');
+
 /** PUT /api/wellness/:date, as the partner's app would. */
 export function sendWellness(client: CookieClient, date: string, body: unknown): Promise<Response> {
   return client.request(`/api/wellness/${date}`, {

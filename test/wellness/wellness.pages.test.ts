@@ -4,12 +4,9 @@ import { markFailed, markSynced, recordPendingReason } from '../../src/sync/outb
 import { signUpNewUser } from '../helpers/flows.js';
 import { hiddenField, type CookieClient } from '../helpers/http-client.js';
 import { startStack, type Stack } from '../helpers/stack.js';
-import { putWellness, wellnessDays } from '../helpers/wellness.js';
+import { NOW, putWellness, wellnessDays } from '../helpers/wellness.js';
 
 let stack: Stack;
-
-// 2026-11-24T02:00 in Pacific/Kiritimati (+14:00), 2026-11-23T01:00 in Pacific/Pago_Pago (-11:00).
-const NOW = new Date('2026-11-23T12:00:00Z');
 
 beforeAll(async () => {
   stack = await startStack({ clock: () => NOW });
