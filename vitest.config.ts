@@ -11,8 +11,8 @@ process.env.TZ = 'Pacific/Kiritimati';
 const postgresUrl = process.env.TEST_POSTGRES_URL;
 
 const DATABASE_TESTS = [
-  'test/{accounts,activities,connections,dashboard,db,nutrition,sync,web,workouts}/**/*.test.ts',
-  'test/e2e/{activities-sync,multi-host,nutrition-sync,shutdown,token-canary,token-single-flight,worker-stopped-mid-refresh}.test.ts',
+  'test/{accounts,activities,connections,dashboard,db,nutrition,sync,web,wellness,workouts}/**/*.test.ts',
+  'test/e2e/{activities-sync,multi-host,nutrition-sync,shutdown,token-canary,token-single-flight,wellness-sync,worker-stopped-mid-refresh}.test.ts',
 ];
 /**
  * In those folders, the files whose subject is not the database: pure functions, and the fuzz test
@@ -26,6 +26,7 @@ const NOT_ABOUT_THE_DATABASE = [
   'test/connections/pending-connects.test.ts',
   'test/connections/token-crypto.test.ts',
   'test/nutrition/local-date.test.ts',
+  'test/wellness/wellness-record.test.ts',
   'test/workouts/workout-display.test.ts',
   'test/workouts/workout-listing.test.ts',
 ];

@@ -40,6 +40,9 @@ import { createSessionMiddleware } from './web/session.js';
 import { createViewRenderer } from './web/views.js';
 import { workoutsApi } from './workouts/workouts.api.js';
 import { workoutsPages } from './workouts/workouts.pages.js';
+import { wellnessApi } from './wellness/wellness.api.js';
+import { createWellness } from './wellness/wellness.js';
+import { wellnessPages } from './wellness/wellness.pages.js';
 
 export interface AppDependencies {
   config: Config;
@@ -68,6 +71,7 @@ export function createApp(deps: AppDependencies): Express {
   const meals = createMeals({ db, limits: config.meals, clock, changed });
   const activities = createActivities({ db, files: createDatabaseActivityFileStore(db), clock, changed });
   const { maxBytes } = config.activities;
+  const wellness = createWellness({ db, clock, changed });
   const accounts = createAccounts({
     db,
     passwords: createPasswordHasher(),
@@ -114,6 +118,7 @@ export function createApp(deps: AppDependencies): Express {
   app.use(accountApi({ db, accounts, clock }));
   app.use(mealsApi({ meals, limits: config.meals }));
   app.use(activitiesApi({ activities }));
+  app.use(wellnessApi({ wellness }));
   app.use(syncStatusApi({ db }));
   app.use(workoutsApi({ db, api: serviceApi }));
   app.use('/api', (_req, res) => {
@@ -128,6 +133,7 @@ export function createApp(deps: AppDependencies): Express {
   app.use(mealsPages({ db, meals, limits: config.meals, renderPage, clock }));
   app.use(workoutsPages({ db, api: serviceApi, renderPage }));
   app.use(activitiesPages({ activities, renderPage }));
+  app.use(wellnessPages({ wellness, renderPage, clock }));
   app.use(
     connectRoutes({
       db,

@@ -5,6 +5,7 @@ import type { ActivityTable } from '../activities/activity.table.js';
 import type { ConnectionTable } from '../connections/connection.table.js';
 import type { MealItemTable } from '../nutrition/meal.table.js';
 import type { OutboxTable } from '../sync/outbox.table.js';
+import type { WellnessDayTable } from '../wellness/wellness-day.table.js';
 import type { Config } from '../config.js';
 import { createPostgresDialect } from './postgres-dialect.js';
 import { createSqliteDialect } from './sqlite-dialect.js';
@@ -17,6 +18,7 @@ export interface Database {
   outbox: OutboxTable;
   activity_files: ActivityFileTable;
   activities: ActivityTable;
+  wellness_days: WellnessDayTable;
 }
 
 export type Db = Kysely<Database>;

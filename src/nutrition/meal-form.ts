@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { numberFromForm } from '../web/form-numbers.js';
 
 /**
  * The meal page's form fields, turned into the JSON the API takes, so one schema (meal.schemas.ts)
@@ -23,12 +24,6 @@ export function readMealForm(body: unknown): MealForm {
   return formSchema.catch(formSchema.parse({})).parse(body ?? {});
 }
 
-/**
- * Decimal numbers only: Number() would also take 0x10, 0b101, 1e3 and Infinity. Anything else stays
- * text, so the schema names the field.
- */
-const DECIMAL = /^-?\d+(\.\d+)?$/;
-const asNumber = (value: string): number | string => (DECIMAL.test(value.trim()) ? Number(value) : value);
 const withSeconds = (time: string) => (/^\d{2}:\d{2}$/.test(time) ? `${time}:00` : time);
 
 /** For a new item: empty optional fields are left out. */
@@ -36,10 +31,10 @@ export function mealInputFromForm(form: MealForm): Record<string, unknown> {
   const optional = (value: string) => (value.trim() === '' ? undefined : value);
   return {
     name: form.name,
-    carbs: form.carbs.trim() === '' ? undefined : asNumber(form.carbs),
-    protein: optional(form.protein) && asNumber(form.protein),
-    fat: optional(form.fat) && asNumber(form.fat),
-    kcal: optional(form.kcal) && asNumber(form.kcal),
+    carbs: form.carbs.trim() === '' ? undefined : numberFromForm(form.carbs),
+    protein: optional(form.protein) && numberFromForm(form.protein),
+    fat: optional(form.fat) && numberFromForm(form.fat),
+    kcal: optional(form.kcal) && numberFromForm(form.kcal),
     absorptionType: optional(form.absorptionType),
     logged_at: `${form.date}T${withSeconds(form.time)}`,
   };

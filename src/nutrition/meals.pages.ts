@@ -1,5 +1,6 @@
 import { Router, type Request, type Response } from 'express';
 import { DateTime } from 'luxon';
+import { localToday } from '../dates/local-today.js';
 import { calendarDateSchema, isSupportedDate } from '../dates/supported-dates.js';
 import type { Db } from '../db/database.js';
 import { syncStatusesOf } from '../sync/outbox.js';
@@ -25,7 +26,7 @@ export function mealsPages({ db, meals, limits, renderPage, clock }: Dependencie
   router.use('/meals', requireUserPage);
 
   function today(res: Response): string {
-    return DateTime.fromJSDate(clock()).setZone(currentUser(res).timezone).toISODate()!;
+    return localToday(clock(), currentUser(res).timezone);
   }
 
   async function renderDay(req: Request, res: Response, date: string, problem?: string) {

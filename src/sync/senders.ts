@@ -1,5 +1,6 @@
 import { activitySender } from '../activities/activity-sender.js';
 import { nutritionSender } from '../nutrition/nutrition-sender.js';
+import { wellnessSender } from '../wellness/wellness-sender.js';
 import type { Sender } from './sender.js';
 import type { SyncKind } from './sync-kinds.js';
 
@@ -10,6 +11,6 @@ const notBuiltYet = (kind: SyncKind): Sender => ({
 /** Each kind's sender: the only kind-specific part of the sync path. */
 export const SENDERS: Record<SyncKind, Sender> = {
   nutrition: nutritionSender,
-  wellness: notBuiltYet('wellness'),
+  wellness: wellnessSender,
   activities: activitySender,
 };

@@ -1,25 +1,10 @@
 import { Router } from 'express';
-import { DateTime } from 'luxon';
-import { z } from 'zod';
 import { newestActivityViews } from '../activities/activities.js';
-import { calendarDateSchema } from '../dates/supported-dates.js';
+import { dateRangeSchema } from '../dates/date-range.js';
 import type { Db } from '../db/database.js';
 import { currentUser, requireUserApi } from '../web/authentication.js';
 import { sendInvalidInput } from '../web/invalid-input.js';
 import { dailySyncStatuses } from './outbox.js';
-
-const MAX_RANGE_DAYS = 366;
-
-const rangeSchema = z
-  .object({
-    from: calendarDateSchema,
-    to: calendarDateSchema,
-  })
-  .refine(({ from, to }) => from <= to, { error: 'must not be before from', path: ['to'] })
-  .refine(({ from, to }) => DateTime.fromISO(to).diff(DateTime.fromISO(from), 'days').days < MAX_RANGE_DAYS, {
-    error: `must be less than ${MAX_RANGE_DAYS} days after from`,
-    path: ['to'],
-  });
 
 /**
  * GET /api/sync/status?from=&to= (inclusive): where each changed day's sync stands, of every daily
@@ -28,7 +13,7 @@ const rangeSchema = z
 export function syncStatusApi({ db }: { db: Db }): Router {
   const router = Router();
   router.get('/api/sync/status', requireUserApi, async (req, res) => {
-    const range = rangeSchema.safeParse(req.query);
+    const range = dateRangeSchema.safeParse(req.query);
     if (!range.success) return sendInvalidInput(res, range.error);
     const userId = currentUser(res).id;
     const statuses = await dailySyncStatuses(db, userId, range.data.from, range.data.to);

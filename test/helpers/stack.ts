@@ -80,8 +80,16 @@ export interface SandboxWorkout {
   writes: number;
 }
 
+export interface SandboxWellnessDay {
+  payload: { date: string; rawJson?: Record<string, unknown>; [measurement: string]: unknown };
+  writes: number;
+}
+
 export interface SandboxState {
-  athletes: Record<string, { nutrition: Record<string, SandboxNutritionDay>; workouts: Record<string, SandboxWorkout> }>;
+  athletes: Record<
+    string,
+    { nutrition: Record<string, SandboxNutritionDay>; wellness?: Record<string, SandboxWellnessDay>; workouts: Record<string, SandboxWorkout> }
+  >;
   grants: Array<{ athlete: string; scopes: string[]; status: string; currentRefreshTokenSha256: string | null }>;
   counters: {
     requests: Record<string, Record<string, number>>;

@@ -47,6 +47,18 @@ describe('the data API client', () => {
     expect(scope.isDone()).toBe(true);
   });
 
+  it('posts a wellness record as JSON with the Bearer token, absent measurements absent', async () => {
+    const { tokens } = fakeAccessTokens();
+    const wellness = { date: '2026-11-21', hrv: 48.5, sleepSecs: 27_000, rawJson: { source: 'athlete-sync', hrv: 48.5, sleepSecs: 27_000 } };
+    const scope = nock(BASE_URL)
+      .post('/api/wellness', (body) => JSON.stringify(body) === JSON.stringify(wellness))
+      .matchHeader('authorization', 'Bearer token-1')
+      .matchHeader('content-type', 'application/json')
+      .reply(200);
+    await api(tokens).upsertWellness(1, wellness);
+    expect(scope.isDone()).toBe(true);
+  });
+
   it('answers a 401 with one refresh and one retry', async () => {
     const { tokens, calls } = fakeAccessTokens();
     nock(BASE_URL).post('/api/nutrition').matchHeader('authorization', 'Bearer token-1').reply(401);

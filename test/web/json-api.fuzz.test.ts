@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signUpNewUser } from '../helpers/flows.js';
 import type { CookieClient } from '../helpers/http-client.js';
 import { addMeal } from '../helpers/meals.js';
+import { putWellness } from '../helpers/wellness.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 
 /**
@@ -25,6 +26,7 @@ beforeAll(async () => {
   signedIn = stack.browser();
   await signUpNewUser(signedIn, 'America/New_York');
   existingMealId = (await addMeal(signedIn, { name: 'Oats', carbs: 60, logged_at: '2026-03-10T08:15:00-05:00' })).id;
+  await putWellness(signedIn, EXISTING_WELLNESS_DAY, { weight: 70 });
   anonymous = stack.browser();
 });
 afterAll(async () => {
@@ -91,9 +93,14 @@ const hostileValue = fc.oneof(hostileStrings, hostileNumbers, fc.jsonValue({ max
 
 const MEAL_FIELDS = ['name', 'carbs', 'protein', 'fat', 'kcal', 'absorptionType', 'logged_at'];
 const ACCOUNT_FIELDS = ['email', 'password', 'timezone'];
-const fieldName = fc.oneof(fc.constantFrom(...MEAL_FIELDS, ...ACCOUNT_FIELDS, '__proto__', 'constructor'), fc.string({ maxLength: 12 }));
+const WELLNESS_FIELDS = ['hrv', 'restingHr', 'sleepSecs', 'weight', 'vo2max'];
+const fieldName = fc.oneof(
+  fc.constantFrom(...MEAL_FIELDS, ...ACCOUNT_FIELDS, ...WELLNESS_FIELDS, '__proto__', 'constructor'),
+  fc.string({ maxLength: 12 }),
+);
 
 const validMeal = { name: 'Oats', carbs: 60, logged_at: '2026-03-10T08:15:00+01:00' };
+const validWellness = { hrv: 48.5, restingHr: 52, sleepSecs: 27000 };
 const validAccount = { email: 'fuzz@example.com', password: 'a long password', timezone: 'Europe/Berlin' };
 
 /** A valid body with one field made hostile reaches deeper than noise; noise and raw text cover the rest. */
@@ -114,6 +121,9 @@ const body = (valid: Record<string, unknown>) =>
       '{"carbs":1e999}',
     ),
   );
+
+/** A day the signed-in user recorded wellness for before the test started. */
+const EXISTING_WELLNESS_DAY = '2026-03-11';
 
 /** Stands for the id of a meal the signed-in user owns, known only once the test has started. */
 const EXISTING_MEAL = 'existing-meal';
@@ -146,6 +156,19 @@ const request: fc.Arbitrary<ApiRequest> = fc.oneof(
   { weight: 2, arbitrary: pathSegment.map((id) => ({ client: 'signedIn' as const, method: 'DELETE', path: `/api/meals/${id}` })) },
   { weight: 2, arbitrary: query(['date']).map((q) => ({ client: 'signedIn' as const, method: 'GET', path: `/api/meals?${q}` })) },
   { weight: 2, arbitrary: query(['from', 'to']).map((q) => ({ client: 'signedIn' as const, method: 'GET', path: `/api/sync/status?${q}` })) },
+  {
+    weight: 3,
+    arbitrary: fc
+      .tuple(fc.oneof(hostileDates, fc.constant('2026-03-10')).map(encodeURIComponent), body(validWellness))
+      .map(([date, text]) => ({ client: 'signedIn' as const, method: 'PUT', path: `/api/wellness/${date}`, body: text })),
+  },
+  {
+    weight: 1,
+    arbitrary: fc
+      .oneof(hostileDates, fc.constant(EXISTING_WELLNESS_DAY))
+      .map((date) => ({ client: 'signedIn' as const, method: 'DELETE', path: `/api/wellness/${encodeURIComponent(date)}` })),
+  },
+  { weight: 2, arbitrary: query(['from', 'to']).map((q) => ({ client: 'signedIn' as const, method: 'GET', path: `/api/wellness?${q}` })) },
   { weight: 1, arbitrary: fc.constant({ client: 'signedIn' as const, method: 'GET', path: '/api/me' }) },
   { weight: 1, arbitrary: body(validAccount).map((text) => ({ client: 'anonymous' as const, method: 'POST', path: '/api/signup', body: text })) },
   { weight: 1, arbitrary: body(validAccount).map((text) => ({ client: 'anonymous' as const, method: 'POST', path: '/api/login', body: text })) },

@@ -1,0 +1,96 @@
+import { Router, type Request, type Response } from 'express';
+import { addDays, localToday } from '../dates/local-today.js';
+import { calendarDateSchema } from '../dates/supported-dates.js';
+import { currentUser, requireUserPage } from '../web/authentication.js';
+import { describeInvalidField, describeInvalidFields, type InvalidFields } from '../web/invalid-input.js';
+import type { RenderPage } from '../web/pages.js';
+import { readWellnessForm, wellnessInputFromForm, type WellnessForm } from './wellness-form.js';
+import { MEASUREMENT_NAMES, MEASUREMENTS, wellnessInputSchema } from './wellness.schemas.js';
+import type { Wellness, WellnessDayView } from './wellness.js';
+
+/** How many days the page shows, ending with the user's today. */
+const DAYS_SHOWN = 14;
+
+interface Dependencies {
+  wellness: Wellness;
+  renderPage: RenderPage;
+  clock: () => Date;
+}
+
+/** A form the person sent that was refused: shown again in its row as typed, the refused fields marked. */
+interface Draft {
+  date: string;
+  form: WellnessForm;
+  invalid: InvalidFields;
+}
+
+/** The last 14 days as a table, each row a form: record, change or delete a day, and see its sync status. */
+export function wellnessPages({ wellness, renderPage, clock }: Dependencies): Router {
+  const router = Router();
+  router.use('/wellness', requireUserPage);
+
+  async function renderDays(req: Request, res: Response, options: { draft?: Draft; deleted?: string } = {}) {
+    const user = currentUser(res);
+    const today = localToday(clock(), user.timezone);
+    const from = addDays(today, 1 - DAYS_SHOWN);
+    const recorded = new Map((await wellness.days(user, from, today)).map((day) => [day.date, day]));
+    const dates = Array.from({ length: DAYS_SHOWN }, (_, index) => addDays(today, -index));
+    const { draft, deleted } = options;
+    renderPage(
+      req,
+      res,
+      'wellness',
+      {
+        title: 'Wellness',
+        measurements: MEASUREMENT_NAMES.map((name) => ({ name, label: MEASUREMENTS[name].label })),
+        rows: dates.map((date) => rowOf(date, recorded.get(date), draft?.date === date ? draft : undefined, deleted === date)),
+        problem: draft?.invalid.message,
+        deleted,
+      },
+      draft ? 400 : 200,
+    );
+  }
+
+  router.get('/wellness', async (req, res) => {
+    await renderDays(req, res, { deleted: calendarDateSchema.safeParse(req.query.deleted).data });
+  });
+
+  router.post('/wellness/:date', async (req, res) => {
+    const form = readWellnessForm(req.body);
+    const date = calendarDateSchema.safeParse(req.params.date);
+    if (!date.success) return renderNotFound(req, res);
+    const input = wellnessInputSchema.safeParse(wellnessInputFromForm(form));
+    if (!input.success) return renderDays(req, res, { draft: { date: date.data, form, invalid: describeInvalidFields(input.error) } });
+    const outcome = await wellness.put(currentUser(res), date.data, input.data);
+    if (!outcome.ok) {
+      return renderDays(req, res, { draft: { date: date.data, form, invalid: describeInvalidField(outcome.field, outcome.message) } });
+    }
+    res.redirect(303, '/wellness');
+  });
+
+  router.post('/wellness/:date/delete', async (req, res) => {
+    const date = calendarDateSchema.safeParse(req.params.date);
+    if (!date.success || !(await wellness.remove(currentUser(res), date.data))) return renderNotFound(req, res);
+    res.redirect(303, `/wellness?deleted=${date.data}`);
+  });
+
+  function renderNotFound(req: Request, res: Response) {
+    const page = { title: 'Not found', heading: 'No such wellness day', message: 'There is no record for that date.' };
+    renderPage(req, res, 'error', page, 404);
+  }
+
+  return router;
+}
+
+/** One row of the table: the values to show (as typed when refused), whether there is a record, and its sync status. */
+function rowOf(date: string, day: WellnessDayView | undefined, draft: Draft | undefined, deletedHere: boolean) {
+  const stored = (name: (typeof MEASUREMENT_NAMES)[number]) => (day?.[name] === undefined ? '' : String(day[name]));
+  return {
+    date,
+    values: Object.fromEntries(MEASUREMENT_NAMES.map((name) => [name, draft ? draft.form[name] : stored(name)])),
+    invalid: draft?.invalid.fields ?? [],
+    recorded: day !== undefined,
+    sync: day?.sync,
+    deletedHere,
+  };
+}

@@ -1,0 +1,105 @@
+import { lockUser } from '../accounts/user.repository.js';
+import type { User } from '../accounts/user.table.js';
+import { addDays, localToday } from '../dates/local-today.js';
+import type { Db } from '../db/database.js';
+import type { ChangeHint } from '../sync/hint.js';
+import { forgetEntry, markDirty, syncStatusesOf, type EntrySyncStatus, type OutboxKey } from '../sync/outbox.js';
+import { measurementColumns, measurementsOf, sameMeasurements } from './measurements.js';
+import { deleteWellnessDay, findWellnessDay, saveWellnessDay, wellnessDaysBetween } from './wellness-day.repository.js';
+import type { WellnessDay } from './wellness-day.table.js';
+import type { Measurements } from './wellness.schemas.js';
+
+/** A recorded day as the API shows it: its local date and the measurements entered, nothing else. */
+export type WellnessRecordView = Measurements & { date: string };
+
+/** Where the day's sync stands (outbox.ts); absent for a day never changed. */
+export type DaySync = Omit<EntrySyncStatus, 'kind' | 'subject'>;
+
+export type WellnessDayView = WellnessRecordView & { sync?: DaySync };
+
+/** A date the schema accepted but the domain cannot take; `message` follows the field's name. */
+type InvalidDate = { ok: false; reason: 'invalid_field'; field: 'date'; message: string };
+
+export type WellnessOutcome = { ok: true; day: WellnessRecordView } | InvalidDate;
+
+export interface WellnessDependencies {
+  db: Db;
+  clock: () => Date;
+  /** Told after commit which days changed. */
+  changed: ChangeHint;
+}
+
+/**
+ * The latest date a record may be for: the user's tomorrow. A measurement of a later day is a
+ * mistake; tomorrow is allowed because a person travelling east is already there before their
+ * profile's zone is.
+ */
+export function latestWellnessDate(user: User, now: Date): string {
+  return addDays(localToday(now, user.timezone), 1);
+}
+
+/**
+ * Recording wellness: each write locks the user, changes the day and marks its outbox entry in one
+ * transaction, then hints the queue. A day is replaced whole (§4.5 upserts by date).
+ */
+export function createWellness({ db, clock, changed }: WellnessDependencies) {
+  const wellnessDay = (user: User, date: string): OutboxKey => ({ userId: user.id, kind: 'wellness', subject: date });
+
+  return {
+    /** The recorded days from `from` to `to` inclusive, oldest first, each with its sync status. */
+    async days(user: User, from: string, to: string): Promise<WellnessDayView[]> {
+      const days = await wellnessDaysBetween(db, user.id, from, to);
+      const statuses = await syncStatusesOf(db, user.id, 'wellness', days.map((day) => day.date));
+      const syncOf = new Map(statuses.map(({ kind: _kind, subject, ...sync }) => [subject, sync]));
+      return days.map((day) => ({ ...toView(day), ...(syncOf.has(day.date) && { sync: syncOf.get(day.date) }) }));
+    },
+
+    /**
+     * Replaces the day's record. The same record again changes nothing: no new version, so the
+     * service is not sent the same day twice.
+     */
+    async put(user: User, date: string, measurements: Measurements): Promise<WellnessOutcome> {
+      const now = clock();
+      const latest = latestWellnessDate(user, now);
+      if (date > latest) {
+        const message = `must not be after ${latest}, tomorrow in ${user.timezone}: a measurement cannot be of a later day`;
+        return { ok: false, reason: 'invalid_field', field: 'date', message };
+      }
+      const { day, isNew } = await db.transaction().execute(async (trx) => {
+        await lockUser(trx, user.id);
+        const before = await findWellnessDay(trx, user.id, date);
+        if (before && sameMeasurements(before, measurements)) return { day: before, isNew: false };
+        const after = await saveWellnessDay(trx, {
+          user_id: user.id,
+          date,
+          ...measurementColumns(measurements),
+          created_at: before?.created_at ?? now.toISOString(),
+          updated_at: now.toISOString(),
+        });
+        await markDirty(trx, wellnessDay(user, date), now);
+        return { day: after, isNew: true };
+      });
+      if (isNew) await changed([wellnessDay(user, date)]);
+      return { ok: true, day: toView(day) };
+    },
+
+    /**
+     * Deletes the day here and stops syncing it: the service offers no delete (§4.5), so it keeps
+     * what it was last sent. Returns whether there was a record.
+     */
+    async remove(user: User, date: string): Promise<boolean> {
+      return db.transaction().execute(async (trx) => {
+        await lockUser(trx, user.id);
+        const deleted = await deleteWellnessDay(trx, user.id, date);
+        if (deleted) await forgetEntry(trx, wellnessDay(user, date));
+        return deleted;
+      });
+    },
+  };
+}
+
+export type Wellness = ReturnType<typeof createWellness>;
+
+function toView(day: WellnessDay): WellnessRecordView {
+  return { date: day.date, ...measurementsOf(day) };
+}

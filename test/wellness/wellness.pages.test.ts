@@ -1,0 +1,138 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WAITING_FOR_CONNECTION } from '../../src/sync/jobs.js';
+import { markFailed, markSynced, recordPendingReason } from '../../src/sync/outbox.js';
+import { signUpNewUser } from '../helpers/flows.js';
+import { hiddenField, type CookieClient } from '../helpers/http-client.js';
+import { startStack, type Stack } from '../helpers/stack.js';
+import { NOW, putWellness, wellnessDays } from '../helpers/wellness.js';
+
+let stack: Stack;
+
+beforeAll(async () => {
+  stack = await startStack({ clock: () => NOW });
+});
+afterAll(async () => {
+  await stack.close();
+});
+
+const TODAY = '2026-11-23'; // in Pacific/Pago_Pago
+const blank = { hrv: '', restingHr: '', sleepSecs: '', weight: '', vo2max: '' };
+
+async function newUser(timezone = 'Pacific/Pago_Pago'): Promise<{ client: CookieClient; userId: number }> {
+  const client = stack.browser();
+  const email = await signUpNewUser(client, timezone);
+  const { id } = await stack.db.selectFrom('users').select('id').where('email', '=', email).executeTakeFirstOrThrow();
+  return { client, userId: id };
+}
+
+async function page(client: CookieClient, path = '/wellness'): Promise<string> {
+  const response = await client.get(path);
+  expect(response.status).toBe(200);
+  return response.text();
+}
+
+/** Posts a row's form as the browser would, with the page's form token. */
+async function postRow(client: CookieClient, path: string, fields: Record<string, string> = {}): Promise<Response> {
+  return client.postForm(path, { _csrf: hiddenField(await page(client), '_csrf'), ...fields });
+}
+
+function rowOf(html: string, date: string): string {
+  const row = html.match(new RegExp(`<tr data-date="${date}">[\\s\\S]*?</tr>`))?.[0];
+  if (!row) throw new Error(`no row for ${date}`);
+  return row;
+}
+
+function inputOf(row: string, name: string): string {
+  return row.match(new RegExp(`<input[^>]*name="${name}"[^>]*>`))![0];
+}
+
+describe('the wellness page', () => {
+  it.each([
+    ['Pacific/Pago_Pago', '2026-11-23', '2026-11-10'],
+    ['Pacific/Kiritimati', '2026-11-24', '2026-11-11'],
+  ])('shows the last 14 local days of a user in %s, today (%s) first', async (zone, today, first) => {
+    const { client } = await newUser(zone);
+    const dates = [...(await page(client)).matchAll(/<tr data-date="([^"]+)">/g)].map((match) => match[1]);
+    expect(dates).toHaveLength(14);
+    expect(dates[0]).toBe(today);
+    expect(dates.at(-1)).toBe(first);
+  });
+
+  it('saves a row with only the measurements typed, then shows them (post/redirect/get)', async () => {
+    const { client } = await newUser();
+    const saved = await postRow(client, `/wellness/${TODAY}`, { ...blank, hrv: ' 48.5 ', restingHr: '52' });
+    expect(saved.status).toBe(303);
+    expect(saved.headers.get('location')).toBe('/wellness');
+    expect(await wellnessDays(client, TODAY)).toEqual([{ date: TODAY, hrv: 48.5, restingHr: 52, sync: { status: 'pending' } }]);
+    const row = rowOf(await page(client), TODAY);
+    expect(inputOf(row, 'hrv')).toContain('value="48.5"');
+    expect(inputOf(row, 'weight')).toContain('value=""');
+    expect(row).toContain('pending');
+    expect(row).toContain('Delete');
+  });
+
+  it.each([
+    [{ restingHr: '52.5', hrv: '48' }, 'restingHr', 'restingHr must be a whole number of beats per minute from 20 to 250'],
+    [{ weight: '0x10' }, 'weight', 'weight must be a number of kilograms from 20 to 400'],
+    [{ sleepSecs: '8h' }, 'sleepSecs', 'sleepSecs must be a whole number of seconds from 0 to 86400'],
+  ])('refuses %j: the row comes back as typed, the field marked, and nothing is stored', async (fields, field, message) => {
+    const { client } = await newUser();
+    const refused = await postRow(client, `/wellness/${TODAY}`, { ...blank, ...fields });
+    expect(refused.status).toBe(400);
+    const html = await refused.text();
+    expect(html).toContain(message);
+    const row = rowOf(html, TODAY);
+    for (const [name, value] of Object.entries(fields)) expect(inputOf(row, name)).toContain(`value="${value}"`);
+    expect(inputOf(row, field)).toContain('aria-invalid="true"');
+    expect(inputOf(row, 'vo2max')).not.toContain('aria-invalid');
+    expect(await wellnessDays(client, TODAY)).toEqual([]);
+  });
+
+  it('refuses an empty row and a day after tomorrow, storing nothing', async () => {
+    const { client } = await newUser();
+    const empty = await postRow(client, `/wellness/${TODAY}`, blank);
+    expect(empty.status).toBe(400);
+    expect(await empty.text()).toContain('must hold at least one of hrv, restingHr, sleepSecs, weight, vo2max');
+    const later = await postRow(client, '/wellness/2026-11-25', { ...blank, hrv: '50' });
+    expect(later.status).toBe(400);
+    expect(await later.text()).toContain('date must not be after 2026-11-24, tomorrow in Pacific/Pago_Pago');
+    expect(await wellnessDays(client, TODAY, '2026-11-25')).toEqual([]);
+  });
+
+  it('shows each day’s sync status: synced, failed with the service’s message, pending with its reason', async () => {
+    const { client, userId } = await newUser();
+    const day = (date: string) => ({ userId, kind: 'wellness' as const, subject: date });
+    for (const date of ['2026-11-21', '2026-11-22', TODAY]) await putWellness(client, date, { hrv: 50 });
+    await markSynced(stack.db, day('2026-11-21'), 1, NOW);
+    await markFailed(stack.db, day('2026-11-22'), 1, 'hrv: expected a number', NOW);
+    await recordPendingReason(stack.db, day(TODAY), WAITING_FOR_CONNECTION, NOW);
+    const html = await page(client);
+    expect(rowOf(html, '2026-11-21')).toContain('synced');
+    expect(rowOf(html, '2026-11-22')).toMatch(/failed[\s\S]*hrv: expected a number/);
+    expect(rowOf(html, TODAY)).toContain(`pending</span> <span class="hint">(${WAITING_FOR_CONNECTION})`);
+    expect(rowOf(html, '2026-11-20')).toContain('nothing recorded');
+    expect(rowOf(html, '2026-11-20')).not.toContain('Delete');
+    expect(html.match(/offers no way to delete/g)).toHaveLength(1);
+  });
+
+  it('deletes a day and says the service keeps what it was last sent; a day with no record is 404', async () => {
+    const { client } = await newUser();
+    await putWellness(client, TODAY, { weight: 70 });
+    const deleted = await postRow(client, `/wellness/${TODAY}/delete`);
+    expect(deleted.status).toBe(303);
+    expect(deleted.headers.get('location')).toBe(`/wellness?deleted=${TODAY}`);
+    expect(await wellnessDays(client, TODAY)).toEqual([]);
+    const row = rowOf(await page(client, deleted.headers.get('location')!), TODAY);
+    expect(row).toContain('deleted here; the service keeps what it was last sent');
+
+    expect((await postRow(client, `/wellness/${TODAY}/delete`)).status).toBe(404);
+  });
+
+  it('does not let one user delete another’s day', async () => {
+    const owner = await newUser();
+    const other = await newUser();
+    await putWellness(owner.client, TODAY, { weight: 70 });
+    expect((await postRow(other.client, `/wellness/${TODAY}/delete`)).status).toBe(404);
+    expect(await wellnessDays(owner.client, TODAY)).toMatchObject([{ weight: 70 }]);
+  });
+});
