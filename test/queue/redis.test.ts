@@ -8,7 +8,7 @@ describe('a producer connection', () => {
     await expect(early.ping()).rejects.toThrow("Stream isn't writeable");
     early.disconnect();
 
-    const ready = await untilReady(createProducerConnection(inject('redisUrl')));
+    const ready = await untilReady(createProducerConnection(inject('redisUrl')), { url: inject('redisUrl'), timeoutS: 5 });
     expect(await ready.ping()).toBe('PONG');
     ready.disconnect();
   });
