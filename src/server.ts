@@ -45,7 +45,7 @@ runEntryPoint(async () => {
   const server = app.listen(config.port, config.host);
   await once(server, 'listening');
   const address = `http://${config.host}:${config.port}`;
-  logger.info({ address, url: config.appBaseUrl }, `web listening on ${address}, served as ${config.appBaseUrl}`);
+  logger.info({ url: config.appBaseUrl }, `web listening on ${address}`);
   const metricsServer = await serveMetrics(config.metrics, metrics.registry, logger);
 
   syncQueue.on('error', logUnlessRedisUnreachable(logger, 'sync queue: Redis error'));
