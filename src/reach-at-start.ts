@@ -43,8 +43,8 @@ export async function retryUntilReachable<T>(
     if ('value' in outcome) return outcome.value;
     if (!isUnreachable(outcome.error)) throw outcome.error;
     lastError = outcome.error;
-    if (Date.now() + pauseMs >= deadline) break;
-    await sleep(pauseMs);
+    if (Date.now() >= deadline) break;
+    await sleep(Math.min(pauseMs, deadline - Date.now()));
   }
   throw new UnreachableAtStartError(target, lastError);
 }
