@@ -1,11 +1,17 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import getPort from 'get-port';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { MINIMAL_APP_ENVIRONMENT } from '../helpers/minimal-environment.js';
 import { run, start } from '../helpers/processes.js';
 import { eventually } from '../helpers/wait.js';
+
+/** This machine's IPv4 addresses other than loopback. */
+function otherAddressesOfThisMachine(): string[] {
+  const addresses = Object.values(networkInterfaces()).flatMap((entries) => entries ?? []);
+  return addresses.filter((entry) => entry.family === 'IPv4' && !entry.internal).map((entry) => entry.address);
+}
 
 function newDatabaseUrl(): string {
   return `sqlite:${join(mkdtempSync(join(tmpdir(), 'athlete-sync-entry-')), 'app.db')}`;
@@ -103,8 +109,13 @@ describe('npm run migrate, then npm start and npm run worker', () => {
     const web = start('npm', ['run', '--silent', 'start'], { ...env, METRICS_PORT: String(metricsPort) });
     const worker = start('npm', ['run', '--silent', 'worker'], env);
     try {
-      await web.waitForOutput(/web listening/);
+      const [, address] = await web.waitForOutput(/web listening on (\S+)"/);
       await worker.waitForOutput(/worker ready/);
+      // HOST unset: this machine only, not its other interfaces.
+      expect(address).toBe(`http://127.0.0.1:${env.PORT}`);
+      for (const other of otherAddressesOfThisMachine()) {
+        await expect(fetch(`http://${other}:${env.PORT}/healthz`), other).rejects.toThrow();
+      }
       const home = await fetch(`http://127.0.0.1:${env.PORT}/`);
       expect(home.status).toBe(200);
       expect(await home.text()).toContain('athlete-sync');
