@@ -35,10 +35,11 @@ export async function retryUntilReachable<T>(
   const deadline = Date.now() + target.timeoutS * 1000;
   let lastError: unknown = 'no answer';
   for (let pauseMs = FIRST_PAUSE_MS; ; pauseMs = Math.min(2 * pauseMs, LONGEST_PAUSE_MS)) {
-    const outcome = await beforeDeadline(attempt().then(
+    const tried = attempt().then(
       (value) => ({ value }),
       (error: unknown) => ({ error }),
-    ), deadline);
+    );
+    const outcome = await beforeDeadline(tried, deadline);
     if (outcome === TIMED_OUT) break;
     if ('value' in outcome) return outcome.value;
     if (!isUnreachable(outcome.error)) throw outcome.error;

@@ -8,7 +8,8 @@ const IOREDIS_UNAVAILABLE_MESSAGES = new Set([
 
 /**
  * True for what the two Redis clients throw while the server cannot be reached: node-redis
- * (the session store) and ioredis, or the socket itself. A command Redis answered with an error is not among them.
+ * (the session store) and ioredis, or the socket under them. A command Redis answered with an
+ * error is not among them.
  */
 export function isRedisUnavailable(error: unknown): boolean {
   return (

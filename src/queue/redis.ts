@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import type { Logger } from '../logger.js';
-import { isRedisUnavailable } from './redis-unavailable.js';
 import { beforeDeadline, TIMED_OUT, UnreachableAtStartError } from '../reach-at-start.js';
+import { isRedisUnavailable } from './redis-unavailable.js';
 
 /**
  * A connection for BullMQ workers and the app's locks. `maxRetriesPerRequest: null` is what
