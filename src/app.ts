@@ -61,6 +61,7 @@ export interface AppDependencies {
 }
 
 const ASSETS_FOLDER = fileURLToPath(new URL('../views/assets', import.meta.url));
+const FAVICON = fileURLToPath(new URL('../views/assets/favicon.svg', import.meta.url));
 
 /** Builds the web app: middleware, routes, error handler. It never listens; `server.ts` does. */
 export function createApp(deps: AppDependencies): Express {
@@ -97,6 +98,10 @@ export function createApp(deps: AppDependencies): Express {
     }),
   );
   app.use('/assets', express.static(ASSETS_FOLDER));
+  // Browsers ask for it on every page whatever the page links; it gets no session.
+  app.get('/favicon.ico', (_req, res) => {
+    res.type('image/svg+xml').sendFile(FAVICON);
+  });
   app.get('/healthz', (_req, res) => {
     res.json({ ok: true });
   });

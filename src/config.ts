@@ -75,6 +75,8 @@ const trustProxy = z.union([
     ),
 ], expecting(TRUST_PROXY_HINT));
 
+const ABSORPTION_TYPES_HINT = 'comma-separated names in capitals, e.g. RAPID,SLOW';
+
 const nonEmpty = (what: string) => z.string(expecting(what)).min(1, expecting(what));
 
 const port = z.coerce
@@ -88,10 +90,14 @@ const wholePositive = (what: string) => z.coerce.number(expecting(what)).int(exp
 const positiveInt = (what: string, fallback: number) => wholePositive(what).default(fallback);
 
 const envSchema = z.object({
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  LOG_LEVEL: z
+    .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], expecting('fatal, error, warn, info, debug, trace or silent'))
+    .default('info'),
   APP_BASE_URL: baseUrl,
   TRUST_PROXY: trustProxy.optional(),
   PORT: port.default(3000),
+  // Loopback unless told otherwise: a container or a host behind a load balancer sets 0.0.0.0.
+  HOST: nonEmpty('an interface to listen on, e.g. 127.0.0.1 or 0.0.0.0').default('127.0.0.1'),
   // Off unless set: metrics tell whoever can reach them how busy the app is.
   METRICS_PORT: port.optional(),
   METRICS_HOST: nonEmpty('an interface to listen on, e.g. 127.0.0.1').default('127.0.0.1'),
@@ -151,7 +157,7 @@ const envSchema = z.object({
     .string()
     .default('RAPID')
     .transform((value) => value.split(',').map((type) => type.trim()).filter((type) => type !== ''))
-    .pipe(z.array(z.string().regex(/^[A-Z_]+$/)).min(1, expecting('comma-separated names in capitals, e.g. RAPID,SLOW'))),
+    .pipe(z.array(z.string().regex(/^[A-Z_]+$/, expecting(ABSORPTION_TYPES_HINT))).min(1, expecting(ABSORPTION_TYPES_HINT))),
   MEAL_MAX_ITEMS_PER_DAY: positiveInt('a number of items, e.g. 100', 100),
   MEAL_NAME_MAX_LENGTH: positiveInt('a number of characters, e.g. 120', 120),
   MEAL_MAX_GRAMS: positiveInt('grams, e.g. 1000', 1000),
@@ -162,6 +168,7 @@ const envSchema = z.object({
   SIGNIN_FAILURES_PER_ADDRESS_PER_HOUR: positiveInt('a number of failed sign-ins, e.g. 50', 50),
   SIGNUPS_PER_ADDRESS_PER_HOUR: positiveInt('a number of sign-ups, e.g. 20', 20),
   SHUTDOWN_TIMEOUT_MS: wholePositive('milliseconds, e.g. 45000').optional(),
+  STARTUP_TIMEOUT_S: positiveInt('a number of seconds, e.g. 20', 20),
   ATHLETE_SCOPES: z
     .string()
     .prefault('workout:read workout:write health:write nutrition:write')
@@ -221,6 +228,7 @@ function toConfig(env: z.infer<typeof envSchema>) {
     // Unset: one proxy when the app is served over https (a TLS-terminating proxy), none over http.
     trustProxy: env.TRUST_PROXY ?? (env.APP_BASE_URL.startsWith('https:') ? 1 : false),
     port: env.PORT,
+    host: env.HOST,
     /** Prometheus metrics of this process, on a port of their own; `port` undefined: not served. */
     metrics: { port: env.METRICS_PORT, host: env.METRICS_HOST },
     /** Who may see the queue dashboard (lower-cased emails), and whether they may change jobs there. */
@@ -228,6 +236,8 @@ function toConfig(env: z.infer<typeof envSchema>) {
     // Unset: long enough for a job's upload and a token refresh with its one retry without an
     // answer, each abandoned after ATHLETE_TIMEOUT_S; a stop cut shorter is like a kill.
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS ?? 3 * env.ATHLETE_TIMEOUT_S * 1000,
+    /** How long the web and workers wait at start for Redis and the database before they give up. */
+    startupTimeoutS: env.STARTUP_TIMEOUT_S,
     database: toDatabaseConfig(env),
     redis: { url: env.REDIS_URL, prefix: env.REDIS_PREFIX },
     tokenRefreshMarginS: env.TOKEN_REFRESH_MARGIN_S,

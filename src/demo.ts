@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { loadConfig } from './config.js';
 import { createDb } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
-import { startEntryPoint, stopChild, waitForHealthy } from './dev/child-processes.js';
+import { readableLog, startEntryPoint, stopChild, waitForHealthy } from './dev/child-processes.js';
 import { findRedis } from './dev/find-redis.js';
 import { closeOnSignal, runEntryPoint } from './entry-point.js';
 import { createLogger } from './logger.js';
@@ -63,7 +63,7 @@ runEntryPoint(async () => {
   };
   closeOnSignal([{ what: 'the sandbox, web and worker processes', close: stopAll }], {
     timeoutMs: config.shutdownTimeoutMs,
-    logger: createLogger(config.logLevel, 'demo'),
+    logger: createLogger(config.logLevel, 'demo', { write: (line: string) => void process.stdout.write(readableLog(line)) }),
   });
   for (const child of children) {
     child.once('exit', (code) => {

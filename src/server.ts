@@ -4,14 +4,14 @@ import { loadConfig, readEnvironment } from './config.js';
 import { accessTokensFromConfig } from './connections/access-token.js';
 import { createTokenCipher } from './connections/token-crypto.js';
 import { createDb } from './db/database.js';
-import { assertMigrated } from './db/migrate.js';
+import { assertMigratedWithin } from './db/migrate.js';
 import { closeOnSignal, runEntryPoint } from './entry-point.js';
 import { createLogger } from './logger.js';
 import { serveMetrics } from './observability/metrics-server.js';
 import { createPrometheusMetrics } from './observability/metrics.js';
 import { createServiceApi } from './provider/api.js';
 import { createOAuthClient } from './provider/oauth.js';
-import { createProducerConnection, untilReady } from './queue/redis.js';
+import { createProducerConnection, logUnlessRedisUnreachable, logReconnects, untilReady } from './queue/redis.js';
 import { createSyncQueue } from './sync/queue.js';
 import { createRedisSessionStore } from './web/session.js';
 
@@ -19,9 +19,15 @@ runEntryPoint(async () => {
   const config = loadConfig(readEnvironment());
   const logger = createLogger(config.logLevel, 'web');
   const db = createDb(config.database);
-  await assertMigrated(db);
-  const sessions = await createRedisSessionStore(config.redis.url, config.redis.prefix);
-  const redis = await untilReady(createProducerConnection(config.redis.url));
+  const redisAtStart = { url: config.redis.url, timeoutS: config.startupTimeoutS };
+  const redis = createProducerConnection(config.redis.url);
+  logReconnects(redis, logger, 'producer');
+  // Side by side, so that STARTUP_TIMEOUT_S bounds the whole wait.
+  const [sessions] = await Promise.all([
+    createRedisSessionStore({ ...redisAtStart, prefix: config.redis.prefix }, logger),
+    untilReady(redis, redisAtStart),
+    assertMigratedWithin(db, config.database, config.startupTimeoutS),
+  ]);
   const syncQueue = createSyncQueue({ connection: redis, prefix: config.redis.prefix, attempts: config.sync.attempts });
   const clock = () => new Date();
   const metrics = createPrometheusMetrics();
@@ -41,12 +47,13 @@ runEntryPoint(async () => {
     serviceApi,
     clock,
   });
-  const server = app.listen(config.port);
+  const server = app.listen(config.port, config.host);
   await once(server, 'listening');
-  logger.info({ url: config.appBaseUrl }, 'web listening');
+  const address = `http://${config.host}:${config.port}`;
+  logger.info({ url: config.appBaseUrl }, `web listening on ${address}`);
   const metricsServer = await serveMetrics(config.metrics, metrics.registry, logger);
 
-  syncQueue.on('error', (error) => logger.warn({ err: error }, 'sync queue: Redis error'));
+  syncQueue.on('error', logUnlessRedisUnreachable(logger, 'sync queue: Redis error'));
 
   closeOnSignal(
     [

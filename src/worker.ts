@@ -2,14 +2,14 @@ import { loadConfig, readEnvironment } from './config.js';
 import { createDatabaseActivityFileStore } from './activities/activity-file-store.js';
 import { accessTokensFromConfig } from './connections/access-token.js';
 import { createDb } from './db/database.js';
-import { assertMigrated } from './db/migrate.js';
+import { assertMigratedWithin } from './db/migrate.js';
 import { closeOnSignal, runEntryPoint } from './entry-point.js';
 import { createLogger } from './logger.js';
 import { serveMetrics } from './observability/metrics-server.js';
 import { createPrometheusMetrics } from './observability/metrics.js';
 import { observeWaitingWork } from './observability/work-gauges.js';
 import { createServiceApi } from './provider/api.js';
-import { createRedisConnection } from './queue/redis.js';
+import { createRedisConnection, logUnlessRedisUnreachable, logReconnects, untilReady } from './queue/redis.js';
 import { createSyncQueue, scheduleRepeatingJobs } from './sync/queue.js';
 import { createSyncWorker } from './sync/worker.js';
 
@@ -17,15 +17,20 @@ runEntryPoint(async () => {
   const config = loadConfig(readEnvironment());
   const logger = createLogger(config.logLevel, 'worker');
   const db = createDb(config.database);
-  await assertMigrated(db);
   const redis = createRedisConnection(config.redis.url);
+  logReconnects(redis, logger, 'worker');
+  // Side by side, so that STARTUP_TIMEOUT_S bounds the whole wait.
+  await Promise.all([
+    untilReady(redis, { url: config.redis.url, timeoutS: config.startupTimeoutS }),
+    assertMigratedWithin(db, config.database, config.startupTimeoutS),
+  ]);
   const clock = () => new Date();
   const metrics = createPrometheusMetrics();
 
   const accessTokens = accessTokensFromConfig(config, { db, redis, clock, logger, metrics });
   const api = createServiceApi({ baseUrl: config.athlete.baseUrl, timeoutS: config.athlete.timeoutS, accessTokens, clock, metrics });
   const queue = createSyncQueue({ connection: redis, prefix: config.redis.prefix, attempts: config.sync.attempts });
-  queue.on('error', (error) => logger.warn({ err: error }, 'sync queue: Redis error'));
+  queue.on('error', logUnlessRedisUnreachable(logger, 'sync queue: Redis error'));
   await scheduleRepeatingJobs(queue, config.sync.sweepIntervalMs);
   const worker = createSyncWorker({
     connection: redis,

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, loadDatabaseConfig } from '../src/config.js';
 
@@ -106,6 +107,71 @@ describe('loadConfig', () => {
     const message = configErrorFor({ ...validEnv, [variable]: value });
     expect(message).toContain(`${variable} must be`);
     expect(message).toContain(expectation);
+  });
+
+  it('listens on 127.0.0.1 and waits 20 s at start for Redis and the database, unless told otherwise', () => {
+    expect(loadConfig(validEnv)).toMatchObject({ host: '127.0.0.1', startupTimeoutS: 20 });
+    expect(loadConfig({ ...validEnv, HOST: '0.0.0.0', STARTUP_TIMEOUT_S: '5' })).toMatchObject({ host: '0.0.0.0', startupTimeoutS: 5 });
+  });
+
+  /** A wrong value for every setting the README's configuration table lists. */
+  const WRONG_VALUES: Record<string, string> = {
+    APP_BASE_URL: 'not a url',
+    TRUST_PROXY: 'true',
+    PORT: 'eighty',
+    HOST: '',
+    METRICS_PORT: '70000',
+    METRICS_HOST: '',
+    SHUTDOWN_TIMEOUT_MS: '0',
+    STARTUP_TIMEOUT_S: 'soon',
+    DATABASE_URL: 'mysql://db',
+    DATABASE_POOL_SIZE: '0',
+    REDIS_URL: 'http://cache',
+    REDIS_PREFIX: 'has space',
+    SESSION_SECRET: 'short',
+    SESSION_IDLE_MINUTES: '0',
+    SESSION_MAX_DAYS: '1.5',
+    TOKEN_ENCRYPTION_KEY: 'not base64!',
+    TOKEN_ENCRYPTION_PREVIOUS_KEYS: 'short',
+    ATHLETE_BASE_URL: 'http://athlete.example.com',
+    ATHLETE_CLIENT_ID: '',
+    ATHLETE_CLIENT_SECRET: '',
+    ATHLETE_SCOPES: 'calories:write',
+    ATHLETE_TOKEN_REQUEST_ENCODING: 'xml',
+    ATHLETE_TIMEOUT_S: '-1',
+    ATHLETE_RATE_LIMIT_PER_S: '0',
+    TOKEN_REFRESH_MARGIN_S: '1.5',
+    SYNC_QUIET_MS: 'soon',
+    SYNC_SWEEP_INTERVAL_MS: '0',
+    SYNC_ATTEMPTS: '-3',
+    WORKER_CONCURRENCY: 'many',
+    WORKER_LOCK_DURATION_MS: '0',
+    ABSORPTION_TYPES: 'RAPID,slow',
+    MEAL_MAX_ITEMS_PER_DAY: '0',
+    MEAL_NAME_MAX_LENGTH: 'long',
+    MEAL_MAX_GRAMS: '0',
+    MEAL_MAX_KCAL: '-1',
+    ACTIVITY_MAX_BYTES: '25MB',
+    ACTIVITY_RETENTION: 'delete',
+    SIGNIN_FAILURES_PER_ADDRESS_PER_HOUR: '0',
+    SIGNUPS_PER_ADDRESS_PER_HOUR: 'some',
+    LOG_LEVEL: 'loud',
+    ADMIN_EMAILS: 'ops',
+    ADMIN_QUEUE_ACTIONS: 'yes',
+  };
+
+  it('has a wrong value to try for every setting the README documents', () => {
+    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+    const table = readme.slice(readme.indexOf('## Configuration'), readme.indexOf("### The sandbox's settings"));
+    const documented = [...table.matchAll(/^\| `([A-Z_]+)` \|/gm)].map((match) => match[1]);
+    expect(Object.keys(WRONG_VALUES).sort()).toEqual(documented.sort());
+  });
+
+  it.each(Object.entries(WRONG_VALUES))('refuses %s=%j in the one-line form: the variable, then what it must be', (variable, value) => {
+    const message = configErrorFor({ ...validEnv, [variable]: value });
+    expect(message).toMatch(new RegExp(`^Invalid configuration: ${variable} must be [^\n]+$`));
+    // Not zod's own wording, which names types and patterns rather than what to set.
+    expect(message).not.toMatch(/Invalid (input|option|string)|expected|pattern/);
   });
 
   it('takes .fit files up to 25 MiB and keeps their bytes by default', () => {

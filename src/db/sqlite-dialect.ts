@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import SQLite from 'better-sqlite3';
 import { CompiledQuery, SqliteDialect, SqliteDriver, type DatabaseConnection, type Driver, type QueryResult } from 'kysely';
+import { StartupError } from '../errors.js';
 import { DatabaseBusyError } from './database-busy-error.js';
 import { DatabaseUnwritableError } from './database-unwritable-error.js';
 
@@ -18,14 +19,20 @@ export function createSqliteDialect(path: string): SqliteDialect {
   return new ImmediateSqliteDialect(openSqlite(path));
 }
 
+/** A folder that cannot be created, a file that cannot be opened or written: one line, at start. */
 function openSqlite(path: string): SQLite.Database {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-  const sqlite = new SQLite(path);
-  // WAL lets the web and worker processes read while one of them writes.
-  sqlite.pragma('journal_mode = WAL');
-  sqlite.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
-  sqlite.pragma('foreign_keys = ON');
-  return sqlite;
+  try {
+    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    const sqlite = new SQLite(path);
+    // WAL lets the web and worker processes read while one of them writes.
+    sqlite.pragma('journal_mode = WAL');
+    sqlite.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    sqlite.pragma('foreign_keys = ON');
+    return sqlite;
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new StartupError(`Cannot open the SQLite database at ${path} (DATABASE_URL): ${reason}`, { cause: error });
+  }
 }
 
 /**

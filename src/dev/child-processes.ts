@@ -3,10 +3,23 @@ import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { prettyFactory } from 'pino-pretty';
 
 /**
- * Starts a TypeScript entry point of this project in its own Node process, its output prefixed.
- * It runs the sources through tsx, not dist/: the demo shows the code as it is now, with no build.
+ * The processes log JSON lines, as in production; here they are read by a person, so each is shown
+ * as one line of text (an error's stack on the lines after it). Anything else is shown as it came.
+ */
+export const readableLog: (line: string) => string = prettyFactory({
+  colorize: process.stdout.isTTY,
+  singleLine: true,
+  ignore: 'pid,hostname,name',
+  translateTime: 'SYS:HH:MM:ss',
+});
+
+/**
+ * Starts a TypeScript entry point of this project in its own Node process, its output prefixed and
+ * its log lines readable. It runs the sources through tsx, not dist/: the demo shows the code as it
+ * is now, with no build.
  */
 export function startEntryPoint(label: string, file: string, env: NodeJS.ProcessEnv): ChildProcess {
   const path = fileURLToPath(new URL(`../${file}`, import.meta.url));
@@ -15,7 +28,7 @@ export function startEntryPoint(label: string, file: string, env: NodeJS.Process
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   for (const stream of [child.stdout, child.stderr]) {
-    createInterface({ input: stream }).on('line', (line) => console.log(`[${label}] ${line}`));
+    createInterface({ input: stream }).on('line', (line) => console.log(`[${label}] ${readableLog(line).trimEnd()}`));
   }
   return child;
 }

@@ -8,7 +8,8 @@ const IOREDIS_UNAVAILABLE_MESSAGES = new Set([
 
 /**
  * True for what the two Redis clients throw while the server cannot be reached: node-redis
- * (the session store) and ioredis. A command Redis answered with an error is not among them.
+ * (the session store) and ioredis, or the socket under them. A command Redis answered with an
+ * error is not among them.
  */
 export function isRedisUnavailable(error: unknown): boolean {
   return (
@@ -17,6 +18,11 @@ export function isRedisUnavailable(error: unknown): boolean {
     error instanceof ConnectionTimeoutError ||
     error instanceof SocketClosedUnexpectedlyError ||
     (error instanceof Error &&
-      (IOREDIS_UNAVAILABLE_MESSAGES.has(error.message) || error.name === 'MaxRetriesPerRequestError'))
+      (IOREDIS_UNAVAILABLE_MESSAGES.has(error.message) || error.name === 'MaxRetriesPerRequestError' || isSocketError(error)))
   );
+}
+
+/** The socket's own failure (connect ECONNREFUSED, read ECONNRESET, …): Node names the call that failed. */
+function isSocketError(error: Error): boolean {
+  return 'syscall' in error && typeof error.syscall === 'string';
 }

@@ -1,4 +1,7 @@
 import { Redis } from 'ioredis';
+import type { Logger } from '../logger.js';
+import { beforeDeadline, TIMED_OUT, UnreachableAtStartError } from '../reach-at-start.js';
+import { isRedisUnavailable } from './redis-unavailable.js';
 
 /**
  * A connection for BullMQ workers and the app's locks. `maxRetriesPerRequest: null` is what
@@ -21,14 +24,68 @@ export function createProducerConnection(url: string): Redis {
   return redis;
 }
 
+/** Where Redis is, and how long a process may wait for it at start (STARTUP_TIMEOUT_S). */
+export interface RedisAtStart {
+  url: string;
+  timeoutS: number;
+}
+
 /**
  * The connection once it is connected. Without an offline queue, commands sent before then fail at
  * once, so a process that served requests straight after start-up would answer its first ones 503.
- * Waits through failed attempts, as the session store's connect does, while Redis is not yet up.
+ * Waits quietly through failed attempts while Redis is not yet up, for at most `timeoutS`; then
+ * the start ends with one line naming Redis, its URL and why.
  */
-export function untilReady(redis: Redis): Promise<Redis> {
+export function untilReady(redis: Redis, atStart: RedisAtStart): Promise<Redis> {
   if (redis.status === 'ready') return Promise.resolve(redis);
-  return new Promise((resolve) => redis.once('ready', () => resolve(redis)));
+  const ready = new Promise<Redis>((resolve) => redis.once('ready', () => resolve(redis)));
+  return untilConnected(redis, ready, atStart, () => redis.disconnect());
+}
+
+/** What ioredis and node-redis clients both emit about their connection. */
+interface ConnectionEvents {
+  on(event: 'error', listener: (error: Error) => void): unknown;
+  on(event: 'reconnecting' | 'ready', listener: () => void): unknown;
+}
+
+/**
+ * `connecting` (a client that retries by itself) within `timeoutS`; else `giveUp` ends its retrying
+ * and the start ends with one line naming Redis, its URL and the client's last error.
+ */
+export async function untilConnected<T>(
+  client: ConnectionEvents,
+  connecting: Promise<T>,
+  { url, timeoutS }: RedisAtStart,
+  giveUp: () => void,
+): Promise<T> {
+  let lastError: unknown = 'no answer';
+  client.on('error', (error) => {
+    lastError = error;
+  });
+  const outcome = await beforeDeadline(connecting, Date.now() + timeoutS * 1000);
+  if (outcome !== TIMED_OUT) return outcome;
+  giveUp();
+  throw new UnreachableAtStartError({ what: 'Redis', url, timeoutS }, lastError);
+}
+
+/**
+ * Once connected, a lost connection is one warn line per reconnect attempt (with the last error's
+ * message) and one info line when it is back, instead of an error for every command. Both clients
+ * reconnect by themselves; what failed meanwhile is reported where it was asked for.
+ */
+export function logReconnects(client: ConnectionEvents, logger: Logger, name: string): void {
+  let connected = false;
+  let lastError = 'connection lost';
+  client.on('error', (error) => {
+    lastError = error.message;
+  });
+  client.on('reconnecting', () => {
+    if (connected) logger.warn({ redisClient: name, reason: lastError }, `Redis unreachable (${lastError}): reconnecting`);
+  });
+  client.on('ready', () => {
+    if (connected) logger.info({ redisClient: name }, 'Redis reachable again');
+    connected = true;
+  });
 }
 
 /** True when a Redis server answers PING at `url` within `timeoutMs`. */
@@ -48,4 +105,14 @@ export async function redisAnswers(url: string, timeoutMs = 1000): Promise<boole
   } finally {
     probe.disconnect();
   }
+}
+
+/**
+ * A BullMQ queue's or worker's 'error' listener. BullMQ reports an unreachable Redis once per
+ * connection and command; logReconnects has said it once per attempt, so only other errors are logged.
+ */
+export function logUnlessRedisUnreachable(logger: Logger, message: string): (error: Error) => void {
+  return (error) => {
+    if (!isRedisUnavailable(error)) logger.error({ err: error }, message);
+  };
 }

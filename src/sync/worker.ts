@@ -7,6 +7,7 @@ import type { Logger } from '../logger.js';
 import { withLogContext } from '../observability/log-context.js';
 import type { Metrics } from '../observability/metrics.js';
 import { ServiceError } from '../provider/service-error.js';
+import { logUnlessRedisUnreachable } from '../queue/redis.js';
 import { syncEntry, type SyncEntryDependencies } from './jobs.js';
 import { JOB, SYNC_QUEUE, entryJobSchema } from './queue.js';
 import { sweepDirtyEntries } from './sweeper.js';
@@ -98,7 +99,7 @@ export function createSyncWorker(settings: SyncWorkerSettings): Worker {
       stalledInterval: lockDurationMs,
     },
   );
-  worker.on('error', (error) => log.error({ err: error }, 'worker error'));
+  worker.on('error', logUnlessRedisUnreachable(log, 'worker error'));
   worker.on('failed', (job, error) => {
     if (job && job.name !== JOB.syncEntry) log.error({ job: job.name, err: error }, 'repeating job failed');
   });

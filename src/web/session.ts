@@ -3,6 +3,8 @@ import type { Request, RequestHandler, Response } from 'express';
 import session, { type Store } from 'express-session';
 import { RedisStore } from 'connect-redis';
 import { createClient } from 'redis';
+import type { Logger } from '../logger.js';
+import { logReconnects, untilConnected, type RedisAtStart } from '../queue/redis.js';
 
 declare module 'express-session' {
   interface SessionData {
@@ -29,23 +31,22 @@ export interface SessionLimits {
  * Sessions live in Redis under `<prefix>:session:`, so every web process sees every session.
  *
  * connect-redis supports only node-redis, while BullMQ needs ioredis: so sessions have a client of
- * their own, set up to behave like the app's ioredis producer (src/queue/redis.ts) in an outage.
+ * their own, set up to behave like the app's ioredis producer (src/queue/redis.ts): at start it
+ * waits for Redis for at most `timeoutS`, and an outage later is logged once per reconnect attempt.
  */
-export async function createRedisSessionStore(redisUrl: string, prefix: string) {
+export async function createRedisSessionStore(redis: RedisAtStart & { prefix: string }, logger: Logger) {
   const client = createClient({
-    url: redisUrl,
+    url: redis.url,
     // While Redis is unreachable a session lookup fails at once (the request gets an error page)
     // instead of waiting in the offline queue, and so holding the request, until Redis is back.
     disableOfflineQueue: true,
     // Keep trying, at most every 2 s; node-redis's default strategy gives up for good on a socket timeout.
     socket: { reconnectStrategy: (retries) => Math.min(100 * 2 ** retries, 2000) },
   });
-  client.on('error', () => {
-    // node-redis reconnects by itself; a request that needs the store meanwhile fails and is logged.
-  });
-  await client.connect();
+  logReconnects(client, logger, 'sessions');
+  await untilConnected(client, client.connect(), redis, () => client.destroy());
   // No `ttl`: connect-redis expires each key with its session's cookie.
-  const store = new RedisStore({ client, prefix: `${prefix}:session:` });
+  const store = new RedisStore({ client, prefix: `${redis.prefix}:session:` });
   return { store, close: () => client.close() };
 }
 

@@ -7,7 +7,7 @@ import { start } from '../helpers/processes.js';
 import { testRedisPrefix } from '../helpers/redis-keys.js';
 
 describe('npm run demo', () => {
-  it('starts sandbox, web and worker, prints the URL to open, and stops them all on Ctrl+C', async () => {
+  it('starts sandbox, web and worker, shows their logs as readable lines, prints the URL to open, and stops them all on Ctrl+C', async () => {
     const webPort = await getPort();
     const sandboxPort = await getPort();
     const demo = start('npm', ['run', 'demo'], {
@@ -23,6 +23,9 @@ describe('npm run demo', () => {
       const [, url] = await demo.waitForOutput(/Open (http:\/\/localhost:\d+)/);
       expect(url).toBe(`http://localhost:${webPort}`);
       expect(demo.output()).toMatch(/\[worker\].*worker ready/);
+      // Readable lines, not JSON, with the address the web listens on.
+      expect(demo.output()).toMatch(new RegExp(`^\\[web\\] \\[\\d\\d:\\d\\d:\\d\\d\\] INFO: web listening on http://127\\.0\\.0\\.1:${webPort}`, 'm'));
+      expect(demo.output()).not.toMatch(/^\[(web|worker)\] \{/m);
 
       const signIn = await fetch(`http://127.0.0.1:${webPort}/`, { redirect: 'manual' });
       expect(signIn.status).toBe(303);

@@ -1,11 +1,17 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import getPort from 'get-port';
-import { describe, expect, inject, it } from 'vitest';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { MINIMAL_APP_ENVIRONMENT } from '../helpers/minimal-environment.js';
 import { run, start } from '../helpers/processes.js';
 import { eventually } from '../helpers/wait.js';
+
+/** This machine's IPv4 addresses other than loopback. */
+function otherAddressesOfThisMachine(): string[] {
+  const addresses = Object.values(networkInterfaces()).flatMap((entries) => entries ?? []);
+  return addresses.filter((entry) => entry.family === 'IPv4' && !entry.internal).map((entry) => entry.address);
+}
 
 function newDatabaseUrl(): string {
   return `sqlite:${join(mkdtempSync(join(tmpdir(), 'athlete-sync-entry-')), 'app.db')}`;
@@ -30,13 +36,50 @@ describe.each([
       'Invalid configuration: SESSION_SECRET is required: at least 32 random characters',
     );
   });
+});
 
-  it('stops with one line when the Postgres in DATABASE_URL cannot be reached', async () => {
-    const env = { ...MINIMAL_APP_ENVIRONMENT, DATABASE_URL: `postgres://postgres@127.0.0.1:${await getPort()}/app` };
-    const result = await run('npm', ['run', '--silent', script], env);
-    expect(result.code).toBe(1);
-    expect(result.stderr.trim()).toMatch(/^The database cannot be reached \(check DATABASE_URL and the server\): .*ECONNREFUSED.*$/);
+// The wait itself is timed in test/reach-at-start.test.ts; starting npm and node takes seconds on a busy machine.
+const STARTUP_TIMEOUT_S = 2;
+
+describe('npm start and npm run worker with what they need out of reach', () => {
+  let migratedDatabaseUrl: string;
+  beforeAll(async () => {
+    migratedDatabaseUrl = newDatabaseUrl();
+    await run('npm', ['run', '--silent', 'migrate'], { ...MINIMAL_APP_ENVIRONMENT, DATABASE_URL: migratedDatabaseUrl });
   });
+
+  /** Runs the script and returns all it printed, and how long it took to exit 1. */
+  async function failedStart(script: string, env: Record<string, string>): Promise<{ output: string; ms: number }> {
+    const startedAt = Date.now();
+    const settings = { ...MINIMAL_APP_ENVIRONMENT, STARTUP_TIMEOUT_S: String(STARTUP_TIMEOUT_S), ...env };
+    const result = await run('npm', ['run', '--silent', script], settings);
+    expect(result.code).toBe(1);
+    return { output: (result.stdout + result.stderr).trim(), ms: Date.now() - startedAt };
+  }
+
+  it.each(['start', 'worker'])(
+    'npm run %s waits STARTUP_TIMEOUT_S for Redis and Postgres, then exits 1 with one line naming what it could not reach; a bad SQLite path at once',
+    async (script) => {
+      const [redisPort, postgresPort] = [await getPort(), await getPort()];
+      const notAFolder = join(mkdtempSync(join(tmpdir(), 'athlete-sync-entry-')), 'a-file');
+      writeFileSync(notAFolder, '');
+      const [redis, postgres, sqlite] = await Promise.all([
+        failedStart(script, { DATABASE_URL: migratedDatabaseUrl, REDIS_URL: `redis://:hunter2@127.0.0.1:${redisPort}` }),
+        failedStart(script, { DATABASE_URL: `postgres://postgres:hunter2@127.0.0.1:${postgresPort}/app`, REDIS_URL: inject('redisUrl') }),
+        failedStart(script, { DATABASE_URL: `sqlite:${notAFolder}/data/app.db`, REDIS_URL: inject('redisUrl') }),
+      ]);
+      expect(redis.output).toBe(
+        `Cannot reach Redis at redis://127.0.0.1:${redisPort} within 2 s (STARTUP_TIMEOUT_S): connect ECONNREFUSED 127.0.0.1:${redisPort}`,
+      );
+      expect(postgres.output).toBe(
+        `Cannot reach the database at postgres://postgres@127.0.0.1:${postgresPort}/app within 2 s (STARTUP_TIMEOUT_S): connect ECONNREFUSED 127.0.0.1:${postgresPort}`,
+      );
+      for (const { ms } of [redis, postgres]) expect(ms).toBeGreaterThanOrEqual(STARTUP_TIMEOUT_S * 1000);
+      expect(sqlite.output).toBe(
+        `Cannot open the SQLite database at ${notAFolder}/data/app.db (DATABASE_URL): ENOTDIR: not a directory, mkdir '${notAFolder}/data'`,
+      );
+    },
+  );
 });
 
 describe('npm start with METRICS_PORT equal to PORT', () => {
@@ -66,8 +109,13 @@ describe('npm run migrate, then npm start and npm run worker', () => {
     const web = start('npm', ['run', '--silent', 'start'], { ...env, METRICS_PORT: String(metricsPort) });
     const worker = start('npm', ['run', '--silent', 'worker'], env);
     try {
-      await web.waitForOutput(/web listening/);
+      const [, address] = await web.waitForOutput(/web listening on (\S+)"/);
       await worker.waitForOutput(/worker ready/);
+      // HOST unset: this machine only, not its other interfaces.
+      expect(address).toBe(`http://127.0.0.1:${env.PORT}`);
+      for (const other of otherAddressesOfThisMachine()) {
+        await expect(fetch(`http://${other}:${env.PORT}/healthz`), other).rejects.toThrow();
+      }
       const home = await fetch(`http://127.0.0.1:${env.PORT}/`);
       expect(home.status).toBe(200);
       expect(await home.text()).toContain('athlete-sync');

@@ -31,7 +31,7 @@ async function workerWithRedisDown(env: Record<string, string>): Promise<Running
   stack = await startStack({ env: { REDIS_URL: redis.url } });
   worker = await startWorkerEntryPoint(stack, env);
   await redis.stop();
-  await worker.waitForOutput(/Redis error/, 10_000);
+  await worker.waitForOutput(/Redis unreachable/, 10_000);
   return worker;
 }
 

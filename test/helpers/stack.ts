@@ -159,10 +159,11 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const db = createDb(config.database);
   const redis = createRedisConnection(config.redis.url);
   const cipher = createTokenCipher(config.tokenEncryption.key);
-  const producer = await untilReady(createProducerConnection(config.redis.url));
+  const redisAtStart = { url: config.redis.url, timeoutS: config.startupTimeoutS };
+  const producer = await untilReady(createProducerConnection(config.redis.url), redisAtStart);
   const syncQueue = createSyncQueue({ connection: producer, prefix: config.redis.prefix, attempts: config.sync.attempts });
   await migrateToLatest(db);
-  const sessions = await createRedisSessionStore(config.redis.url, config.redis.prefix);
+  const sessions = await createRedisSessionStore({ ...redisAtStart, prefix: config.redis.prefix }, logger);
   const clock = options.clock ?? (() => new Date());
   const metrics = createPrometheusMetrics();
   const accessTokens: Stack['accessTokens'] = ({

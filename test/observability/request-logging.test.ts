@@ -41,11 +41,11 @@ describe('request logs', () => {
     expect(lines.map((line) => line.msg)).toEqual(['code exchange failed', 'request answered']);
   });
 
-  it('end with one line naming the method, the route pattern, the status and the time, and nothing else', async () => {
+  it('end with one line at info naming the method, the route pattern, the status and the time, and nothing else', async () => {
     const response = await client.request('/api/meals/12345', { method: 'DELETE', headers: { 'x-request-id': 'delete-1' } });
     expect(response.status).toBe(404);
     const [answered] = await linesOf('delete-1');
-    expect(answered).toMatchObject({ msg: 'request answered', method: 'DELETE', route: '/api/meals/:id', status: 404 });
+    expect(answered).toMatchObject({ level: 30, msg: 'request answered', method: 'DELETE', route: '/api/meals/:id', status: 404 });
     expect(answered!.ms).toEqual(expect.any(Number));
     // Not the request's headers, so neither its cookie nor any authorization.
     expect(Object.keys(answered!).sort()).toEqual(['hostname', 'level', 'method', 'ms', 'msg', 'name', 'pid', 'reqId', 'route', 'status', 'time']);

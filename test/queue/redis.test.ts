@@ -1,5 +1,24 @@
-import { describe, expect, inject, it } from 'vitest';
-import { createProducerConnection, untilReady } from '../../src/queue/redis.js';
+import { Queue } from 'bullmq';
+import getPort from 'get-port';
+import { describe, expect, inject, it, onTestFinished } from 'vitest';
+import { createLogger } from '../../src/logger.js';
+import { createProducerConnection, createRedisConnection, logReconnects, logUnlessRedisUnreachable, untilReady } from '../../src/queue/redis.js';
+import { UnreachableAtStartError } from '../../src/reach-at-start.js';
+import { createRedisSessionStore } from '../../src/web/session.js';
+import { DisposableRedis } from '../helpers/redis-server.js';
+import { eventually } from '../helpers/wait.js';
+
+type LogLine = Record<string, unknown>;
+
+function capturingLogger() {
+  const lines: LogLine[] = [];
+  const logger = createLogger('info', 'test', { write: (line: string) => void lines.push(JSON.parse(line) as LogLine) });
+  return { logger, lines };
+}
+
+async function closedRedisUrl(): Promise<string> {
+  return `redis://:hunter2@127.0.0.1:${await getPort({ host: '127.0.0.1' })}`;
+}
 
 describe('a producer connection', () => {
   it('refuses a command sent before it is connected, and answers once untilReady resolves', async () => {
@@ -8,8 +27,60 @@ describe('a producer connection', () => {
     await expect(early.ping()).rejects.toThrow("Stream isn't writeable");
     early.disconnect();
 
-    const ready = await untilReady(createProducerConnection(inject('redisUrl')));
+    const ready = await untilReady(createProducerConnection(inject('redisUrl')), { url: inject('redisUrl'), timeoutS: 5 });
     expect(await ready.ping()).toBe('PONG');
     ready.disconnect();
+  });
+});
+
+describe('at start, a Redis that cannot be reached', () => {
+  it('is waited for STARTUP_TIMEOUT_S, then named in one line, without its password', async () => {
+    const url = await closedRedisUrl();
+    const port = new URL(url).port;
+    const startedAt = Date.now();
+    const waiting = untilReady(createRedisConnection(url), { url, timeoutS: 1 });
+    await expect(waiting).rejects.toThrow(UnreachableAtStartError);
+    await expect(waiting).rejects.toThrow(
+      `Cannot reach Redis at redis://127.0.0.1:${port} within 1 s (STARTUP_TIMEOUT_S): connect ECONNREFUSED 127.0.0.1:${port}`,
+    );
+    expect(Date.now() - startedAt).toBeGreaterThanOrEqual(1000);
+    expect(Date.now() - startedAt).toBeLessThan(1500);
+  });
+
+  it('is named the same way by the session store', async () => {
+    const url = await closedRedisUrl();
+    const waiting = createRedisSessionStore({ url, timeoutS: 1, prefix: 'unused' }, capturingLogger().logger);
+    await expect(waiting).rejects.toThrow(/^Cannot reach Redis at redis:\/\/127\.0\.0\.1:\d+ within 1 s \(STARTUP_TIMEOUT_S\): connect ECONNREFUSED/);
+  });
+});
+
+describe('a Redis lost after start', () => {
+  it('is one warn line per reconnect attempt, with no stack, and one line when it is back', async () => {
+    const server = await DisposableRedis.start();
+    onTestFinished(() => server.stop());
+    const { logger, lines } = capturingLogger();
+    const redis = createRedisConnection(server.url);
+    onTestFinished(() => redis.disconnect());
+    logReconnects(redis, logger, 'worker');
+    // BullMQ repeats the connection's errors for each command; they are left to the lines above.
+    const queue = new Queue('reconnect-test', { connection: redis, prefix: 'athlete-sync-test-reconnect' });
+    queue.on('error', logUnlessRedisUnreachable(logger, 'queue error'));
+    onTestFinished(() => queue.close());
+    await untilReady(redis, { url: server.url, timeoutS: 5 });
+
+    const attempts: number[] = [];
+    redis.on('reconnecting', () => attempts.push(Date.now()));
+    await server.stop();
+    await eventually('three reconnect attempts', async () => (attempts.length >= 3 ? true : undefined));
+    await server.start();
+    await eventually('Redis back', async () => (lines.some((line) => line.msg === 'Redis reachable again') ? true : undefined));
+
+    const warnings = lines.filter((line) => line.level === 40);
+    expect(warnings).toHaveLength(attempts.length);
+    for (const warning of warnings) {
+      expect(warning).toMatchObject({ redisClient: 'worker', msg: expect.stringMatching(/^Redis unreachable \(.+\): reconnecting$/) });
+      expect(warning).not.toHaveProperty('err');
+    }
+    expect(lines.filter((line) => line.level !== 40).map((line) => line.msg)).toEqual(['Redis reachable again']);
   });
 });
