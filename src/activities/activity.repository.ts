@@ -46,3 +46,10 @@ export async function newestActivities(db: Reader, userId: number, limit: number
     .limit(limit)
     .execute();
 }
+
+/** The names of the user's activities with these ids, by id; ids of deleted ones are left out. */
+export async function activityNames(db: Reader, userId: number, ids: number[]): Promise<Map<number, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db.selectFrom('activities').select(['id', 'name']).where('user_id', '=', userId).where('id', 'in', ids).execute();
+  return new Map(rows.map((row) => [row.id, row.name]));
+}

@@ -1,5 +1,6 @@
 import { DateTime } from 'luxon';
 import type { User } from '../accounts/user.table.js';
+import { activityNames } from '../activities/activity.repository.js';
 import { capabilityOf, hasCapability } from '../connections/capabilities.js';
 import type { Scope } from '../provider/scopes.js';
 import type { Db } from '../db/database.js';
@@ -29,6 +30,7 @@ export async function syncSummary(db: Db, user: User, grantedScopes: readonly Sc
     shown.map(async (kind) => {
       const count = counts.find((row) => row.kind === kind);
       const recent = await recentSyncStatuses(db, user.id, kind, RECENT_ENTRIES);
+      const label = await entryLabeller(db, user.id, kind, recent);
       return {
         kind,
         name: capabilityOf(kind).name,
@@ -36,7 +38,7 @@ export async function syncSummary(db: Db, user: User, grantedScopes: readonly Sc
         waiting: count?.waiting ?? 0,
         refused: count?.refused ?? 0,
         recent: recent.map((entry) => ({
-          label: isDailyKind(kind) ? entry.subject : `Activity ${entry.subject}`,
+          label: label(entry),
           href: entryLink(entry),
           state: entry.status,
           words: statusWords(entry, user.timezone),
@@ -44,6 +46,13 @@ export async function syncSummary(db: Db, user: User, grantedScopes: readonly Sc
       };
     }),
   );
+}
+
+/** A daily entry is named by its date, an activity by its name. */
+async function entryLabeller(db: Db, userId: number, kind: SyncKind, entries: EntrySyncStatus[]) {
+  if (isDailyKind(kind)) return (entry: EntrySyncStatus) => entry.subject;
+  const names = await activityNames(db, userId, entries.map((entry) => Number(entry.subject)));
+  return (entry: EntrySyncStatus) => names.get(Number(entry.subject)) ?? `Activity ${entry.subject}`;
 }
 
 function entryLink({ kind, subject }: EntrySyncStatus): string {
