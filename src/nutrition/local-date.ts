@@ -82,3 +82,17 @@ function offsetWithSeconds(offsetMinutes: number): string {
   const parts = [Math.floor(seconds / 3600), Math.floor(seconds / 60) % 60, seconds % 60];
   return (offsetMinutes < 0 ? '-' : '+') + parts.map((part) => String(part).padStart(2, '0')).join(':');
 }
+
+/**
+ * A placed time as a page shows it: the wall time at its own offset, and, when the user's zone was
+ * at another offset at that instant (a meal logged while travelling), also the user's wall time:
+ * "23:30 at UTC−05:00, 05:30 on 24 Nov your time".
+ */
+export function describeLoggedAt(loggedAt: string, userZone: string): string {
+  const own = DateTime.fromISO(loggedAt, { setZone: true });
+  const yours = own.setZone(userZone);
+  const offset = `UTC${own.toFormat('ZZ').replace('-', '\u2212')}`;
+  if (yours.offset === own.offset) return `${own.toFormat('HH:mm')} at ${offset}`;
+  const day = yours.toISODate() === own.toISODate() ? '' : ` on ${yours.toFormat('d LLL', { locale: 'en-GB' })}`;
+  return `${own.toFormat('HH:mm')} at ${offset}, ${yours.toFormat('HH:mm')}${day} your time`;
+}

@@ -18,7 +18,7 @@ const formSchema = z.object({
   originalTime: z.string().default(''),
 });
 
-type MealForm = z.infer<typeof formSchema>;
+export type MealForm = z.infer<typeof formSchema>;
 
 export function readMealForm(body: unknown): MealForm {
   return formSchema.catch(formSchema.parse({})).parse(body ?? {});

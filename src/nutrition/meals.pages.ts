@@ -5,11 +5,13 @@ import { calendarDateSchema, isSupportedDate } from '../dates/supported-dates.js
 import type { Db } from '../db/database.js';
 import { syncStatusesOf } from '../sync/outbox.js';
 import { currentUser, requireUserPage } from '../web/authentication.js';
-import { describeInvalidField, describeInvalidFields } from '../web/invalid-input.js';
+import { formProblemsOf, type FormProblems, type FormWords } from '../web/form-problems.js';
 import type { RenderPage } from '../web/pages.js';
-import { mealChangesFromForm, mealInputFromForm, readMealForm } from './meal-form.js';
+import { dateFromQuery, renderBadDate } from '../web/query-date.js';
+import { describeLoggedAt } from './local-date.js';
+import { mealChangesFromForm, mealInputFromForm, readMealForm, type MealForm } from './meal-form.js';
 import { mealIdSchema, mealInputSchemas, type MealLimits } from './meal.schemas.js';
-import type { MealOutcome, Meals } from './meals.js';
+import type { MealOutcome, Meals, MealView } from './meals.js';
 
 interface Dependencies {
   db: Db;
@@ -17,6 +19,31 @@ interface Dependencies {
   limits: MealLimits;
   renderPage: RenderPage;
   clock: () => Date;
+}
+
+/** The form's fields by the names the schema gives them, for the plain words next to each. */
+const MEAL_WORDS: FormWords = {
+  fields: {
+    logged_at: { label: 'Time', input: 'time', expected: 'must be a time of day, such as 08:30' },
+    name: { label: 'Name', input: 'name' },
+    carbs: { label: 'Carbs', input: 'carbs' },
+    protein: { label: 'Protein', input: 'protein' },
+    fat: { label: 'Fat', input: 'fat' },
+    kcal: { label: 'Calories', input: 'kcal' },
+    absorptionType: { label: 'Absorption', input: 'absorptionType' },
+  },
+};
+
+/**
+ * A form the person sent that was refused: shown again as typed, in the item it was for (or the
+ * add form), each refused field marked. Answered with 400 on the POST itself, not redirected: the
+ * browser asks before it would send a 400 POST again on reload, and the typed values need no session.
+ */
+interface Draft {
+  /** The item's id, 'new' for the add form, none when the item no longer exists. */
+  target?: number | 'new';
+  form: MealForm;
+  problems: FormProblems;
 }
 
 /** A day's meals as a page: list, add, edit, delete, move between days, and the day's sync status. */
@@ -29,10 +56,12 @@ export function mealsPages({ db, meals, limits, renderPage, clock }: Dependencie
     return localToday(clock(), currentUser(res).timezone);
   }
 
-  async function renderDay(req: Request, res: Response, date: string, problem?: string) {
+  async function renderDay(req: Request, res: Response, date: string, draft?: Draft) {
     const user = currentUser(res);
     const day = DateTime.fromISO(date);
     const [sync] = await syncStatusesOf(db, user.id, 'nutrition', [date]);
+    const list = await meals.list(user, date);
+    const draftFor = (target: number | 'new') => (draft?.target === target ? draft : undefined);
     renderPage(
       req,
       res,
@@ -42,18 +71,19 @@ export function mealsPages({ db, meals, limits, renderPage, clock }: Dependencie
         date,
         previous: supportedOrNone(day.minus({ days: 1 }).toISODate()!),
         next: supportedOrNone(day.plus({ days: 1 }).toISODate()!),
-        meals: await meals.list(user, date),
+        items: list.map((meal) => itemOf(meal, user.timezone, draftFor(meal.id))),
+        added: { values: draftFor('new')?.form ?? readMealForm({}), problems: draftFor('new')?.problems.fields ?? {} },
         sync,
         absorptionTypes: limits.absorptionTypes,
-        problem,
+        problem: draft && noticeOf(draft, list),
       },
-      problem ? 400 : 200,
+      draft ? 400 : 200,
     );
   }
 
-  async function afterWrite(req: Request, res: Response, date: string, outcome: MealOutcome) {
+  async function afterWrite(req: Request, res: Response, date: string, draft: Omit<Draft, 'problems'>, outcome: MealOutcome) {
     if (outcome.ok) return res.redirect(303, `/meals?date=${outcome.meal.date}`);
-    await renderDay(req, res, date, problemOf(outcome));
+    await renderDay(req, res, date, { ...draft, problems: problemsOf(outcome, draft.form) });
   }
 
   function renderNotFound(req: Request, res: Response) {
@@ -62,26 +92,27 @@ export function mealsPages({ db, meals, limits, renderPage, clock }: Dependencie
   }
 
   router.get('/meals', async (req, res) => {
-    const date = calendarDateSchema.safeParse(req.query.date);
-    await renderDay(req, res, date.success ? date.data : today(res));
+    const date = dateFromQuery(req.query.date);
+    if (!date.ok) return renderBadDate(renderPage, req, res, date.problem, { href: '/meals', text: 'Go to today' });
+    await renderDay(req, res, date.date ?? today(res));
   });
 
   router.post('/meals', async (req, res) => {
     const form = readMealForm(req.body);
     const date = calendarDateSchema.safeParse(form.date).data ?? today(res);
     const input = schemas.create.safeParse(mealInputFromForm(form));
-    if (!input.success) return renderDay(req, res, date, describeInvalidFields(input.error).message);
-    await afterWrite(req, res, date, await meals.add(currentUser(res), input.data));
+    if (!input.success) return renderDay(req, res, date, { target: 'new', form, problems: formProblemsOf(input.error, MEAL_WORDS, form) });
+    await afterWrite(req, res, date, { target: 'new', form }, await meals.add(currentUser(res), input.data));
   });
 
   router.post('/meals/:id', async (req, res) => {
     const form = readMealForm(req.body);
     const date = calendarDateSchema.safeParse(form.date).data ?? today(res);
     const id = mealIdSchema.safeParse(req.params.id);
+    if (!id.success) return renderDay(req, res, date, { form, problems: problemsOf({ ok: false, reason: 'not_found' }, form) });
     const changes = schemas.update.safeParse(mealChangesFromForm(form));
-    if (!id.success) return renderDay(req, res, date, 'That item no longer exists.');
-    if (!changes.success) return renderDay(req, res, date, describeInvalidFields(changes.error).message);
-    await afterWrite(req, res, date, await meals.change(currentUser(res), id.data, changes.data));
+    if (!changes.success) return renderDay(req, res, date, { target: id.data, form, problems: formProblemsOf(changes.error, MEAL_WORDS, form) });
+    await afterWrite(req, res, date, { target: id.data, form }, await meals.change(currentUser(res), id.data, changes.data));
   });
 
   router.post('/meals/:id/delete', async (req, res) => {
@@ -100,8 +131,41 @@ function supportedOrNone(date: string): string | undefined {
   return isSupportedDate(date) ? date : undefined;
 }
 
-function problemOf(outcome: Exclude<MealOutcome, { ok: true }>): string {
-  if (outcome.reason === 'not_found') return 'That item no longer exists.';
-  if (outcome.reason === 'invalid_field') return describeInvalidField(outcome.field, outcome.message).message;
-  return outcome.message;
+/**
+ * An item's row: its values (as typed when its form was refused), its time as stored (so an
+ * unchanged time keeps the item's own offset), and that time in words against the user's zone.
+ */
+function itemOf(meal: MealView, zone: string, draft: Draft | undefined) {
+  const time = meal.logged_at.slice(11, 16);
+  const stored = {
+    time,
+    name: meal.name,
+    carbs: String(meal.carbs),
+    protein: String(meal.protein ?? ''),
+    fat: String(meal.fat ?? ''),
+    kcal: String(meal.kcal ?? ''),
+    absorptionType: meal.absorptionType ?? '',
+  };
+  return {
+    id: meal.id,
+    label: `${meal.name} at ${time}`,
+    values: draft?.form ?? stored,
+    originalTime: draft?.form.originalTime || time,
+    problems: draft?.problems.fields ?? {},
+    when: describeLoggedAt(meal.logged_at, zone),
+    loggedAt: meal.logged_at,
+  };
+}
+
+/** The notice at the top: which form was refused, and every problem in plain words. */
+function noticeOf(draft: Draft, list: MealView[]): string {
+  const item = list.find((meal) => meal.id === draft.target);
+  const what = draft.target === 'new' ? 'The new item was not added' : item ? `“${item.name}” was not saved` : 'Nothing was saved';
+  return `${what}: ${draft.problems.all.join(' ')}`;
+}
+
+function problemsOf(outcome: Exclude<MealOutcome, { ok: true }>, form: MealForm): FormProblems {
+  if (outcome.reason === 'invalid_field') return formProblemsOf(outcome, MEAL_WORDS, form);
+  const said = outcome.reason === 'not_found' ? 'That item no longer exists.' : `${outcome.message}.`;
+  return { fields: {}, all: [said] };
 }

@@ -5,6 +5,7 @@ import { DatabaseUnwritableError } from '../db/database-unwritable-error.js';
 import type { Logger } from '../logger.js';
 import { isRedisUnavailable } from '../queue/redis-unavailable.js';
 import type { RenderPage } from './pages.js';
+import { wantsJson } from './wants-json.js';
 
 /** How a failed request is answered: the status, the API's error code and a sentence for the person. */
 interface Answer {
@@ -54,7 +55,7 @@ const INTERNAL_ERROR: Answer = {
   log: 'error',
 };
 
-/** The last middleware: answers every error, JSON under /api/ and an error page elsewhere. */
+/** The last middleware: answers every error, JSON to a JSON client (wants-json.ts) and an error page to a browser. */
 export function createErrorHandler({ logger, renderPage }: { logger: Logger; renderPage: RenderPage }): ErrorRequestHandler {
   return (error, req, res, _next) => {
     const request = { method: req.method, path: req.path };
@@ -67,7 +68,7 @@ export function createErrorHandler({ logger, renderPage }: { logger: Logger; ren
     const answer = answerFor(error);
     if (answer.log) logger[answer.log]({ err: error, ...request }, 'request failed');
     if (answer.retryAfterS !== undefined) res.set('Retry-After', String(answer.retryAfterS));
-    if (req.path.startsWith('/api/')) {
+    if (wantsJson(req)) {
       res.status(answer.status).json({ error: answer.error, message: answer.message });
     } else {
       renderPage(req, res, 'error', { title: 'Error', heading: 'That did not work', message: answer.message }, answer.status);
@@ -94,6 +95,7 @@ function clientErrorStatus(error: unknown): number | undefined {
 
 /** A body over a limit (an upload, a JSON body) is told apart: the client should send less, not differently. */
 function clientErrorCode(status: number): string {
+  if (status === 403) return 'forbidden';
   return status === 413 ? 'payload_too_large' : 'bad_request';
 }
 

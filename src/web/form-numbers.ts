@@ -5,4 +5,15 @@
  */
 const DECIMAL = /^-?\d+(\.\d+)?$/;
 
-export const numberFromForm = (value: string): number | string => (DECIMAL.test(value.trim()) ? Number(value) : value);
+/**
+ * A decimal comma, as many people type it: 12,5. Not with exactly three digits after it, which
+ * could as well be a thousands separator (1,500): that is refused and the person asked for a dot.
+ */
+const DECIMAL_COMMA = /^-?\d+,(\d{1,2}|\d{4,})$/;
+
+export const numberFromForm = (value: string): number | string => {
+  const text = value.trim();
+  if (DECIMAL_COMMA.test(text)) return Number(text.replace(',', '.'));
+  return DECIMAL.test(text) ? Number(text) : value;
+};
+

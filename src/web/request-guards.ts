@@ -2,17 +2,21 @@ import type { RequestHandler } from 'express';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
+const FOREIGN_ORIGIN = Object.assign(new Error('Requests from another site are not accepted. Go back to the page and send it from there.'), {
+  status: 403,
+});
+
 /**
  * Refuses state-changing requests sent from another site's page. Browsers send Origin with
  * such requests; scripts and mobile clients send none and are served (they carry no ambient
- * cookie from a victim's browser).
+ * cookie from a victim's browser). The error handler answers: a page for a page, JSON for the API.
  */
 export function refuseForeignOrigin(appBaseUrl: string): RequestHandler {
   const ownOrigin = new URL(appBaseUrl).origin;
   return (req, res, next) => {
     const origin = req.get('origin');
     if (SAFE_METHODS.has(req.method) || origin === undefined || origin === ownOrigin) return next();
-    res.status(403).json({ error: 'forbidden', message: 'Requests from another origin are not accepted.' });
+    next(FOREIGN_ORIGIN);
   };
 }
 

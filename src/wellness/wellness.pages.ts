@@ -2,8 +2,9 @@ import { Router, type Request, type Response } from 'express';
 import { addDays, localToday } from '../dates/local-today.js';
 import { calendarDateSchema } from '../dates/supported-dates.js';
 import { currentUser, requireUserPage } from '../web/authentication.js';
-import { describeInvalidField, describeInvalidFields, type InvalidFields } from '../web/invalid-input.js';
+import { formProblemsOf, type FormProblems, type FormWords, type Refusal } from '../web/form-problems.js';
 import type { RenderPage } from '../web/pages.js';
+import { dateFromQuery, renderBadDate } from '../web/query-date.js';
 import { readWellnessForm, wellnessInputFromForm, type WellnessForm } from './wellness-form.js';
 import { MEASUREMENT_NAMES, MEASUREMENTS, wellnessInputSchema } from './wellness.schemas.js';
 import type { Wellness, WellnessDayView } from './wellness.js';
@@ -21,8 +22,17 @@ interface Dependencies {
 interface Draft {
   date: string;
   form: WellnessForm;
-  invalid: InvalidFields;
+  problems: FormProblems;
 }
+
+/** The row's fields by their labels, for the plain words of a refusal. */
+const WELLNESS_WORDS: FormWords = {
+  fields: {
+    ...Object.fromEntries(MEASUREMENT_NAMES.map((name) => [name, { label: MEASUREMENTS[name].label, input: name }])),
+    date: { label: 'The date' },
+  },
+  whole: 'Enter at least one measurement.',
+};
 
 /** The last 14 days as a table, each row a form: record, change or delete a day, and see its sync status. */
 export function wellnessPages({ wellness, renderPage, clock }: Dependencies): Router {
@@ -44,7 +54,7 @@ export function wellnessPages({ wellness, renderPage, clock }: Dependencies): Ro
         title: 'Wellness',
         measurements: MEASUREMENT_NAMES.map((name) => ({ name, label: MEASUREMENTS[name].label })),
         rows: dates.map((date) => rowOf(date, recorded.get(date), draft?.date === date ? draft : undefined, deleted === date)),
-        problem: draft?.invalid.message,
+        problem: draft && `${draft.date} was not saved: ${draft.problems.all.join(' ')}`,
         deleted,
       },
       draft ? 400 : 200,
@@ -52,7 +62,9 @@ export function wellnessPages({ wellness, renderPage, clock }: Dependencies): Ro
   }
 
   router.get('/wellness', async (req, res) => {
-    await renderDays(req, res, { deleted: calendarDateSchema.safeParse(req.query.deleted).data });
+    const deleted = dateFromQuery(req.query.deleted);
+    if (!deleted.ok) return renderBadDate(renderPage, req, res, deleted.problem, { href: '/wellness', text: 'Show the last 14 days' });
+    await renderDays(req, res, { deleted: deleted.date });
   });
 
   router.post('/wellness/:date', async (req, res) => {
@@ -60,11 +72,11 @@ export function wellnessPages({ wellness, renderPage, clock }: Dependencies): Ro
     const date = calendarDateSchema.safeParse(req.params.date);
     if (!date.success) return renderNotFound(req, res);
     const input = wellnessInputSchema.safeParse(wellnessInputFromForm(form));
-    if (!input.success) return renderDays(req, res, { draft: { date: date.data, form, invalid: describeInvalidFields(input.error) } });
+    const refuse = (refusal: Refusal) =>
+      renderDays(req, res, { draft: { date: date.data, form, problems: formProblemsOf(refusal, WELLNESS_WORDS, form) } });
+    if (!input.success) return refuse(input.error);
     const outcome = await wellness.put(currentUser(res), date.data, input.data);
-    if (!outcome.ok) {
-      return renderDays(req, res, { draft: { date: date.data, form, invalid: describeInvalidField(outcome.field, outcome.message) } });
-    }
+    if (!outcome.ok) return refuse(outcome);
     res.redirect(303, '/wellness');
   });
 
@@ -88,7 +100,7 @@ function rowOf(date: string, day: WellnessDayView | undefined, draft: Draft | un
   return {
     date,
     values: Object.fromEntries(MEASUREMENT_NAMES.map((name) => [name, draft ? draft.form[name] : stored(name)])),
-    invalid: draft?.invalid.fields ?? [],
+    invalid: Object.keys(draft?.problems.fields ?? {}),
     recorded: day !== undefined,
     sync: day?.sync,
     deletedHere,

@@ -34,12 +34,22 @@ async function dayOf(client: CookieClient, date: string): Promise<MealView[]> {
 
 const item = { date: DATE, time: '08:15', name: 'Oats' };
 
+/** An input of a form in the page, by the form's action and the input's name. */
+function inputOf(html: string, action: string, name: string): string {
+  const form = html.match(new RegExp(`<form[^>]*action="${action}"[\\s\\S]*?</form>`))?.[0];
+  if (!form) throw new Error(`no form posting to ${action}`);
+  return form.match(new RegExp(`<input name="${name}"[^>]*>`))![0];
+}
+
+/** The page's text as a person reads it: HTML's escapes undone. */
+const unescaped = (html: string) => html.replaceAll('&#39;', "'").replaceAll('&quot;', '"').replaceAll('&amp;', '&');
+
 describe('the meals page’s form', () => {
   it.each(['0x10', '0b101', '1e3', 'Infinity'])('refuses carbs written %s, takes 12.5: decimal numbers only', async (carbs) => {
     const client = await newUser();
     const refused = await postForm(client, '/meals', { ...item, carbs });
     expect(refused.status).toBe(400);
-    expect(await refused.text()).toContain('carbs must be a decimal number of grams, such as 12.5');
+    expect(await refused.text()).toContain('Carbs must be a decimal number of grams, such as 12.5.');
     expect(await dayOf(client, DATE)).toEqual([]);
 
     expect((await postForm(client, '/meals', { ...item, carbs: ' 12.5 ' })).status).toBe(303);
@@ -47,11 +57,11 @@ describe('the meals page’s form', () => {
   });
 
   it.each([
-    ['Europe/Berlin', '2101-01-01', 'logged_at must fall between 1900-01-01 and 2100-12-31, both in UTC and in its local time'],
+    ['Europe/Berlin', '2101-01-01', 'Time must fall between 1900-01-01 and 2100-12-31, both in UTC and in its local time.'],
     [
       'Africa/Monrovia',
       '1970-06-01',
-      'logged_at is at a time when Africa/Monrovia was at -00:44:30, which cannot be sent as ±hh:mm; give the time with an explicit offset',
+      'Time is at a time when Africa/Monrovia was at -00:44:30, which cannot be sent as ±hh:mm; give the time with an explicit offset.',
     ],
   ])('refuses a time that cannot be placed (%s, %s) with a message, and stores nothing', async (zone, date, message) => {
     const client = stack.browser();
@@ -60,6 +70,59 @@ describe('the meals page’s form', () => {
     expect(response.status).toBe(400);
     expect(await response.text()).toContain(message);
     expect(await storedMealIds(stack, email)).toEqual([]);
+  });
+
+  it('takes a decimal comma (12,5) but asks for a dot where the comma could group thousands (1,500)', async () => {
+    const client = await newUser();
+    expect((await postForm(client, '/meals', { ...item, carbs: '12,5' })).status).toBe(303);
+    expect((await dayOf(client, DATE)).map((meal) => meal.carbs)).toEqual([12.5]);
+
+    const refused = await postForm(client, '/meals', { ...item, carbs: '1,500' });
+    expect(refused.status).toBe(400);
+    expect(await refused.text()).toContain('Carbs: use a dot for decimals: 12.5');
+    expect(await dayOf(client, DATE)).toHaveLength(1);
+  });
+
+  it('keeps every value typed into a refused new item, marks the field in plain words, and stores nothing', async () => {
+    const client = await newUser();
+    const typed = { ...item, carbs: '-5', protein: '3.5', fat: '', kcal: '120', absorptionType: 'RAPID' };
+    const refused = await postForm(client, '/meals', typed);
+    expect(refused.status).toBe(400);
+    const html = unescaped(await refused.text());
+    expect(html).toContain("The new item was not added: Carbs can't be negative.");
+    expect(inputOf(html, '/meals', 'carbs')).toContain('value="-5"');
+    expect(inputOf(html, '/meals', 'carbs')).toContain('aria-invalid="true" aria-describedby="meal-new-carbs-problem"');
+    expect(html).toContain(`<span class="field-problem" id="meal-new-carbs-problem">Carbs can't be negative.</span>`);
+    for (const [name, value] of [['time', '08:15'], ['name', 'Oats'], ['protein', '3.5'], ['kcal', '120']]) {
+      expect(inputOf(html, '/meals', name!)).toContain(`value="${value}"`);
+      expect(inputOf(html, '/meals', name!)).not.toContain('aria-invalid');
+    }
+    expect(html).toMatch(/<option value="RAPID" selected>/);
+    expect(await dayOf(client, DATE)).toEqual([]);
+
+    const api = await client.postJson('/api/meals', { name: 'Oats', carbs: -5, logged_at: `${DATE}T08:15:00` });
+    expect(await bodyOf(api)).toMatchObject({ fields: ['carbs'], message: 'carbs must not be negative' });
+  });
+
+  it('keeps the values typed into a refused edit in that item’s form rather than reverting it', async () => {
+    const client = await newUser();
+    const created = await addMeal(client, { name: 'Oats', carbs: 60, logged_at: `${DATE}T08:15:00+01:00` });
+    const refused = await postForm(client, `/meals/${created.id}`, { ...item, originalTime: '08:15', name: 'Oats with honey', carbs: 'lots' });
+    expect(refused.status).toBe(400);
+    const html = unescaped(await refused.text());
+    expect(html).toContain('“Oats” was not saved: Carbs must be a decimal number of grams, such as 12.5.');
+    expect(inputOf(html, `/meals/${created.id}`, 'name')).toContain('value="Oats with honey"');
+    expect(inputOf(html, `/meals/${created.id}`, 'carbs')).toContain('value="lots"');
+    expect(inputOf(html, `/meals/${created.id}`, 'carbs')).toContain('aria-invalid="true"');
+    expect(inputOf(html, '/meals', 'carbs')).toContain('value=""');
+    expect(await dayOf(client, DATE)).toEqual([created]);
+  });
+
+  it('redirects after a saved form (post/redirect/get), so a reload shows the day rather than posting again', async () => {
+    const client = await newUser();
+    const saved = await postForm(client, '/meals', { ...item, carbs: '60' });
+    expect(saved.status).toBe(303);
+    expect(saved.headers.get('location')).toBe(`/meals?date=${DATE}`);
   });
 
   it('answers 404 to a delete of an item that is not the user’s or does not exist, and deletes nothing', async () => {
@@ -72,5 +135,54 @@ describe('the meals page’s form', () => {
       expect(await response.text()).toContain('No such meal item');
     }
     expect(await dayOf(owner, DATE)).toEqual([created]);
+  });
+});
+
+describe('the meals page’s times', () => {
+  const travelling = '2026-11-23T23:30:00-05:00';
+
+  it('shows an item logged at another offset at its own time and the user’s, and keeps its offset when saved', async () => {
+    const client = await newUser('Europe/Berlin');
+    const created = await addMeal(client, { name: 'Late dinner', carbs: 80, logged_at: travelling });
+    const html = await (await client.get('/meals?date=2026-11-23')).text();
+    expect(html).toContain('23:30 at UTC−05:00, 05:30 on 24 Nov your time');
+
+    const token = hiddenField(html, '_csrf');
+    const form = { _csrf: token, date: '2026-11-23', time: '23:30', originalTime: '23:30', name: 'Late dinner', carbs: '85' };
+    expect((await client.postForm(`/meals/${created.id}`, form)).status).toBe(303);
+    expect(await dayOf(client, '2026-11-23')).toMatchObject([{ carbs: 85, logged_at: travelling }]);
+
+    expect((await client.postForm(`/meals/${created.id}`, { ...form, time: '22:00' })).status).toBe(303);
+    expect(await dayOf(client, '2026-11-23')).toMatchObject([{ carbs: 85, logged_at: '2026-11-23T22:00:00+01:00' }]);
+  });
+
+  it('shows an item at the user’s own offset once', async () => {
+    const client = await newUser('Europe/Berlin');
+    await addMeal(client, { name: 'Oats', carbs: 60, logged_at: `${DATE}T08:15:00+01:00` });
+    const html = await (await client.get(`/meals?date=${DATE}`)).text();
+    expect(html).toContain('08:15 at UTC+01:00;');
+    expect(html).not.toMatch(/UTC\+01:00, /);
+  });
+});
+
+describe('the meals page’s ?date=', () => {
+  it.each([
+    ['not-a-date', 'The address asks for the date “not-a-date”, which is not a date. Dates are written like 2026-11-23.'],
+    ['2026-02-30', 'The address asks for 2026-02-30, a day the calendar does not have.'],
+    ['2101-01-01', 'The address asks for 2101-01-01; dates go from 1900-01-01 to 2100-12-31.'],
+  ])('answers %s with a 400 page naming the problem and a link to today, not another day', async (date, problem) => {
+    const client = await newUser();
+    const response = await client.get(`/meals?date=${encodeURIComponent(date)}`);
+    expect(response.status).toBe(400);
+    expect(response.headers.get('content-type')).toMatch(/^text\/html/);
+    const html = await response.text();
+    expect(html).toContain(problem);
+    expect(html).toContain('<a class="button" href="/meals">Go to today</a>');
+    expect(html).not.toContain('Meals on');
+  });
+
+  it('shows today without a date', async () => {
+    const client = await newUser();
+    expect((await client.get('/meals')).status).toBe(200);
   });
 });
