@@ -72,9 +72,10 @@ describe('the wellness page', () => {
   });
 
   it.each([
-    [{ restingHr: '52.5', hrv: '48' }, 'restingHr', 'restingHr must be a whole number of beats per minute from 20 to 250'],
-    [{ weight: '0x10' }, 'weight', 'weight must be a number of kilograms from 20 to 400'],
-    [{ sleepSecs: '8h' }, 'sleepSecs', 'sleepSecs must be a whole number of seconds from 0 to 86400'],
+    [{ restingHr: '52.5', hrv: '48' }, 'restingHr', 'Resting HR (bpm) must be a whole number of beats per minute from 20 to 250.'],
+    [{ weight: '0x10' }, 'weight', 'Weight (kg) must be a number of kilograms from 20 to 400.'],
+    [{ sleepSecs: '8h' }, 'sleepSecs', 'Sleep (s) must be a whole number of seconds from 0 to 86400.'],
+    [{ weight: '70,500' }, 'weight', 'Weight (kg): use a dot for decimals: 12.5'],
   ])('refuses %j: the row comes back as typed, the field marked, and nothing is stored', async (fields, field, message) => {
     const { client } = await newUser();
     const refused = await postRow(client, `/wellness/${TODAY}`, { ...blank, ...fields });
@@ -88,14 +89,29 @@ describe('the wellness page', () => {
     expect(await wellnessDays(client, TODAY)).toEqual([]);
   });
 
+  it('takes a decimal comma where it cannot group thousands: 48,5', async () => {
+    const { client } = await newUser();
+    expect((await postRow(client, `/wellness/${TODAY}`, { ...blank, hrv: '48,5' })).status).toBe(303);
+    expect(await wellnessDays(client, TODAY)).toMatchObject([{ hrv: 48.5 }]);
+  });
+
+  it('answers a ?deleted= that is not a date with a 400 page and a link to the page', async () => {
+    const { client } = await newUser();
+    const response = await client.get('/wellness?deleted=yesterday');
+    expect(response.status).toBe(400);
+    const html = await response.text();
+    expect(html).toContain('The address asks for the date “yesterday”, which is not a date.');
+    expect(html).toContain('href="/wellness"');
+  });
+
   it('refuses an empty row and a day after tomorrow, storing nothing', async () => {
     const { client } = await newUser();
     const empty = await postRow(client, `/wellness/${TODAY}`, blank);
     expect(empty.status).toBe(400);
-    expect(await empty.text()).toContain('must hold at least one of hrv, restingHr, sleepSecs, weight, vo2max');
+    expect(await empty.text()).toContain(`${TODAY} was not saved: Enter at least one measurement.`);
     const later = await postRow(client, '/wellness/2026-11-25', { ...blank, hrv: '50' });
     expect(later.status).toBe(400);
-    expect(await later.text()).toContain('date must not be after 2026-11-24, tomorrow in Pacific/Pago_Pago');
+    expect(await later.text()).toContain('2026-11-25 was not saved: The date must not be after 2026-11-24, tomorrow in Pacific/Pago_Pago: a measurement cannot be of a later day.');
     expect(await wellnessDays(client, TODAY, '2026-11-25')).toEqual([]);
   });
 
