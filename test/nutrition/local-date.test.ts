@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { loggedAtInputSchema, placeLoggedAt, type PlacedTime } from '../../src/nutrition/local-date.js';
+import { describeLoggedAt, loggedAtInputSchema, placeLoggedAt, type PlacedTime } from '../../src/nutrition/local-date.js';
 
 // The expected values below come from Intl.DateTimeFormat and plain arithmetic, never from luxon,
 // so the tests check placeLoggedAt against an independent computation.
@@ -417,5 +417,17 @@ describe('loggedAtInputSchema', () => {
 
   it('refuses a date without a time', () => {
     expect(loggedAtInputSchema.safeParse('2026-11-21').success).toBe(false);
+  });
+});
+
+describe('describeLoggedAt', () => {
+  it.each([
+    ['2026-11-23T23:30:00-05:00', 'Europe/Berlin', '23:30 at UTC−05:00, 05:30 on 24 Nov your time'],
+    ['2026-11-23T08:00:00+05:45', 'Europe/Berlin', '08:00 at UTC+05:45, 03:15 your time'],
+    ['2026-11-23T08:00:00+01:00', 'Europe/Berlin', '08:00 at UTC+01:00'],
+    ['2026-07-01T08:00:00+02:00', 'Europe/Berlin', '08:00 at UTC+02:00'],
+    ['2026-07-01T08:00:00+01:00', 'Europe/Berlin', '08:00 at UTC+01:00, 09:00 your time'],
+  ])('shows %s to a user in %s as “%s”', (loggedAt, zone, shown) => {
+    expect(describeLoggedAt(loggedAt, zone)).toBe(shown);
   });
 });
