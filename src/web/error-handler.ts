@@ -93,7 +93,10 @@ function clientErrorStatus(error: unknown): number | undefined {
   return typeof status === 'number' && status >= 400 && status < 500 ? status : undefined;
 }
 
-/** A body over a limit (an upload, a JSON body) is told apart: the client should send less, not differently. */
+/**
+ * A refusal (a foreign origin, a missing form token) and a body over a limit (an upload, a JSON
+ * body) are told apart: the client should not retry, or should send less, not differently.
+ */
 function clientErrorCode(status: number): string {
   if (status === 403) return 'forbidden';
   return status === 413 ? 'payload_too_large' : 'bad_request';

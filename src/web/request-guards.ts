@@ -2,21 +2,20 @@ import type { RequestHandler } from 'express';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-const FOREIGN_ORIGIN = Object.assign(new Error('Requests from another site are not accepted. Go back to the page and send it from there.'), {
-  status: 403,
-});
+const FOREIGN_ORIGIN_MESSAGE = 'Requests from another site are not accepted. Go back to the page and send it from there.';
 
 /**
  * Refuses state-changing requests sent from another site's page. Browsers send Origin with
  * such requests; scripts and mobile clients send none and are served (they carry no ambient
- * cookie from a victim's browser). The error handler answers: a page for a page, JSON for the API.
+ * cookie from a victim's browser). The error handler answers (wants-json.ts): an error page to a
+ * browser's form, JSON to the API.
  */
 export function refuseForeignOrigin(appBaseUrl: string): RequestHandler {
   const ownOrigin = new URL(appBaseUrl).origin;
-  return (req, res, next) => {
+  return (req, _res, next) => {
     const origin = req.get('origin');
     if (SAFE_METHODS.has(req.method) || origin === undefined || origin === ownOrigin) return next();
-    next(FOREIGN_ORIGIN);
+    next(Object.assign(new Error(FOREIGN_ORIGIN_MESSAGE), { status: 403 }));
   };
 }
 
