@@ -27,10 +27,16 @@ async function deny(client: CookieClient, extra: Record<string, string> = {}): P
   return client.get(`/oauth/callback?${new URLSearchParams({ error: 'access_denied', state, ...extra })}`);
 }
 
-/** The sentence of a Connect result page that says what is still true of the connection. */
-function standingOn(page: string): string | undefined {
-  return /data-testid="connection-standing"><strong>([^<]*)</.exec(page)?.[1];
+/** What a Connect result page says is still true of the connection, and its button to try again. */
+function standingOn(page: string): { standing: string | undefined; tryAgain: string | undefined } {
+  return {
+    standing: /data-testid="connection-standing"><strong>([^<]*)</.exec(page)?.[1],
+    tryAgain: /<a class="button" href="\/connect">([^<]*)</.exec(page)?.[1],
+  };
 }
+
+const NOT_CONNECTED = { standing: 'You are not connected.', tryAgain: 'Connect' };
+const STILL_CONNECTED = { standing: 'You are still connected with your earlier approval.', tryAgain: 'Reconnect' };
 
 describe('Connect', () => {
   it('sends the browser to the authorize endpoint with every parameter of section 4.1', async () => {
@@ -235,8 +241,7 @@ describe('the OAuth callback', () => {
     const page = await response.text();
     expect(page).toContain('You chose not to connect');
     expect(page).toContain('Nothing was shared with this app.');
-    expect(standingOn(page)).toBe('You are not connected.');
-    expect(page).toContain('<a class="button" href="/connect">Connect</a>');
+    expect(standingOn(page)).toEqual(NOT_CONNECTED);
   });
 
   it('says the earlier approval still holds when the person denies a Reconnect', async () => {
@@ -245,8 +250,7 @@ describe('the OAuth callback', () => {
     const page = await (await deny(client)).text();
     expect(page).toContain('You chose not to reconnect');
     expect(page).not.toContain('Nothing was shared');
-    expect(standingOn(page)).toBe('You are still connected with your earlier approval.');
-    expect(page).toContain('<a class="button" href="/connect">Reconnect</a>');
+    expect(standingOn(page)).toEqual(STILL_CONNECTED);
     expect((await me(client)).connection?.status).toBe('connected');
   });
 
@@ -258,7 +262,7 @@ describe('the OAuth callback', () => {
     await client.get(callback.href);
     const page = await (await client.get(callback.href)).text();
     expect(page).toContain('This connection attempt is no longer valid');
-    expect(standingOn(page)).toBe('You are still connected with your earlier approval.');
+    expect(standingOn(page)).toEqual(STILL_CONNECTED);
   });
 
   it('says in plain words that an attempt expired, without calling the token endpoint', async () => {
@@ -273,8 +277,7 @@ describe('the OAuth callback', () => {
     const page = await response.text();
     expect(page).toContain('This connection attempt expired');
     expect(page).toContain('Connecting must be finished within 10 minutes of starting it');
-    expect(standingOn(page)).toBe('You are not connected.');
-    expect(page).toContain('<a class="button" href="/connect">Connect</a>');
+    expect(standingOn(page)).toEqual(NOT_CONNECTED);
     expect(page).toContain('href="/">Back to your dashboard</a>');
     expect(await tokenRequests()).toBe(0);
   });
@@ -287,7 +290,7 @@ describe('the OAuth callback', () => {
     offsetMs = PENDING_CONNECT_TTL_MS;
     const page = await (await client.get(callback.href)).text();
     expect(page).toContain('This connection attempt expired');
-    expect(standingOn(page)).toBe('You are still connected with your earlier approval.');
+    expect(standingOn(page)).toEqual(STILL_CONNECTED);
   });
 
   // Sealing happens before the database sees a token, so one database's files show it for both.
