@@ -61,7 +61,7 @@ const INCOMPLETE_ANSWER: Outcome = {
 const EXPIRED_ATTEMPT: Outcome = {
   tone: 'warning',
   heading: 'This connection attempt expired',
-  message: `Connecting must be finished within ${PENDING_CONNECT_TTL_MS / 60_000} minutes of starting it, so this approval was not used. Nothing was changed.`,
+  message: `Connecting must be finished within ${PENDING_CONNECT_TTL_MS / 60_000} minutes of starting it, so the service's answer was not used. Nothing was changed.`,
 };
 const SPENT_ATTEMPT: Outcome = {
   tone: 'warning',
@@ -90,7 +90,12 @@ export function connectRoutes(deps: Dependencies): Router {
    * Every attempt that does not end connected ends here: what happened, what is still true of the
    * stored connection, and a button to try again. It rests on the callback and the store only.
    */
-  async function showOutcome(req: Request, res: Response, status: number, outcome: Outcome | ((standing: Standing) => Outcome)) {
+  async function showOutcome(
+    req: Request,
+    res: Response,
+    status: number,
+    outcome: Outcome | ((standing: Standing) => Outcome),
+  ): Promise<void> {
     const standing = connectionStanding(await findConnection(db, currentUser(res).id), clock());
     const page = typeof outcome === 'function' ? outcome(standing) : outcome;
     renderPage(req, res, 'connect-result', { title: page.heading, ...page, standing }, status);

@@ -63,7 +63,7 @@ export function authorizeRoutes(runtime: SandboxRuntime, views: Views): Router {
   return router;
 }
 
-/** Answers a decision by sending the browser back to the client with an RFC 6749 §4.1.2.1 error; 303 turns the POST into a GET. */
+/** Sends the browser back to the client with an RFC 6749 §4.1.2.1 error; 303 turns the form's POST into a GET. */
 function sendBackWithError(
   req: Request,
   res: Response,
@@ -71,7 +71,8 @@ function sendBackWithError(
   error: AuthorizeErrorCode | 'access_denied',
   description: string,
 ): void {
-  res.redirect(303, callbackUrl(request.redirectUri, issuer(req), { error, error_description: description, state: request.state }));
+  const params = { error, error_description: description, state: request.state };
+  res.redirect(303, callbackUrl(request.redirectUri, issuer(req), params));
 }
 
 function approve(runtime: SandboxRuntime, request: AuthorizationRequest, athleteName: string, iss: string): string {
