@@ -23,6 +23,7 @@ const NOT_ABOUT_THE_DATABASE = [
   'test/accounts/password.test.ts',
   'test/activities/fit-file.test.ts',
   'test/activities/receive-upload.test.ts',
+  'test/connections/connection-standing.test.ts',
   'test/connections/pending-connects.test.ts',
   'test/connections/token-crypto.test.ts',
   'test/nutrition/local-date.test.ts',

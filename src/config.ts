@@ -152,7 +152,7 @@ const envSchema = z.object({
   SYNC_ATTEMPTS: positiveInt('a number of attempts, e.g. 8', 8),
   WORKER_CONCURRENCY: positiveInt('a number of jobs, e.g. 5', 5),
   WORKER_LOCK_DURATION_MS: positiveInt('milliseconds, e.g. 30000', 30_000),
-  ATHLETE_RATE_LIMIT_PER_S: positiveInt('requests per second, e.g. 10', 10),
+  ATHLETE_RATE_LIMIT_PER_S: positiveInt('sync jobs per second, e.g. 10', 10),
   ABSORPTION_TYPES: z
     .string()
     .default('RAPID')

@@ -11,8 +11,9 @@ import { dropQueuedEntries, resumeWaitingEntries } from '../sync/connection-chan
 import { currentUser, requireUserPage } from '../web/authentication.js';
 import type { RenderPage } from '../web/pages.js';
 import { renewUserSession, saveSession } from '../web/session.js';
-import { deleteConnection, saveConnection } from './connection.repository.js';
-import { addPendingConnect, claimState, takePendingConnect } from './pending-connects.js';
+import { connectionStanding, type Standing } from './connection-standing.js';
+import { deleteConnection, findConnection, saveConnection } from './connection.repository.js';
+import { PENDING_CONNECT_TTL_MS, addPendingConnect, claimState, takePendingConnect } from './pending-connects.js';
 import type { TokenCipher } from './token-crypto.js';
 
 interface Dependencies {
@@ -44,6 +45,40 @@ function callbackQuerySchema(issuer: string) {
   ]);
 }
 
+/** What happened to a Connect attempt that did not connect, in the person's words. */
+interface Outcome {
+  tone: 'error' | 'warning';
+  heading: string;
+  message: string;
+  detail?: string;
+}
+
+const INCOMPLETE_ANSWER: Outcome = {
+  tone: 'error',
+  heading: 'This link is not valid',
+  message: 'The answer from the Athlete Data Service was incomplete, so it was not used. Nothing was changed.',
+};
+const EXPIRED_ATTEMPT: Outcome = {
+  tone: 'warning',
+  heading: 'This connection attempt expired',
+  message: `Connecting must be finished within ${PENDING_CONNECT_TTL_MS / 60_000} minutes of starting it, so the service's answer was not used. Nothing was changed.`,
+};
+const SPENT_ATTEMPT: Outcome = {
+  tone: 'warning',
+  heading: 'This connection attempt is no longer valid',
+  message:
+    "It was already finished (for example, by going Back to the service's page after connecting and approving again), " +
+    'was started in another browser, or is too old. This answer was not used, so nothing was changed.',
+};
+const NOT_COMPLETED: Outcome = { tone: 'error', heading: 'Connecting did not complete', message: 'Nothing was saved.' };
+
+/** RFC 6749 §4.1.2.1 access_denied: the person said no; what they said no to depends on what they had. */
+function deniedOutcome(standing: Standing): Outcome {
+  return standing.kind === 'not_connected'
+    ? { tone: 'warning', heading: 'You chose not to connect', message: 'Nothing was shared with this app.' }
+    : { tone: 'warning', heading: 'You chose not to reconnect', message: 'Nothing new was shared.' };
+}
+
 /** Connect (OAuth authorization code flow with PKCE), its callback, and Disconnect. */
 export function connectRoutes(deps: Dependencies): Router {
   const { db, redis, redisPrefix, oauth, cipher, syncQueue, redirectUri, renderPage, logger, clock } = deps;
@@ -51,8 +86,19 @@ export function connectRoutes(deps: Dependencies): Router {
   const log = logger.child({ module: 'connect' });
   const callbackQuery = callbackQuerySchema(oauth.issuer);
 
-  function showProblem(req: Request, res: Response, status: number, page: { heading: string; message: string; detail?: string }) {
-    renderPage(req, res, 'connect-result', { title: page.heading, tone: 'error', ...page }, status);
+  /**
+   * Every attempt that does not end connected ends here: what happened, what is still true of the
+   * stored connection, and a button to try again. It rests on the callback and the store only.
+   */
+  async function showOutcome(
+    req: Request,
+    res: Response,
+    status: number,
+    outcome: Outcome | ((standing: Standing) => Outcome),
+  ): Promise<void> {
+    const standing = connectionStanding(await findConnection(db, currentUser(res).id), clock());
+    const page = typeof outcome === 'function' ? outcome(standing) : outcome;
+    renderPage(req, res, 'connect-result', { title: page.heading, ...page, standing }, status);
   }
 
   router.get('/connect', requireUserPage, async (req, res) => {
@@ -65,56 +111,42 @@ export function connectRoutes(deps: Dependencies): Router {
 
   router.get('/oauth/callback', requireUserPage, async (req, res) => {
     const query = callbackQuery.safeParse(req.query);
-    if (!query.success) {
-      return showProblem(req, res, 400, {
-        heading: 'This link is not valid',
-        message: 'The answer from the Athlete Data Service was incomplete. Start connecting again.',
-      });
-    }
-    const { remaining, codeVerifier } = takePendingConnect(req.session.pendingConnects, query.data.state, clock());
+    if (!query.success) return showOutcome(req, res, 400, INCOMPLETE_ANSWER);
+    const { remaining, attempt } = takePendingConnect(req.session.pendingConnects, query.data.state, clock());
     req.session.pendingConnects = remaining;
     await saveSession(req);
-    if (codeVerifier === undefined || !(await claimState(redis, redisPrefix, query.data.state))) {
-      return showProblem(req, res, 400, {
-        heading: 'This connection attempt is no longer valid',
-        message: 'It has expired, was already used, or was started in another browser. Start connecting again.',
-      });
+    if (attempt.kind === 'expired') return showOutcome(req, res, 400, EXPIRED_ATTEMPT);
+    if (attempt.kind === 'unknown' || !(await claimState(redis, redisPrefix, query.data.state))) {
+      return showOutcome(req, res, 400, SPENT_ATTEMPT);
     }
 
     if ('error' in query.data) {
-      if (query.data.error === 'access_denied') {
-        return renderPage(req, res, 'connect-result', {
-          title: 'Not connected',
-          heading: 'You chose not to connect',
-          tone: 'warning',
-          message: 'Nothing was shared. You can connect whenever you like.',
-        });
-      }
+      if (query.data.error === 'access_denied') return showOutcome(req, res, 200, deniedOutcome);
       log.warn({ error: query.data.error, description: query.data.error_description }, 'authorization refused');
-      return showProblem(req, res, 502, {
+      return showOutcome(req, res, 502, {
+        tone: 'error',
         heading: 'The Athlete Data Service refused the connection',
-        message: 'Try again; if it keeps failing, contact support with the message below.',
+        message: 'Nothing was changed. If trying again keeps failing, contact support with the message below.',
         detail: [query.data.error, query.data.error_description].filter(Boolean).join(': '),
       });
     }
 
     const user = currentUser(res);
-    const notCompleted = { heading: 'Connecting did not complete', message: 'Nothing was saved. Please try again.' };
     let tokens: TokenSet;
     try {
       const callbackUrl = new URL(redirectUri);
       callbackUrl.search = new URLSearchParams(query.data).toString();
-      tokens = await oauth.exchangeCode(callbackUrl, { state: query.data.state, codeVerifier });
+      tokens = await oauth.exchangeCode(callbackUrl, { state: query.data.state, codeVerifier: attempt.codeVerifier });
     } catch (error) {
       const failure = classifyTokenRequestError(error);
       // The log gets the whole diagnosis; the person only what the service itself said, if anything.
       log.warn({ failure, userId: user.id }, 'code exchange failed');
       const detail = serviceWords(failure);
-      return showProblem(req, res, 502, { ...notCompleted, ...(detail && { detail }) });
+      return showOutcome(req, res, 502, { ...NOT_COMPLETED, ...(detail && { detail }) });
     }
     if (!tokens.refreshToken) {
       log.warn({ userId: user.id }, 'code exchange returned no refresh token');
-      return showProblem(req, res, 502, notCompleted);
+      return showOutcome(req, res, 502, NOT_COMPLETED);
     }
     await saveConnection(db, cipher, user.id, { ...tokens, refreshToken: tokens.refreshToken }, clock());
     await resumeWaitingEntries({ db, queue: syncQueue, logger: log, clock }, user.id).catch((error: unknown) =>

@@ -23,18 +23,23 @@ export function addPendingConnect(
   return Object.fromEntries([...live, [attempt.state, added]]);
 }
 
+/** What a callback's state names in this session: a live attempt, one that ran out of time, or none. */
+export type TakenAttempt = { kind: 'live'; codeVerifier: string } | { kind: 'expired' } | { kind: 'unknown' };
+
 /**
- * Removes and returns the attempt with this state, if it is still live. The removal makes a state
- * good for one callback only: a replayed callback finds nothing and makes no token request.
+ * Removes and returns the attempt with this state. The removal makes a state good for one callback
+ * only: a replayed callback finds nothing and makes no token request. An attempt that expired is
+ * told apart from one never issued or already used, so the person can be told which happened.
  */
 export function takePendingConnect(
   pending: PendingConnects | undefined,
   state: string,
   now: Date,
-): { remaining: PendingConnects; codeVerifier: string | undefined } {
+): { remaining: PendingConnects; attempt: TakenAttempt } {
   const { [state]: entry, ...remaining } = pending ?? {};
-  const live = entry !== undefined && entry.expiresAt > now.getTime();
-  return { remaining, codeVerifier: live ? entry.codeVerifier : undefined };
+  if (entry === undefined) return { remaining, attempt: { kind: 'unknown' } };
+  if (entry.expiresAt <= now.getTime()) return { remaining, attempt: { kind: 'expired' } };
+  return { remaining, attempt: { kind: 'live', codeVerifier: entry.codeVerifier } };
 }
 
 /**

@@ -95,6 +95,8 @@ export interface SandboxState {
   athletes: Map<string, Athlete>;
   /** Authorization requests waiting for the athlete's decision, by a random id. */
   pendingAuthorizations: Map<string, AuthorizationRequest>;
+  /** Requests already decided, by the same id: a second decision (the browser's Back) is sent back to the client. */
+  decidedAuthorizations: Map<string, AuthorizationRequest>;
   codes: Map<string, AuthorizationCode>;
   grants: Map<string, Grant>;
   accessTokens: Map<string, AccessTokenRecord>;
@@ -106,6 +108,7 @@ export function createState(): SandboxState {
   return {
     athletes: new Map(),
     pendingAuthorizations: new Map(),
+    decidedAuthorizations: new Map(),
     codes: new Map(),
     grants: new Map(),
     accessTokens: new Map(),

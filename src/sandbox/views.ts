@@ -16,6 +16,8 @@ export interface ConsentPage {
 
 export interface ErrorPage {
   description: string;
+  /** Where the person can start again; empty when the application itself cannot be trusted. */
+  applications: string[];
 }
 
 /** The sandbox's HTML pages; `<%= %>` in the templates escapes, so everything shown is safe. */

@@ -1,7 +1,8 @@
 import { readFileSync, existsSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { testDatabaseKind } from '../helpers/database.js';
-import { connect, signUpNewUser, startConnect } from '../helpers/flows.js';
+import { PENDING_CONNECT_TTL_MS } from '../../src/connections/pending-connects.js';
+import { connect, connectedUser, signUpNewUser, startConnect } from '../helpers/flows.js';
 import { bodyOf, type CookieClient, type Me } from '../helpers/http-client.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 
@@ -19,6 +20,23 @@ async function tokenRequests(): Promise<number> {
 async function me(client: CookieClient): Promise<Me> {
   return bodyOf<Me>(await client.get('/api/me'));
 }
+
+/** Starts Connect and comes back as a person who pressed Deny would (RFC 6749 §4.1.2.1). */
+async function deny(client: CookieClient, extra: Record<string, string> = {}): Promise<Response> {
+  const state = new URL((await client.get('/connect')).headers.get('location')!).searchParams.get('state')!;
+  return client.get(`/oauth/callback?${new URLSearchParams({ error: 'access_denied', state, ...extra })}`);
+}
+
+/** What a Connect result page says is still true of the connection, and its button to try again. */
+function standingOn(page: string): { standing: string | undefined; tryAgain: string | undefined } {
+  return {
+    standing: /data-testid="connection-standing"><strong>([^<]*)</.exec(page)?.[1],
+    tryAgain: /<a class="button" href="\/connect">([^<]*)</.exec(page)?.[1],
+  };
+}
+
+const NOT_CONNECTED = { standing: 'You are not connected.', tryAgain: 'Connect' };
+const STILL_CONNECTED = { standing: 'You are still connected with your earlier approval.', tryAgain: 'Reconnect' };
 
 describe('Connect', () => {
   it('sends the browser to the authorize endpoint with every parameter of section 4.1', async () => {
@@ -154,9 +172,7 @@ describe('the OAuth callback', () => {
     stack = await startStack();
     const client = stack.browser();
     await signUpNewUser(client);
-    const state = new URL((await client.get('/connect')).headers.get('location')!).searchParams.get('state')!;
-    const callback = new URLSearchParams({ error: 'access_denied', state, iss: 'https://attacker.example' });
-    const response = await client.get(`/oauth/callback?${callback}`);
+    const response = await deny(client, { iss: 'https://attacker.example' });
     expect(response.status).toBe(400);
     expect(await response.text()).toContain('not valid');
   });
@@ -220,11 +236,61 @@ describe('the OAuth callback', () => {
     stack = await startStack();
     const client = stack.browser();
     await signUpNewUser(client);
-    const toService = new URL((await client.get('/connect')).headers.get('location')!);
-    const state = toService.searchParams.get('state')!;
-    const response = await client.get(`/oauth/callback?error=access_denied&state=${encodeURIComponent(state)}`);
+    const response = await deny(client);
     expect(response.status).toBe(200);
-    expect(await response.text()).toContain('You chose not to connect');
+    const page = await response.text();
+    expect(page).toContain('You chose not to connect');
+    expect(page).toContain('Nothing was shared with this app.');
+    expect(standingOn(page)).toEqual(NOT_CONNECTED);
+  });
+
+  it('says the earlier approval still holds when the person denies a Reconnect', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
+    const { client } = await connectedUser(stack);
+    const page = await (await deny(client)).text();
+    expect(page).toContain('You chose not to reconnect');
+    expect(page).not.toContain('Nothing was shared');
+    expect(standingOn(page)).toEqual(STILL_CONNECTED);
+    expect((await me(client)).connection?.status).toBe('connected');
+  });
+
+  it('says a replayed callback was not used, and that the connection it made still stands', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
+    const client = stack.browser();
+    await signUpNewUser(client);
+    const callback = await startConnect(client);
+    await client.get(callback.href);
+    const page = await (await client.get(callback.href)).text();
+    expect(page).toContain('This connection attempt is no longer valid');
+    expect(standingOn(page)).toEqual(STILL_CONNECTED);
+  });
+
+  it('says in plain words that an attempt expired, without calling the token endpoint', async () => {
+    let offsetMs = 0;
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' }, clock: () => new Date(Date.now() + offsetMs) });
+    const client = stack.browser();
+    await signUpNewUser(client);
+    const callback = await startConnect(client);
+    offsetMs = PENDING_CONNECT_TTL_MS;
+    const response = await client.get(callback.href);
+    expect(response.status).toBe(400);
+    const page = await response.text();
+    expect(page).toContain('This connection attempt expired');
+    expect(page).toContain('Connecting must be finished within 10 minutes of starting it');
+    expect(standingOn(page)).toEqual(NOT_CONNECTED);
+    expect(page).toContain('href="/">Back to your dashboard</a>');
+    expect(await tokenRequests()).toBe(0);
+  });
+
+  it('says a Reconnect that expired left the earlier approval in place', async () => {
+    let offsetMs = 0;
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' }, clock: () => new Date(Date.now() + offsetMs) });
+    const { client } = await connectedUser(stack);
+    const callback = await startConnect(client);
+    offsetMs = PENDING_CONNECT_TTL_MS;
+    const page = await (await client.get(callback.href)).text();
+    expect(page).toContain('This connection attempt expired');
+    expect(standingOn(page)).toEqual(STILL_CONNECTED);
   });
 
   // Sealing happens before the database sees a token, so one database's files show it for both.

@@ -14,20 +14,25 @@ describe('pending Connect attempts', () => {
     let pending = addPendingConnect(undefined, attempt('tab1'), now);
     pending = addPendingConnect(pending, attempt('tab2'), now);
     const first = takePendingConnect(pending, 'tab2', now);
-    expect(first.codeVerifier).toBe('verifier-tab2');
-    expect(takePendingConnect(first.remaining, 'tab2', now).codeVerifier).toBeUndefined();
-    expect(takePendingConnect(first.remaining, 'tab1', now).codeVerifier).toBe('verifier-tab1');
+    expect(first.attempt).toEqual({ kind: 'live', codeVerifier: 'verifier-tab2' });
+    expect(takePendingConnect(first.remaining, 'tab2', now).attempt).toEqual({ kind: 'unknown' });
+    expect(takePendingConnect(first.remaining, 'tab1', now).attempt).toEqual({ kind: 'live', codeVerifier: 'verifier-tab1' });
   });
 
-  it('expires an attempt after ten minutes', () => {
+  it('expires an attempt after ten minutes, and says that it expired', () => {
     const pending = addPendingConnect(undefined, attempt('s'), now);
-    expect(takePendingConnect(pending, 's', later(PENDING_CONNECT_TTL_MS - 1)).codeVerifier).toBe('verifier-s');
-    expect(takePendingConnect(pending, 's', later(PENDING_CONNECT_TTL_MS)).codeVerifier).toBeUndefined();
+    expect(takePendingConnect(pending, 's', later(PENDING_CONNECT_TTL_MS - 1)).attempt).toEqual({
+      kind: 'live',
+      codeVerifier: 'verifier-s',
+    });
+    const expired = takePendingConnect(pending, 's', later(PENDING_CONNECT_TTL_MS));
+    expect(expired.attempt).toEqual({ kind: 'expired' });
+    expect(expired.remaining).toEqual({});
   });
 
   it('does not know a state it never issued', () => {
     const pending = addPendingConnect(undefined, attempt('mine'), now);
-    expect(takePendingConnect(pending, 'forged', now).codeVerifier).toBeUndefined();
+    expect(takePendingConnect(pending, 'forged', now).attempt).toEqual({ kind: 'unknown' });
   });
 
   it('holds at most five attempts, dropping the oldest and the expired', () => {

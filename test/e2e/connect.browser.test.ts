@@ -38,8 +38,7 @@ describe('Connect in a real browser', () => {
   it('signs up, approves on the consent page and lands on the dashboard, connected', async () => {
     const page = await signUpAndOpenConsent('browser@example.com');
     await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toContain('Allow');
-    await page.getByLabel('Sandbox athlete').fill('Ana');
-    await page.getByRole('button', { name: 'Approve' }).click();
+    await approveAs(page, 'Ana');
 
     await page.waitForURL(`${stack.appUrl}/?notice=connected`);
     expect(await page.getByTestId('connection-status').textContent()).toBe('Connected');
@@ -60,8 +59,54 @@ describe('Connect in a real browser', () => {
 
     await page.waitForURL(`${stack.appUrl}/oauth/callback?**`);
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('You chose not to connect');
-    expect(await page.getByRole('link', { name: 'Try again' }).getAttribute('href')).toBe('/connect');
+    expect(await page.getByTestId('connection-standing').textContent()).toBe('You are not connected.');
+    expect(await page.getByRole('link', { name: 'Connect', exact: true }).getAttribute('href')).toBe('/connect');
     await page.getByRole('link', { name: 'Back to your dashboard' }).click();
     expect(await page.getByTestId('connection-status').textContent()).toBe('Not connected');
   });
+
+  it('lands on a page of the app saying the person is still connected after Back to the consent page and Approve again', async () => {
+    const page = await signUpAndOpenConsent('back-button@example.com');
+    await approveAs(page, 'Cleo');
+    await page.waitForURL(`${stack.appUrl}/?notice=connected`);
+
+    await page.goBack();
+    await page.waitForURL(`${stack.sandboxUrl}/api/oauth/authorize?**`);
+    await approveAs(page, 'Cleo');
+
+    await page.waitForURL(`${stack.appUrl}/oauth/callback?**`);
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('This connection attempt is no longer valid');
+    await expectStillConnected(page, 'back-after-connect.png');
+    const state = await stack.sandboxState();
+    expect(state.grants.filter((grant) => grant.athlete === 'Cleo' && grant.status === 'active')).toHaveLength(1);
+  });
+
+  it('lands on a page of the app saying the person is still connected after denying a Reconnect', async () => {
+    const page = await signUpAndOpenConsent('reconnect-denier@example.com');
+    await approveAs(page, 'Dora');
+    await page.waitForURL(`${stack.appUrl}/?notice=connected`);
+
+    await page.getByRole('link', { name: 'Reconnect' }).click();
+    await page.waitForURL(`${stack.sandboxUrl}/api/oauth/authorize?**`);
+    await page.getByRole('button', { name: 'Deny' }).click();
+
+    await page.waitForURL(`${stack.appUrl}/oauth/callback?**`);
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('You chose not to reconnect');
+    expect(await page.getByRole('alert').textContent()).toBe('Nothing new was shared.');
+    await expectStillConnected(page, 'reconnect-denied.png');
+  });
 });
+
+async function approveAs(page: Page, athlete: string): Promise<void> {
+  await page.getByLabel('Sandbox athlete').fill(athlete);
+  await page.getByRole('button', { name: 'Approve' }).click();
+}
+
+/** The result page says the earlier approval holds, offers Reconnect, and the dashboard agrees. */
+async function expectStillConnected(page: Page, screenshot: string): Promise<void> {
+  expect(await page.getByTestId('connection-standing').textContent()).toBe('You are still connected with your earlier approval.');
+  expect(await page.getByRole('link', { name: 'Reconnect' }).getAttribute('href')).toBe('/connect');
+  await page.screenshot({ path: `${SCREENSHOTS}/${screenshot}`, fullPage: true });
+  await page.getByRole('link', { name: 'Back to your dashboard' }).click();
+  expect(await page.getByTestId('connection-status').textContent()).toBe('Connected');
+}

@@ -118,7 +118,32 @@ describe('the whole authorization code flow with PKCE', () => {
     const page = await (await authorizeRequest(sandbox)).text();
     expect(page).toContain('<option value="Cleo &lt;script&gt;">');
     const again = await decide(first, 'approve', 'Cleo');
-    expect(again.status).toBe(400);
-    expect(again.headers.get('location')).toBeNull();
+    expect(again.status).toBe(303);
+    const sentBack = redirectTarget(again);
+    expect(`${sentBack.origin}${sentBack.pathname}`).toBe(REDIRECT_URI);
+    expect(sentBack.searchParams.get('error')).toBe('invalid_request');
+    expect(sentBack.searchParams.has('code')).toBe(false);
+  });
+
+  it("sends a second decision (the browser's Back) back to the client with invalid_request and the state", async () => {
+    const requestId = hiddenRequestId(await (await authorizeRequest(sandbox, { state: 'spent' })).text());
+    expect((await decide(requestId, 'approve', 'Dora')).status).toBe(303);
+    const sentBack = redirectTarget(await decide(requestId, 'deny'));
+    expect(Object.fromEntries(sentBack.searchParams)).toEqual({
+      error: 'invalid_request',
+      error_description: 'this authorization request was already decided',
+      state: 'spent',
+      iss: sandbox.baseUrl,
+    });
+    expect(await readState(sandbox)).toMatchObject({ grants: [] });
+  });
+
+  it('links back to the registered application when it does not know the request at all', async () => {
+    const unknown = await decide('never-issued', 'approve', 'Eve');
+    expect(unknown.status).toBe(400);
+    expect(unknown.headers.get('location')).toBeNull();
+    const page = await unknown.text();
+    expect(page).toContain('This authorization request is unknown to the sandbox.');
+    expect(page).toContain(`<a href="${new URL(REDIRECT_URI).origin}/">`);
   });
 });

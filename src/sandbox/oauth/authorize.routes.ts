@@ -3,7 +3,7 @@ import express, { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
 import type { SandboxRuntime } from '../runtime.js';
 import type { Views } from '../views.js';
-import { checkAuthorizeQuery, type AuthorizationRequest } from './authorize-request.js';
+import { checkAuthorizeQuery, type AuthorizationRequest, type AuthorizeErrorCode } from './authorize-request.js';
 import { issueAuthorizationCode } from './codes.js';
 import { SCOPE_DESCRIPTIONS, type ScopeName } from './scopes.js';
 
@@ -43,30 +43,36 @@ export function authorizeRoutes(runtime: SandboxRuntime, views: Views): Router {
     const form = decisionFormSchema.safeParse(req.body);
     if (!form.success) return showErrorPage(res, views, 'The consent form was incomplete.');
     const { request_id: requestId, decision, athlete } = form.data;
-    const request = runtime.state.pendingAuthorizations.get(requestId);
-    if (request === undefined) {
-      return showErrorPage(res, views, 'This authorization request is unknown or was already decided.');
+    const decided = runtime.state.decidedAuthorizations.get(requestId);
+    if (decided !== undefined) {
+      // RFC 6749 §4.1.2.1: the client is known and trusted, so the problem goes back to it with the state.
+      return sendBackWithError(req, res, decided, 'invalid_request', 'this authorization request was already decided');
     }
+    const request = runtime.state.pendingAuthorizations.get(requestId);
+    if (request === undefined) return showUnknownRequestPage(res, views, runtime);
     if (decision === 'approve' && athlete.trim() === '') {
       const problem = 'Choose an athlete or type a new name.';
       return showConsentPage(res.status(400), views, runtime, { requestId, request }, problem);
     }
     runtime.state.pendingAuthorizations.delete(requestId);
-    // 303: the browser follows a POST's answer with a GET.
-    if (decision === 'deny') {
-      return res.redirect(
-        303,
-        callbackUrl(request.redirectUri, issuer(req), {
-          error: 'access_denied',
-          error_description: 'the athlete denied access',
-          state: request.state,
-        }),
-      );
-    }
+    runtime.state.decidedAuthorizations.set(requestId, request);
+    if (decision === 'deny') return sendBackWithError(req, res, request, 'access_denied', 'the athlete denied access');
     return res.redirect(303, approve(runtime, request, athlete.trim(), issuer(req)));
   });
 
   return router;
+}
+
+/** Sends the browser back to the client with an RFC 6749 §4.1.2.1 error; 303 turns the form's POST into a GET. */
+function sendBackWithError(
+  req: Request,
+  res: Response,
+  request: AuthorizationRequest,
+  error: AuthorizeErrorCode | 'access_denied',
+  description: string,
+): void {
+  const params = { error, error_description: description, state: request.state };
+  res.redirect(303, callbackUrl(request.redirectUri, issuer(req), params));
 }
 
 function approve(runtime: SandboxRuntime, request: AuthorizationRequest, athleteName: string, iss: string): string {
@@ -95,7 +101,18 @@ function callbackUrl(redirectUri: string, iss: string, params: Record<string, st
 }
 
 function showErrorPage(res: Response, views: Views, description: string): void {
-  res.status(400).type('html').send(views.error({ description }));
+  res.status(400).type('html').send(views.error({ description, applications: [] }));
+}
+
+/**
+ * A decision for a request this sandbox does not know (it restarted, or the id was made up): it
+ * cannot tell which client or state it was for, so it offers the registered applications instead.
+ */
+function showUnknownRequestPage(res: Response, views: Views, runtime: SandboxRuntime): void {
+  const applications = [...new Set(runtime.settings.redirectUris.map((uri) => new URL(uri).origin))];
+  res.status(400).type('html').send(
+    views.error({ description: 'This authorization request is unknown to the sandbox.', applications }),
+  );
 }
 
 function showConsentPage(

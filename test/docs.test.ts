@@ -1,0 +1,59 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+
+/** A setting as `.env.example` shows it: set to a value, or commented out (unset, with an example). */
+interface ExampleSetting {
+  value: string;
+  commentedOut: boolean;
+}
+
+function readProjectFile(name: string): string {
+  return readFileSync(new URL(`../${name}`, import.meta.url), 'utf8');
+}
+
+function envExampleSettings(): Map<string, ExampleSetting> {
+  const lines = readProjectFile('.env.example').split('\n');
+  const settings = lines.flatMap((line) => {
+    const match = /^(# )?([A-Z][A-Z0-9_]*)=(.*)$/.exec(line);
+    return match ? [[match[2]!, { value: match[3]!, commentedOut: match[1] !== undefined }] as const] : [];
+  });
+  return new Map(settings);
+}
+
+/** The README's configuration table (not the sandbox's): variable → its Default cell. */
+function readmeDefaults(): Map<string, string> {
+  const readme = readProjectFile('README.md');
+  const section = readme.slice(readme.indexOf('## Configuration'), readme.indexOf("### The sandbox's settings"));
+  return new Map([...section.matchAll(/^\| `([A-Z_]+)` \| ([^|]+) \|/gm)].map((match) => [match[1]!, match[2]!.trim()]));
+}
+
+/** A Default cell that is one value: "`10`", "`26214400` (25 MiB)", or "empty". */
+function singleDefault(cell: string): string | undefined {
+  if (cell === 'empty') return '';
+  return /^`([^`]*)`( \([^)]*\))?$/.exec(cell)?.[1];
+}
+
+describe('.env.example and the README', () => {
+  const example = envExampleSettings();
+  const readme = readmeDefaults();
+
+  it('name the same settings', () => {
+    expect([...example.keys()].sort()).toEqual([...readme.keys()].sort());
+  });
+
+  it.each([...example].filter(([, setting]) => !setting.commentedOut))(
+    'agree on the default of %s',
+    (key, { value }) => {
+      const cell = readme.get(key) ?? '';
+      // A required setting has no default: .env.example shows an example of it, or leaves it to fill in.
+      if (cell === '(required)') return;
+      expect(singleDefault(cell), `README's default: ${cell}`).toBe(value);
+    },
+  );
+
+  it('comment out every setting that is off, or worked out from others, unless set', () => {
+    const offOrWorkedOut = [...readme].filter(([, cell]) => cell !== '(required)' && singleDefault(cell) === undefined);
+    expect(offOrWorkedOut.map(([key]) => key)).toEqual(expect.arrayContaining(['METRICS_PORT', 'SHUTDOWN_TIMEOUT_MS']));
+    for (const [key] of offOrWorkedOut) expect(example.get(key)?.commentedOut, key).toBe(true);
+  });
+});
