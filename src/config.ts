@@ -75,6 +75,8 @@ const trustProxy = z.union([
     ),
 ], expecting(TRUST_PROXY_HINT));
 
+const STARTUP_TIMEOUT_HINT = 'a number of seconds up to 3600, e.g. 20';
+
 const ABSORPTION_TYPES_HINT = 'comma-separated names in capitals, e.g. RAPID,SLOW';
 
 const nonEmpty = (what: string) => z.string(expecting(what)).min(1, expecting(what));
@@ -168,7 +170,8 @@ const envSchema = z.object({
   SIGNIN_FAILURES_PER_ADDRESS_PER_HOUR: positiveInt('a number of failed sign-ins, e.g. 50', 50),
   SIGNUPS_PER_ADDRESS_PER_HOUR: positiveInt('a number of sign-ups, e.g. 20', 20),
   SHUTDOWN_TIMEOUT_MS: wholePositive('milliseconds, e.g. 45000').optional(),
-  STARTUP_TIMEOUT_S: positiveInt('a number of seconds, e.g. 20', 20),
+  // Bounded: a wait past a timer's range (about 24 days) would be cut to 1 ms, failing at once.
+  STARTUP_TIMEOUT_S: wholePositive(STARTUP_TIMEOUT_HINT).max(3600, expecting(STARTUP_TIMEOUT_HINT)).default(20),
   ATHLETE_SCOPES: z
     .string()
     .prefault('workout:read workout:write health:write nutrition:write')

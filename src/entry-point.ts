@@ -16,8 +16,14 @@ export function runEntryPoint(start: () => Promise<void>): void {
 
 function oneLineFor(error: unknown): string | undefined {
   if (error instanceof StartupError || error instanceof DatabaseUnreachableError) return error.message;
-  if (isListenFailure(error)) return `${error.message}: give PORT and METRICS_PORT free ports, each its own`;
+  if (isListenFailure(error)) return `${error.message}: ${listenAdvice(error)}`;
   return undefined;
+}
+
+/** A port in use is the usual failure; an address not available means HOST names no address of this machine. */
+function listenAdvice(error: Error): string {
+  if ('code' in error && error.code === 'EADDRNOTAVAIL') return 'give HOST and METRICS_HOST addresses of this machine';
+  return 'give PORT and METRICS_PORT free ports, each its own';
 }
 
 function isListenFailure(error: unknown): error is Error {

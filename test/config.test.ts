@@ -114,6 +114,11 @@ describe('loadConfig', () => {
     expect(loadConfig({ ...validEnv, HOST: '0.0.0.0', STARTUP_TIMEOUT_S: '5' })).toMatchObject({ host: '0.0.0.0', startupTimeoutS: 5 });
   });
 
+  it('refuses a start-up wait longer than an hour, which a timer would cut to nothing', () => {
+    expect(configErrorFor({ ...validEnv, STARTUP_TIMEOUT_S: '1e9' })).toMatch(/^Invalid configuration: STARTUP_TIMEOUT_S must be [^\n]+$/);
+    expect(loadConfig({ ...validEnv, STARTUP_TIMEOUT_S: '3600' })).toMatchObject({ startupTimeoutS: 3600 });
+  });
+
   /** A wrong value for every setting the README's configuration table lists. */
   const WRONG_VALUES: Record<string, string> = {
     APP_BASE_URL: 'not a url',

@@ -78,7 +78,8 @@ export function createActivities({ db, files, clock, changed }: ActivitiesDepend
      * Checks the file, stores its bytes, then records the activity. The bytes go first, under a key
      * made of their hash: a crash in between leaves bytes no activity names (harmless, and the retry
      * puts the same key again), never an activity without its bytes. A file uploaded again restores
-     * bytes pruned after an earlier upload, and changes only the fields it gives.
+     * bytes pruned after an earlier upload, changes only the fields it gives, and sends the file
+     * again when its last send failed.
      */
     async upload(user: User, input: ActivityUploadInput): Promise<UploadOutcome> {
       const problem = fitFileProblem(input.bytes);
@@ -106,7 +107,8 @@ export function createActivities({ db, files, clock, changed }: ActivitiesDepend
         }
         const name = input.name ?? existing.name;
         const metadata = input.metadata === undefined ? existing.metadata : metadataText(input.metadata);
-        const resend = name !== existing.name || metadata !== existing.metadata;
+        // Sending the file again is what a failed send asks for (its bytes lost here, say).
+        const resend = name !== existing.name || metadata !== existing.metadata || (await lastSendFailed(trx, existing));
         if (!resend && existing.file_stored === 1) return { created: false, resend, activity: existing };
         const activity = await updateActivity(trx, user.id, existing.id, { name, metadata, file_stored: 1, updated_at: now.toISOString() });
         if (resend) await markDirty(trx, activityEntry(activity), now);
@@ -171,6 +173,11 @@ async function activityViews(db: Db, userId: number, activities: Activity[]): Pr
   const statuses = await syncStatusesOf(db, userId, 'activities', activities.map((activity) => String(activity.id)));
   const bySubject = new Map(statuses.map((status) => [status.subject, status]));
   return activities.map((activity) => toView(activity, bySubject.get(String(activity.id))));
+}
+
+async function lastSendFailed(db: Db, activity: Activity): Promise<boolean> {
+  const [sync] = await syncStatusesOf(db, activity.user_id, 'activities', [String(activity.id)]);
+  return sync?.status === 'failed';
 }
 
 export function activityEntry(activity: Pick<Activity, 'id' | 'user_id'>): OutboxKey {

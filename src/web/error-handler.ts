@@ -33,20 +33,19 @@ const DATABASE_UNWRITABLE: Answer = {
   log: 'error',
 };
 
+/** When a client may try again after Redis or the database was out of reach (both reconnect by themselves). */
+const UNREACHABLE_RETRY_AFTER_S = 5;
+
 /** Like Redis away, but every request needs the database, so an operator should know. */
 const DATABASE_UNREACHABLE: Answer = {
   status: 503,
   error: 'unavailable',
   message: 'The app is unavailable for a moment. Please try again shortly.',
+  retryAfterS: UNREACHABLE_RETRY_AFTER_S,
   log: 'error',
 };
 
-const REDIS_UNAVAILABLE: Answer = {
-  status: 503,
-  error: 'unavailable',
-  message: 'The app is unavailable for a moment. Please try again shortly.',
-  log: 'warn',
-};
+const REDIS_UNAVAILABLE: Answer = { ...DATABASE_UNREACHABLE, log: 'warn' };
 
 const INTERNAL_ERROR: Answer = {
   status: 500,

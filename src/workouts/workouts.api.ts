@@ -18,6 +18,8 @@ export function workoutsApi(deps: WorkoutsDependencies): Router {
     const outcome = await listWorkouts(deps, currentUser(res).id);
     if (outcome.ok) return res.json({ workouts: outcome.workouts, notes: outcome.notes });
     const { status, error } = FAILURE_ANSWERS[outcome.reason];
+    // The service's own Retry-After (a 429, say) tells the client when asking again can succeed.
+    if (outcome.retryAfterS !== undefined) res.set('Retry-After', String(outcome.retryAfterS));
     res.status(status).json({ error, message: outcome.message });
   });
 

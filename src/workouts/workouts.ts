@@ -17,7 +17,7 @@ export interface WorkoutsDependencies {
  */
 export type WorkoutsOutcome =
   | ({ ok: true } & WorkoutListing)
-  | { ok: false; reason: WorkoutsFailure; message: string };
+  | { ok: false; reason: WorkoutsFailure; message: string; retryAfterS?: number };
 
 export type WorkoutsFailure = 'not-connected' | 'reconnect' | 'unavailable' | 'refused';
 
@@ -43,7 +43,12 @@ function failureOutcome(error: ServiceError): WorkoutsOutcome {
     case 'needs-reconnect':
       return { ok: false, reason: 'reconnect', message: `Reconnect to see your workouts: ${error.message}.` };
     case 'retryable':
-      return { ok: false, reason: 'unavailable', message: UNAVAILABLE };
+      return {
+        ok: false,
+        reason: 'unavailable',
+        message: UNAVAILABLE,
+        ...(error.retryAfterMs !== undefined && { retryAfterS: Math.ceil(error.retryAfterMs / 1000) }),
+      };
     case 'permanent':
       return { ok: false, reason: 'refused', message: `The Athlete Data Service refused: ${error.message}` };
   }

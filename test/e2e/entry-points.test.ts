@@ -93,6 +93,17 @@ describe('npm start with METRICS_PORT equal to PORT', () => {
   });
 });
 
+describe('npm start with a HOST that is no address of this machine', () => {
+  it('stops with one line naming the address, not blaming the port', async () => {
+    // 192.0.2.1 is TEST-NET-1 (RFC 5737): never an address of this machine.
+    const env = { ...MINIMAL_APP_ENVIRONMENT, DATABASE_URL: newDatabaseUrl(), REDIS_URL: inject('redisUrl'), HOST: '192.0.2.1' };
+    await run('npm', ['run', '--silent', 'migrate'], env);
+    const result = await run('npm', ['run', '--silent', 'start'], env);
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim()).toMatch(/^listen EADDRNOTAVAIL: address not available 192\.0\.2\.1:\d+: give HOST and METRICS_HOST addresses of this machine$/);
+  });
+});
+
 describe('npm run migrate, then npm start and npm run worker', () => {
   it('migrates a new database, after which web (with its metrics) and worker start and stop on a signal', async () => {
     const env = {

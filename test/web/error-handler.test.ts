@@ -73,7 +73,7 @@ describe('the error handler', () => {
     return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   }
 
-  it('answers 503 when a command fails because ioredis cannot reach Redis', async () => {
+  it('answers 503 with Retry-After when a command fails because ioredis cannot reach Redis', async () => {
     const unreachable = createProducerConnection(`redis://127.0.0.1:${await getPort({ host: '127.0.0.1' })}`);
     const url = await appWith('/api/claim', async () => {
       await unreachable.set('claim', '1');
@@ -81,13 +81,14 @@ describe('the error handler', () => {
     try {
       const response = await fetch(`${url}/api/claim`);
       expect(response.status).toBe(503);
+      expect(response.headers.get('retry-after')).toMatch(/^[1-9][0-9]*$/);
       expect(await bodyOf<ApiError>(response)).toMatchObject({ error: 'unavailable' });
     } finally {
       unreachable.disconnect();
     }
   });
 
-  it('answers 503 when a query fails because Postgres cannot be reached, and logs an error for the operator', async () => {
+  it('answers 503 with Retry-After when a query fails because Postgres cannot be reached, and logs an error for the operator', async () => {
     const unreachable = createDb({ kind: 'postgres', url: `postgres://postgres@127.0.0.1:${await getPort({ host: '127.0.0.1' })}/app`, poolSize: 1 });
     const url = await appWith('/api/me', async (_req, res) => {
       res.json(await unreachable.selectFrom('users').select('id').execute());
@@ -95,6 +96,7 @@ describe('the error handler', () => {
     try {
       const response = await fetch(`${url}/api/me`);
       expect(response.status).toBe(503);
+      expect(response.headers.get('retry-after')).toMatch(/^[1-9][0-9]*$/);
       expect(await bodyOf<ApiError>(response)).toMatchObject({ error: 'unavailable' });
       expect(JSON.parse(logs[0]!)).toMatchObject({ level: 50, err: { type: 'DatabaseUnreachableError' } });
     } finally {

@@ -81,6 +81,14 @@ describe('GET /api/workouts', () => {
     expect(await response.json()).toEqual({ error: 'service_unavailable', message: expect.stringContaining('try again in a moment') });
   });
 
+  it('passes on when to try again while the service limits the rate (Retry-After)', async () => {
+    const { client } = await connectedAthlete(stack);
+    await stack.changeSandbox({ faultRate: 1, faultKinds: ['429'], retryAfterS: 7 });
+    const response = await client.get('/api/workouts');
+    expect(response.status).toBe(503);
+    expect(response.headers.get('retry-after')).toBe('7');
+  });
+
   it('answers 401 to a signed-out request', async () => {
     expect((await stack.browser().get('/api/workouts')).status).toBe(401);
   });
