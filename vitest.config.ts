@@ -28,6 +28,7 @@ const NOT_ABOUT_THE_DATABASE = [
   'test/web/json-api.fuzz.test.ts',
   'test/accounts/password.test.ts',
   'test/activities/fit-file.test.ts',
+  'test/activities/fit-file-checker.test.ts',
   'test/activities/receive-upload.test.ts',
   'test/connections/connection-standing.test.ts',
   'test/connections/pending-connects.test.ts',

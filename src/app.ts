@@ -13,6 +13,7 @@ import { activitiesApi, activityUploadApi } from './activities/activities.api.js
 import { activitiesPages, activityUploadPage } from './activities/activities.pages.js';
 import { createActivities } from './activities/activities.js';
 import { createDatabaseActivityFileStore } from './activities/activity-file-store.js';
+import { createFitFileChecker } from './activities/fit-file-checker.js';
 import { queueDashboard } from './admin/queue-dashboard.js';
 import type { Config } from './config.js';
 import { connectRoutes } from './connections/connect.routes.js';
@@ -70,7 +71,7 @@ export function createApp(deps: AppDependencies): Express {
   const renderPage = createPageRenderer(createViewRenderer());
   const changed = createChangeHint(syncQueue, config.sync.quietMs, logger);
   const meals = createMeals({ db, limits: config.meals, clock, changed });
-  const activities = createActivities({ db, files: createDatabaseActivityFileStore(db), clock, changed });
+  const activities = createActivities({ db, files: createDatabaseActivityFileStore(db), checkFile: createFitFileChecker(), clock, changed });
   const { maxBytes } = config.activities;
   const wellness = createWellness({ db, clock, changed });
   const accounts = createAccounts({

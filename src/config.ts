@@ -75,8 +75,6 @@ const trustProxy = z.union([
     ),
 ], expecting(TRUST_PROXY_HINT));
 
-const STARTUP_TIMEOUT_HINT = 'a number of seconds up to 3600, e.g. 20';
-
 const ABSORPTION_TYPES_HINT = 'comma-separated names in capitals, e.g. RAPID,SLOW';
 
 const nonEmpty = (what: string) => z.string(expecting(what)).min(1, expecting(what));
@@ -90,6 +88,9 @@ const port = z.coerce
 const wholePositive = (what: string) => z.coerce.number(expecting(what)).int(expecting(what)).positive(expecting(what));
 
 const positiveInt = (what: string, fallback: number) => wholePositive(what).default(fallback);
+
+/** Bounded: a timer longer than about 24 days fires at once in Node, and an upload is held in memory. */
+const wholeUpTo = (max: number, what: string) => wholePositive(what).max(max, expecting(what));
 
 const envSchema = z.object({
   LOG_LEVEL: z
@@ -165,13 +166,13 @@ const envSchema = z.object({
   MEAL_MAX_GRAMS: positiveInt('grams, e.g. 1000', 1000),
   MEAL_MAX_KCAL: positiveInt('kilocalories, e.g. 10000', 10_000),
   // The document states no file size (§8): 25 MiB holds hours of second-by-second recording.
-  ACTIVITY_MAX_BYTES: positiveInt('a number of bytes, e.g. 26214400 (25 MiB)', 25 * 1024 * 1024),
+  ACTIVITY_MAX_BYTES: wholeUpTo(100 * 1024 * 1024, 'a number of bytes up to 104857600 (100 MiB), e.g. 26214400 (25 MiB)').default(25 * 1024 * 1024),
   ACTIVITY_RETENTION: z.enum(['keep', 'prune-after-upload'], expecting('keep or prune-after-upload')).default('keep'),
   SIGNIN_FAILURES_PER_ADDRESS_PER_HOUR: positiveInt('a number of failed sign-ins, e.g. 50', 50),
   SIGNUPS_PER_ADDRESS_PER_HOUR: positiveInt('a number of sign-ups, e.g. 20', 20),
-  SHUTDOWN_TIMEOUT_MS: wholePositive('milliseconds, e.g. 45000').optional(),
+  SHUTDOWN_TIMEOUT_MS: wholeUpTo(3_600_000, 'milliseconds up to 3600000 (an hour), e.g. 45000').optional(),
   // Bounded: a wait past a timer's range (about 24 days) would be cut to 1 ms, failing at once.
-  STARTUP_TIMEOUT_S: wholePositive(STARTUP_TIMEOUT_HINT).max(3600, expecting(STARTUP_TIMEOUT_HINT)).default(20),
+  STARTUP_TIMEOUT_S: wholeUpTo(3600, 'a number of seconds up to 3600, e.g. 20').default(20),
   ATHLETE_SCOPES: z
     .string()
     .prefault('workout:read workout:write health:write nutrition:write')

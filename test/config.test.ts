@@ -117,6 +117,8 @@ describe('loadConfig', () => {
   it('refuses a start-up wait longer than an hour, which a timer would cut to nothing', () => {
     expect(configErrorFor({ ...validEnv, STARTUP_TIMEOUT_S: '1e9' })).toMatch(/^Invalid configuration: STARTUP_TIMEOUT_S must be [^\n]+$/);
     expect(loadConfig({ ...validEnv, STARTUP_TIMEOUT_S: '3600' })).toMatchObject({ startupTimeoutS: 3600 });
+    expect(configErrorFor({ ...validEnv, SHUTDOWN_TIMEOUT_MS: '1e12' })).toMatch(/^Invalid configuration: SHUTDOWN_TIMEOUT_MS must be [^\n]+$/);
+    expect(configErrorFor({ ...validEnv, ACTIVITY_MAX_BYTES: '1e12' })).toMatch(/^Invalid configuration: ACTIVITY_MAX_BYTES must be [^\n]+$/);
   });
 
   /** A wrong value for every setting the README's configuration table lists. */

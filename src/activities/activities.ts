@@ -14,7 +14,7 @@ import {
 } from './activity.repository.js';
 import { activityNameSchema, metadataText, storedMetadata, type ActivityChanges, type ActivityMetadata } from './activity.schemas.js';
 import type { Activity } from './activity.table.js';
-import { fitFileProblem } from './fit-file.js';
+import type { FitFileCheck } from './fit-file-checker.js';
 
 /** An activity as the API and the page show it, with where its upload to the service stands. */
 export interface ActivityView {
@@ -49,6 +49,8 @@ export type ChangeOutcome =
 export interface ActivitiesDependencies {
   db: Db;
   files: ActivityFileStore;
+  /** Whether an upload is one valid .fit file (createFitFileChecker: off the event loop). */
+  checkFile: FitFileCheck;
   clock: () => Date;
   /** Told after commit which activities changed. */
   changed: ChangeHint;
@@ -65,7 +67,7 @@ const FALLBACK_FILE_NAME = 'activity.fit';
  * name (the service upserts by a hash of the file, §4.4), so each write marks the activity's outbox
  * entry dirty only when what the service would receive changed: its name or metadata.
  */
-export function createActivities({ db, files, clock, changed }: ActivitiesDependencies) {
+export function createActivities({ db, files, checkFile, clock, changed }: ActivitiesDependencies) {
   async function viewOne(activity: Activity): Promise<ActivityView> {
     const [shown] = await activityViews(db, activity.user_id, [activity]);
     return shown!;
@@ -82,7 +84,7 @@ export function createActivities({ db, files, clock, changed }: ActivitiesDepend
      * again when its last send failed.
      */
     async upload(user: User, input: ActivityUploadInput): Promise<UploadOutcome> {
-      const problem = fitFileProblem(input.bytes);
+      const problem = await checkFile(input.bytes);
       if (problem !== undefined) return { ok: false, reason: 'not_fit', message: `${problem}.` };
       const sha256 = sha256Hex(input.bytes);
       await files.put(activityFileKey(user.id, sha256), input.bytes);

@@ -12,7 +12,7 @@ import type { Db } from '../db/database.js';
  * bytes no row names, harmless, and the retried upload puts the same key again.
  */
 export interface ActivityFileStore {
-  /** Stores the bytes under the key; putting a key that is already there changes nothing. */
+  /** Stores the bytes under the key, replacing what it held (the same bytes, unless they were damaged). */
   put(key: string, bytes: Uint8Array): Promise<void>;
   /** The bytes exactly as put, or undefined when the key holds none. */
   get(key: string): Promise<Uint8Array | undefined>;
@@ -37,7 +37,8 @@ export function createDatabaseActivityFileStore(db: Db): ActivityFileStore {
         .insertInto('activity_files')
         // better-sqlite3 binds a Buffer, not a plain Uint8Array; this one shares the bytes, no copy.
         .values({ key, bytes: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) })
-        .onConflict((conflict) => conflict.column('key').doNothing())
+        // A file uploaded again repairs bytes damaged in the store since.
+        .onConflict((conflict) => conflict.column('key').doUpdateSet((eb) => ({ bytes: eb.ref('excluded.bytes') })))
         .execute();
     },
     async get(key) {

@@ -9,7 +9,7 @@ import {
 import type { Db } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { createTestDatabase, openDb, type TestDatabase } from '../helpers/database.js';
-import { fitFile } from '../helpers/fit-files.js';
+import { fitFile, fitFileWithBadCrc } from '../helpers/fit-files.js';
 
 let database: TestDatabase;
 let db: Db;
@@ -60,6 +60,15 @@ describe('the database ActivityFileStore', () => {
     const key = activityFileKey(1, sha256Hex(bytes));
     await store.put(key, bytes);
     await store.put(key, bytes);
+    expect(await storedKeys()).toEqual([key]);
+  });
+
+  it('replaces bytes damaged in the store when the file is put again', async () => {
+    const bytes = fitFile();
+    const key = activityFileKey(1, sha256Hex(bytes));
+    await store.put(key, fitFileWithBadCrc());
+    await store.put(key, bytes);
+    expect(Array.from((await store.get(key)) ?? [])).toEqual(Array.from(bytes));
     expect(await storedKeys()).toEqual([key]);
   });
 

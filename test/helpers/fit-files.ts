@@ -13,8 +13,8 @@ function mesgNum(name: string): number {
   return number;
 }
 
-/** A small valid activity .fit file; a different `serialNumber` gives different bytes. */
-export function fitFile(serialNumber = 1): Uint8Array {
+/** A valid activity .fit file of `records` one-second records; a different `serialNumber` gives different bytes. */
+export function fitFile(serialNumber = 1, records = 5): Uint8Array {
   const start = new Date('2026-03-01T07:00:00Z');
   const encoder = new Encoder();
   const fileId: Encodable<FileIdMesg> = {
@@ -26,7 +26,7 @@ export function fitFile(serialNumber = 1): Uint8Array {
     timeCreated: start,
   };
   encoder.writeMesg(fileId);
-  for (let second = 0; second < 5; second += 1) {
+  for (let second = 0; second < records; second += 1) {
     const record: Encodable<RecordMesg> = {
       mesgNum: mesgNum('RECORD'),
       timestamp: new Date(start.getTime() + second * 1000),
