@@ -4,6 +4,7 @@ import { localToday } from '../dates/local-today.js';
 import { calendarDateSchema, isSupportedDate } from '../dates/supported-dates.js';
 import type { Db } from '../db/database.js';
 import { syncStatusesOf } from '../sync/outbox.js';
+import { describeSync } from '../sync/sync-words.js';
 import { currentUser, requireUserPage } from '../web/authentication.js';
 import { describeInvalidField, describeInvalidFields } from '../web/invalid-input.js';
 import type { RenderPage } from '../web/pages.js';
@@ -43,7 +44,7 @@ export function mealsPages({ db, meals, limits, renderPage, clock }: Dependencie
         previous: supportedOrNone(day.minus({ days: 1 }).toISODate()!),
         next: supportedOrNone(day.plus({ days: 1 }).toISODate()!),
         meals: await meals.list(user, date),
-        sync,
+        sync: sync && describeSync(sync, user.timezone, clock()),
         absorptionTypes: limits.absorptionTypes,
         problem,
       },

@@ -99,7 +99,7 @@ describe('syncing a nutrition day', () => {
     );
     expect((await stack.sandboxState()).counters.requests['POST /api/nutrition']).toBeUndefined();
     expect(await syncStatus(client, DATE)).toEqual([
-      { kind: 'nutrition', date: DATE, status: 'pending', error: WAITING_FOR_CONNECTION },
+      { kind: 'nutrition', date: DATE, status: 'pending', error: WAITING_FOR_CONNECTION, problem: 'needs-connection' },
     ]);
   });
 
@@ -113,7 +113,7 @@ describe('syncing a nutrition day', () => {
     expect(await syncEntry(deps, dayOf(userId))).toBe('waiting-for-connection');
     expect(await syncEntry(deps, dayOf(userId))).toBe('waiting-for-connection');
     expect(await syncStatus(client, DATE)).toEqual([
-      { kind: 'nutrition', date: DATE, status: 'pending', error: WAITING_FOR_CONNECTION },
+      { kind: 'nutrition', date: DATE, status: 'pending', error: WAITING_FOR_CONNECTION, problem: 'needs-connection' },
     ]);
     expect((await stack.sandboxState()).counters.requests['POST /api/nutrition']).toBeUndefined();
   });
@@ -159,7 +159,7 @@ describe('syncing a nutrition day', () => {
     const deps = stack.sendDependencies();
 
     expect(await syncEntry(deps, dayOf(userId))).toBe('waiting-for-connection');
-    expect(await syncStatus(client, DATE)).toEqual([{ kind: 'nutrition', date: DATE, status: 'pending', error: WAITING_FOR_CONNECTION }]);
+    expect(await syncStatus(client, DATE)).toEqual([{ kind: 'nutrition', date: DATE, status: 'pending', error: WAITING_FOR_CONNECTION, problem: 'needs-connection' }]);
     expect((await findConnection(stack.db, userId))!.scopes).not.toContain('nutrition:write');
     expect(await dirtyEntriesOfConnectedUsers(stack.db, 'nutrition', 10)).toEqual([]);
 
