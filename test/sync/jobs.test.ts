@@ -143,7 +143,7 @@ describe('syncing a nutrition day', () => {
     });
     expect(await syncEntry(stack.sendDependencies(refusing), dayOf(userId))).toBe('failed');
     expect(await syncStatus(client, DATE)).toEqual([
-      { kind: 'nutrition', date: DATE, status: 'failed', error: 'HTTP 400: invalid_request: items.0.carbs: too many' },
+      { kind: 'nutrition', date: DATE, status: 'failed', error: 'HTTP 400: invalid_request: items.0.carbs: too many', problem: 'refused' },
     ]);
     expect(await syncEntry(stack.sendDependencies(refusing), dayOf(userId))).toBe('clean');
     await changeMeal(client, item.id, { carbs: 50 });
@@ -176,7 +176,7 @@ describe('syncing a nutrition day', () => {
     const attempt = syncEntry(stack.sendDependencies(), dayOf(userId));
     await expect(attempt).rejects.toMatchObject({ kind: 'retryable' });
     expect(await syncStatus(client, DATE)).toEqual([
-      { kind: 'nutrition', date: DATE, status: 'pending', error: expect.stringContaining('HTTP 503') },
+      { kind: 'nutrition', date: DATE, status: 'pending', error: expect.stringContaining('HTTP 503'), problem: 'service-busy' },
     ]);
   });
 
