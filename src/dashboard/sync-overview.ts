@@ -65,7 +65,7 @@ export async function syncOverview(db: Db, user: User, grantedScopes: readonly S
       name: capabilityOf(kind).name,
       page: capabilityOf(kind).page,
       entries: statuses.map((entry) => ({
-        id: `${entry.kind}-${entry.subject}`,
+        id: entryId(entry),
         label: label(entry),
         href: entryLink(entry),
         ...describeSync(entry, user.timezone, now),
@@ -97,6 +97,12 @@ async function entryLabeller(db: Db, userId: number, kind: SyncKind, entries: En
   return (entry: EntrySyncStatus) => names.get(Number(entry.subject)) ?? `Activity ${entry.subject}`;
 }
 
-function entryLink({ kind, subject }: EntrySyncStatus): string {
-  return kind === 'nutrition' ? `/meals?date=${subject}` : capabilityOf(kind).page;
+/** Also the id of the entry's row on its kind's page (views/wellness.eta, views/activities.eta), for the link's fragment. */
+function entryId({ kind, subject }: EntrySyncStatus): string {
+  return `${kind}-${subject}`;
+}
+
+/** A day of meals has its own page; a wellness day and an activity are rows of their kind's page. */
+function entryLink(entry: EntrySyncStatus): string {
+  return entry.kind === 'nutrition' ? `/meals?date=${entry.subject}` : `${capabilityOf(entry.kind).page}#${entryId(entry)}`;
 }

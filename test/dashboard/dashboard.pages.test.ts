@@ -10,6 +10,7 @@ import { bodyOf } from '../helpers/http-client.js';
 import { addMeal } from '../helpers/meals.js';
 import { serviceApiWith } from '../helpers/service-api.js';
 import { startStack, type Stack } from '../helpers/stack.js';
+import { putWellness } from '../helpers/wellness.js';
 
 let stack: Stack;
 
@@ -73,22 +74,28 @@ describe('the dashboard', () => {
     expect(dashboard).toContain('<script src="/assets/sync-overview.js" defer></script>');
   });
 
-  it('answers the same overview as JSON for the page’s script, saying whether anything still waits', async () => {
+  it('answers the same overview as JSON for the page’s script, saying whether anything still waits; each entry links to its day', async () => {
     stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
     const { client, userId } = await connectedUser(stack, { timezone: ZONE });
     const today = localToday(new Date(), ZONE);
+    const label = DateTime.fromISO(today).toFormat('ccc d LLL yyyy');
     await addMeal(client, { name: 'Oats', carbs: 60, logged_at: `${today}T08:00:00+05:45` });
+    await putWellness(client, today, { hrv: 50 });
     const waiting = await bodyOf<SyncOverview>(await client.get('/api/sync/overview'));
-    expect(waiting).toMatchObject({ pending: true, counts: '1 waiting to be sent.' });
-    expect(waiting.kinds.find((kind) => kind.kind === 'nutrition')?.entries).toEqual([
-      { id: `nutrition-${today}`, label: DateTime.fromISO(today).toFormat('ccc d LLL yyyy'), href: `/meals?date=${today}`, state: 'pending', headline: 'Waiting to be sent', details: [] },
+    expect(waiting).toMatchObject({ pending: true, counts: '2 waiting to be sent.' });
+    const entriesOf = (overview: SyncOverview, kind: string) => overview.kinds.find((shown) => shown.kind === kind)?.entries;
+    expect(entriesOf(waiting, 'nutrition')).toEqual([
+      { id: `nutrition-${today}`, label, href: `/meals?date=${today}`, state: 'pending', headline: 'Waiting to be sent', details: [] },
     ]);
+    expect(entriesOf(waiting, 'wellness')).toMatchObject([{ id: `wellness-${today}`, label, href: `/wellness#wellness-${today}` }]);
+    expect(await (await client.get('/wellness')).text()).toContain(`id="wellness-${today}"`);
 
     await syncEntry(stack.sendDependencies(), nutritionDay(userId, today));
+    await syncEntry(stack.sendDependencies(), { userId, kind: 'wellness', subject: today });
     const sent = await bodyOf<SyncOverview>(await client.get('/api/sync/overview'));
     expect(sent).toMatchObject({ pending: false, counts: 'Nothing waits to be sent.' });
     expect(sent.lastProblem).toBeUndefined();
-    expect(sent.kinds.find((kind) => kind.kind === 'nutrition')?.entries[0]).toMatchObject({ state: 'synced', headline: 'Sent just now' });
+    expect(entriesOf(sent, 'nutrition')?.[0]).toMatchObject({ state: 'synced', headline: 'Sent just now' });
     expect((await fetch(`${stack.appUrl}/api/sync/overview`)).status).toBe(401);
   });
 });
