@@ -14,7 +14,7 @@ const JUST_NOW_MS = 60_000;
 
 /** The one place that turns an entry's sync status into words; every page and the overview use it. */
 export function describeSync(facts: SyncFacts, timezone: string, now: Date): SyncWords {
-  const details = facts.error ? [`The last answer: ${facts.error}`] : [];
+  const details = facts.error ? [`Reason recorded: ${facts.error}`] : [];
   if (facts.status === 'synced') {
     const sentAt = DateTime.fromISO(facts.syncedAt!).setZone(timezone);
     return {

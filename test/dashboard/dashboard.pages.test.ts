@@ -69,7 +69,7 @@ describe('the dashboard', () => {
     expect(entryOf(dashboard, refused)).toContain('data-sync-state="failed">Refused by the service: HTTP 400: invalid_request: items.0.carbs: too many<');
     const waiting = entryOf(dashboard, busy);
     expect(waiting).toMatch(/data-sync-state="pending">Waiting: the service is busy, next try in about (29|30) s</);
-    expect(waiting).toMatch(/<details class="sync-details"><summary>Details<\/summary>\s*<ul><li>The last answer: HTTP 503: temporarily_unavailable/);
+    expect(waiting).toMatch(/<details class="sync-details"><summary>Details<\/summary>\s*<ul><li>Reason recorded: HTTP 503: temporarily_unavailable/);
     expect(dashboard).not.toContain(`nutrition-${old}`);
     expect(dashboard).toContain('<script src="/assets/sync-overview.js" defer></script>');
   });

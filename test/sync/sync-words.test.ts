@@ -26,7 +26,7 @@ describe('an entry’s sync status in words', () => {
     expect(describeSync({ ...facts, nextAttemptAt: '2026-11-23T09:58:43Z' }, FAR_ZONE, NOW)).toEqual({
       state: 'pending',
       headline: 'Waiting: the service is busy, next try in about 30 s',
-      details: ['The last answer: HTTP 503: temporarily_unavailable: injected fault'],
+      details: ['Reason recorded: HTTP 503: temporarily_unavailable: injected fault'],
     });
     expect(describeSync({ ...facts, nextAttemptAt: '2026-11-23T10:03:13Z' }, FAR_ZONE, NOW).headline).toBe(
       'Waiting: the service is busy, next try in 5 minutes',
