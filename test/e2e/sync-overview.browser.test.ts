@@ -68,7 +68,7 @@ describe('the dashboard’s sync overview in a real browser', () => {
     await page.evaluate(() => Object.assign(globalThis, { loadedOnce: true }));
 
     await stack.changeSandbox({ faultRate: 0 });
-    await entry.locator('.sync-headline', { hasText: 'Sent just now' }).waitFor({ timeout: 20_000 });
+    await entry.locator('.sync-headline', { hasText: 'Sent just now' }).waitFor({ timeout: 30_000 });
     expect(await page.evaluate(() => 'loadedOnce' in globalThis)).toBe(true);
     expect(await entry.getAttribute('data-sync-state')).toBe('synced');
     expect(await page.getByTestId('sync-counts').textContent()).toBe('Nothing waits to be sent.');
@@ -76,5 +76,5 @@ describe('the dashboard’s sync overview in a real browser', () => {
     expect(await page.locator('#sync-overview').getAttribute('data-pending')).toBe('false');
     expect(refusedByPolicy).toEqual([]);
     await page.screenshot({ path: `${SCREENSHOTS}/dashboard.png`, fullPage: true });
-  });
+  }, 60_000);
 });
