@@ -97,7 +97,7 @@ async function entryLabeller(db: Db, userId: number, kind: SyncKind, entries: En
   return (entry: EntrySyncStatus) => names.get(Number(entry.subject)) ?? `Activity ${entry.subject}`;
 }
 
-/** Also the id of the entry's row on its kind's page (views/wellness.eta, views/activities.eta), for the link's fragment. */
+/** Also the id of the entry's form on its kind's page (views/wellness.eta, views/activities.eta), for the link's fragment. */
 function entryId({ kind, subject }: EntrySyncStatus): string {
   return `${kind}-${subject}`;
 }
