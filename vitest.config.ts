@@ -34,6 +34,7 @@ const NOT_ABOUT_THE_DATABASE = [
   'test/connections/pending-connects.test.ts',
   'test/connections/token-crypto.test.ts',
   'test/nutrition/local-date.test.ts',
+  'test/sync/sync-words.test.ts',
   'test/wellness/wellness-record.test.ts',
   'test/workouts/workout-display.test.ts',
   'test/workouts/workout-listing.test.ts',

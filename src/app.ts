@@ -19,6 +19,7 @@ import type { Config } from './config.js';
 import { connectRoutes } from './connections/connect.routes.js';
 import type { TokenCipher } from './connections/token-crypto.js';
 import { dashboardPages } from './dashboard/dashboard.pages.js';
+import { syncOverviewApi } from './dashboard/sync-overview.api.js';
 import { checkDatabase, type Db } from './db/database.js';
 import type { Logger } from './logger.js';
 import { mealsApi } from './nutrition/meals.api.js';
@@ -126,19 +127,20 @@ export function createApp(deps: AppDependencies): Express {
   app.use(activitiesApi({ activities }));
   app.use(wellnessApi({ wellness }));
   app.use(syncStatusApi({ db }));
+  app.use(syncOverviewApi({ db, clock }));
   app.use(workoutsApi({ db, api: serviceApi }));
   app.use('/api', (_req, res) => {
     res.status(404).json({ error: 'not_found', message: 'No such endpoint.' });
   });
 
   // The upload form is multipart: its route parses it, then checks the form token itself.
-  app.use(activityUploadPage({ activities, renderPage, maxBytes }));
+  app.use(activityUploadPage({ activities, renderPage, clock, maxBytes }));
   app.use(express.urlencoded({ extended: false, limit: '20kb' }), createCsrfProtection());
   app.use(accountPages({ accounts, renderPage, clock }));
   app.use(dashboardPages({ db, renderPage, clock }));
   app.use(mealsPages({ db, meals, limits: config.meals, renderPage, clock }));
   app.use(workoutsPages({ db, api: serviceApi, renderPage }));
-  app.use(activitiesPages({ activities, renderPage }));
+  app.use(activitiesPages({ activities, renderPage, clock }));
   app.use(wellnessPages({ wellness, renderPage, clock }));
   app.use(
     connectRoutes({

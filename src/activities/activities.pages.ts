@@ -1,4 +1,5 @@
 import { Router, type Request, type Response } from 'express';
+import { describeSync } from '../sync/sync-words.js';
 import { currentUser, requireUserPage } from '../web/authentication.js';
 import { createCsrfProtection, formTokenOf } from '../web/csrf.js';
 import { describeInvalidFields } from '../web/invalid-input.js';
@@ -10,6 +11,7 @@ import { receiveUpload, uploadedFile, UploadRefusedError } from './receive-uploa
 interface Dependencies {
   activities: Activities;
   renderPage: RenderPage;
+  clock: () => Date;
 }
 
 interface Problem {
@@ -19,10 +21,12 @@ interface Problem {
   csrfToken?: string;
 }
 
-async function renderActivities({ activities, renderPage }: Dependencies, req: Request, res: Response, problem?: Problem) {
+async function renderActivities({ activities, renderPage, clock }: Dependencies, req: Request, res: Response, problem?: Problem) {
+  const user = currentUser(res);
+  const now = clock();
   const data = {
     title: 'Activities',
-    activities: await activities.list(currentUser(res)),
+    activities: (await activities.list(user)).map((activity) => ({ ...activity, syncWords: describeSync(activity.sync, user.timezone, now) })),
     problem: problem?.message,
     ...(problem?.csrfToken !== undefined && { csrfToken: problem.csrfToken }),
   };

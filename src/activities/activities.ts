@@ -2,7 +2,7 @@ import { lockUser } from '../accounts/user.repository.js';
 import type { User } from '../accounts/user.table.js';
 import type { Db } from '../db/database.js';
 import type { ChangeHint } from '../sync/hint.js';
-import { forgetEntry, markDirty, syncStatusesOf, type EntrySyncStatus, type OutboxKey } from '../sync/outbox.js';
+import { forgetEntry, markDirty, syncFactsOf, syncStatusesOf, type EntrySyncStatus, type OutboxKey, type SyncFacts } from '../sync/outbox.js';
 import { activityFileKey, sha256Hex, type ActivityFileStore } from './activity-file-store.js';
 import {
   deleteActivity,
@@ -28,7 +28,7 @@ export interface ActivityView {
   fileStored: boolean;
   createdAt: string;
   updatedAt: string;
-  sync: Pick<EntrySyncStatus, 'status' | 'syncedAt' | 'error'>;
+  sync: SyncFacts;
 }
 
 export interface ActivityUploadInput {
@@ -207,10 +207,6 @@ function toView(activity: Activity, sync: EntrySyncStatus | undefined): Activity
     fileStored: activity.file_stored === 1,
     createdAt: activity.created_at,
     updatedAt: activity.updated_at,
-    sync: {
-      status: sync?.status ?? 'pending',
-      ...(sync?.syncedAt !== undefined && { syncedAt: sync.syncedAt }),
-      ...(sync?.error !== undefined && { error: sync.error }),
-    },
+    sync: sync ? syncFactsOf(sync) : { status: 'pending' },
   };
 }

@@ -7,7 +7,7 @@ import { findConnection, type Connection } from '../connections/connection.repos
 import type { StatusReason } from '../connections/connection.table.js';
 import type { Db } from '../db/database.js';
 import { currentUser, requireUserPage } from '../web/authentication.js';
-import { syncSummary } from './sync-summary.js';
+import { syncOverview } from './sync-overview.js';
 import { describeInvalidFields } from '../web/invalid-input.js';
 import type { RenderPage } from '../web/pages.js';
 
@@ -42,7 +42,7 @@ function reconnectWords(connection: Connection, now: Date): string | undefined {
   return reason ? RECONNECT_REASONS[reason] : REASON_NOT_RECORDED;
 }
 
-/** The signed-in person's home: connection status, what the grant allows, and the time zone. */
+/** The signed-in person's home: connection status, what the grant allows, the sync overview, and the time zone. */
 export function dashboardPages({ db, renderPage, clock }: Dependencies): Router {
   const router = Router();
 
@@ -63,7 +63,7 @@ export function dashboardPages({ db, renderPage, clock }: Dependencies): Router 
           reconnectBy: reconnectNeededSoon(connection, clock()) ? connection.refreshExpiresAt?.toISOString() : undefined,
         },
         capabilities: describeCapabilities(connection?.scopes ?? []),
-        sync: await syncSummary(db, user, connection?.scopes ?? []),
+        sync: await syncOverview(db, user, connection?.scopes ?? [], clock()),
         notice,
         ...extra,
       },

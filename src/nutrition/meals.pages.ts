@@ -4,6 +4,7 @@ import { localToday } from '../dates/local-today.js';
 import { calendarDateSchema, isSupportedDate } from '../dates/supported-dates.js';
 import type { Db } from '../db/database.js';
 import { syncStatusesOf } from '../sync/outbox.js';
+import { describeSync } from '../sync/sync-words.js';
 import { currentUser, requireUserPage } from '../web/authentication.js';
 import { formProblemsOf, type FormProblems, type FormWords } from '../web/form-problems.js';
 import type { RenderPage } from '../web/pages.js';
@@ -73,7 +74,7 @@ export function mealsPages({ db, meals, limits, renderPage, clock }: Dependencie
         next: supportedOrNone(day.plus({ days: 1 }).toISODate()!),
         items: list.map((meal) => itemOf(meal, user.timezone, draftFor(meal.id))),
         added: { values: draftFor('new')?.form ?? readMealForm({}), problems: draftFor('new')?.problems.fields ?? {} },
-        sync,
+        sync: sync && describeSync(sync, user.timezone, clock()),
         absorptionTypes: limits.absorptionTypes,
         problem: draft && noticeOf(draft, list),
       },

@@ -25,7 +25,7 @@ export async function failureOf(response: Response, now: Date): Promise<ServiceE
 /** A request that got no answer (reset, timeout, refused connection) may be tried again. */
 export function transportFailure(error: unknown): ServiceError {
   const reason = error instanceof Error ? `${error.name}: ${error.cause instanceof Error ? error.cause.message : error.message}` : 'unknown';
-  return new ServiceError('retryable', `no answer from the Athlete Data Service (${reason})`);
+  return new ServiceError('retryable', `no answer from the Athlete Data Service (${reason})`, { unanswered: true });
 }
 
 const DEFAULT_RETRY_AFTER_MS = 1000;

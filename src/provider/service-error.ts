@@ -12,20 +12,24 @@ export interface FailureDetails {
   retryAfterMs?: number;
   /** The grant lacks a scope this call needs (RFC 6750 §3.1 insufficient_scope), though the token response named it. */
   missingScope?: boolean;
+  /** The request got no answer at all (reset, timeout, refused connection). */
+  unanswered?: boolean;
 }
 
 export class ServiceError extends Error {
   override name = 'ServiceError';
   readonly retryAfterMs: number | undefined;
   readonly missingScope: boolean;
+  readonly unanswered: boolean;
 
   constructor(
     readonly kind: FailureKind,
     message: string,
-    { retryAfterMs, missingScope = false }: FailureDetails = {},
+    { retryAfterMs, missingScope = false, unanswered = false }: FailureDetails = {},
   ) {
     super(message);
     this.retryAfterMs = retryAfterMs;
     this.missingScope = missingScope;
+    this.unanswered = unanswered;
   }
 }

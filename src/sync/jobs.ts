@@ -1,8 +1,9 @@
 import { hasCapability, scopeOf } from '../connections/capabilities.js';
 import { findConnection, withdrawScope } from '../connections/connection.repository.js';
 import { ServiceError } from '../provider/service-error.js';
-import { dirtyVersion, markFailed, markSynced, recordPendingReason, type OutboxKey } from './outbox.js';
+import { dirtyVersion, markFailed, markSynced, recordPendingReason, type OutboxKey, type SyncFailure } from './outbox.js';
 import type { SendDependencies } from './sender.js';
+import { problemOf } from './sync-problem.js';
 import { SENDERS } from './senders.js';
 
 export type SyncEntryDependencies = SendDependencies;
@@ -10,6 +11,7 @@ export type SyncEntryDependencies = SendDependencies;
 export type SyncEntryOutcome = 'clean' | 'synced' | 'changed-meanwhile' | 'waiting-for-connection' | 'failed' | 'gone';
 
 export const WAITING_FOR_CONNECTION = 'Waiting for the connection to the Athlete Data Service (Connect or Reconnect).';
+const CONNECTION_MISSING: SyncFailure = { problem: 'needs-connection', text: WAITING_FOR_CONNECTION };
 
 /**
  * Sends one dirty entry to the service: its whole record, rebuilt from the store now. The version
@@ -24,7 +26,7 @@ export async function syncEntry(deps: SyncEntryDependencies, key: OutboxKey): Pr
 
   const connection = await findConnection(db, key.userId);
   if (connection?.status !== 'connected' || !hasCapability(connection.scopes, key.kind)) {
-    await recordPendingReason(db, key, WAITING_FOR_CONNECTION, clock());
+    await recordPendingReason(db, key, CONNECTION_MISSING, clock());
     return 'waiting-for-connection';
   }
 
@@ -33,11 +35,12 @@ export async function syncEntry(deps: SyncEntryDependencies, key: OutboxKey): Pr
     if ((await sender.send(deps, key)) === 'gone') return 'gone';
   } catch (error) {
     if (!(error instanceof ServiceError)) throw error;
+    const failure = error.kind === 'needs-reconnect' ? CONNECTION_MISSING : { problem: problemOf(error), text: error.message };
     if (error.kind === 'permanent') {
-      await markFailed(db, key, version, error.message, clock());
+      await markFailed(db, key, version, failure, clock());
       return 'failed';
     }
-    await recordPendingReason(db, key, error.kind === 'needs-reconnect' ? WAITING_FOR_CONNECTION : error.message, clock());
+    await recordPendingReason(db, key, failure, clock());
     if (error.kind === 'retryable') throw error;
     // Without this the sweeper would send the kind again and again, to be refused each time.
     if (error.missingScope) await withdrawScope(db, key.userId, scopeOf(key.kind), clock());

@@ -1,4 +1,5 @@
 import type { SyncKind } from './sync-kinds.js';
+import type { SyncProblem } from './sync-problem.js';
 
 /**
  * The outbox: one row per user, kind and subject (a local date, or an activity id: sync-kinds.ts)
@@ -18,5 +19,9 @@ export interface OutboxTable {
   failed_version: number | null;
   /** The last failure, permanent or not; cleared by a successful sync. */
   last_error: string | null;
+  /** What kind of failure `last_error` is, decided where it was recorded (sync-problem.ts). */
+  problem: SyncProblem | null;
+  /** When a queued retry of a pending entry runs, when known (the worker records it as BullMQ schedules one). */
+  next_attempt_at: string | null;
   updated_at: string;
 }

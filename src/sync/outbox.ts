@@ -2,6 +2,7 @@ import { sql, type ExpressionBuilder, type Transaction } from 'kysely';
 import { scopeOf } from '../connections/capabilities.js';
 import type { Database, Db } from '../db/database.js';
 import { DAILY_KINDS, SYNC_KINDS, type SyncKind } from './sync-kinds.js';
+import type { SyncProblem } from './sync-problem.js';
 
 /**
  * The outbox (docs/architecture.md, decision 3). A change marks its entry dirty in the same transaction, so no
@@ -30,8 +31,30 @@ export interface EntrySyncStatus {
   syncedAt?: string;
   /** Which version of the entry is in the service: every change to it makes a new one. */
   syncedVersion?: number;
+  /** The raw reason of the last failure, and what kind of failure it was. */
   error?: string;
+  problem?: SyncProblem;
+  /** When a queued retry runs, when known. */
+  nextAttemptAt?: string;
+  /** When the entry last changed or was tried. */
+  changedAt: string;
 }
+
+/** Where an entry's sync stands, without which entry it is: what pages and the JSON API show. */
+export type SyncFacts = Omit<EntrySyncStatus, 'kind' | 'subject' | 'changedAt'>;
+
+export function syncFactsOf({ kind: _kind, subject: _subject, changedAt: _changedAt, ...facts }: EntrySyncStatus): SyncFacts {
+  return facts;
+}
+
+/** Why an entry is not (yet) in the service: the raw text for details, its kind for the words. */
+export interface SyncFailure {
+  problem: SyncProblem;
+  text: string;
+}
+
+/** Nothing went wrong with the entry's latest version (yet). */
+const NO_FAILURE = { last_error: null, problem: null, next_attempt_at: null } as const;
 
 type Writer = Db | Transaction<Database>;
 
@@ -64,7 +87,7 @@ export async function markDirty(trx: Writer, key: OutboxKey, now: Date): Promise
       conflict
         .columns(['user_id', 'kind', 'subject'])
         // A new version has not been tried yet: whatever went wrong before no longer describes it.
-        .doUpdateSet((eb) => ({ version: eb('outbox.version', '+', 1), last_error: null, updated_at: now.toISOString() })),
+        .doUpdateSet((eb) => ({ version: eb('outbox.version', '+', 1), ...NO_FAILURE, updated_at: now.toISOString() })),
     )
     .execute();
 }
@@ -91,7 +114,7 @@ export async function dirtyVersion(db: Db, key: OutboxKey): Promise<number | und
 export async function markSynced(db: Db, key: OutboxKey, version: number, now: Date): Promise<boolean> {
   await db
     .updateTable('outbox')
-    .set({ synced_version: version, synced_at: now.toISOString(), last_error: null, updated_at: now.toISOString() })
+    .set({ synced_version: version, synced_at: now.toISOString(), ...NO_FAILURE, updated_at: now.toISOString() })
     .where(isEntry(key))
     .where((eb) => eb.or([eb('synced_version', 'is', null), eb('synced_version', '<', version)]))
     .execute();
@@ -99,21 +122,36 @@ export async function markSynced(db: Db, key: OutboxKey, version: number, now: D
 }
 
 /** The service refused this version for good; it shows as failed until the next change. */
-export async function markFailed(db: Db, key: OutboxKey, version: number, error: string, now: Date): Promise<void> {
+export async function markFailed(db: Db, key: OutboxKey, version: number, failure: SyncFailure, now: Date): Promise<void> {
   await db
     .updateTable('outbox')
-    .set({ failed_version: version, last_error: error, updated_at: now.toISOString() })
+    .set({ failed_version: version, ...failureColumns(failure), next_attempt_at: null, updated_at: now.toISOString() })
     .where(isEntry(key))
     .execute();
 }
 
-/** Why the entry is still pending (it will be tried again). */
-export async function recordPendingReason(db: Db, key: OutboxKey, reason: string, now: Date): Promise<void> {
+/** Why the entry is still pending (it will be tried again); when the next try runs is not known yet. */
+export async function recordPendingReason(db: Db, key: OutboxKey, failure: SyncFailure, now: Date): Promise<void> {
   await db
     .updateTable('outbox')
-    .set({ last_error: reason, updated_at: now.toISOString() })
+    .set({ ...failureColumns(failure), next_attempt_at: null, updated_at: now.toISOString() })
     .where(isEntry(key))
     .execute();
+}
+
+/** When the queue runs the pending entry's next try; the entry's failure stays as recorded. */
+export async function recordNextAttempt(db: Db, key: OutboxKey, at: Date): Promise<void> {
+  await db
+    .updateTable('outbox')
+    .set({ next_attempt_at: at.toISOString() })
+    .where(isEntry(key))
+    .where(needsSending)
+    .where('last_error', 'is not', null)
+    .execute();
+}
+
+function failureColumns({ problem, text }: SyncFailure) {
+  return { last_error: text, problem };
 }
 
 /**
@@ -200,6 +238,9 @@ function statusOf(row: Database['outbox']): EntrySyncStatus {
     status,
     ...(row.synced_at !== null && status === 'synced' && { syncedAt: row.synced_at, syncedVersion: row.version }),
     ...(row.last_error !== null && status !== 'synced' && { error: row.last_error }),
+    ...(row.problem !== null && status !== 'synced' && { problem: row.problem }),
+    ...(row.next_attempt_at !== null && status === 'pending' && { nextAttemptAt: row.next_attempt_at }),
+    changedAt: row.updated_at,
   };
 }
 

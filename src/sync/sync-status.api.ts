@@ -4,7 +4,7 @@ import { dateRangeSchema } from '../dates/date-range.js';
 import type { Db } from '../db/database.js';
 import { currentUser, requireUserApi } from '../web/authentication.js';
 import { sendInvalidInput } from '../web/invalid-input.js';
-import { dailySyncStatuses } from './outbox.js';
+import { dailySyncStatuses, syncFactsOf } from './outbox.js';
 
 /**
  * GET /api/sync/status?from=&to= (inclusive): where each changed day's sync stands, of every daily
@@ -18,7 +18,7 @@ export function syncStatusApi({ db }: { db: Db }): Router {
     const userId = currentUser(res).id;
     const statuses = await dailySyncStatuses(db, userId, range.data.from, range.data.to);
     res.json({
-      days: statuses.map(({ subject, ...status }) => ({ ...status, date: subject })),
+      days: statuses.map((status) => ({ kind: status.kind, ...syncFactsOf(status), date: status.subject })),
       activities: (await newestActivityViews(db, userId)).map(({ id, name, sha256, sync }) => ({ id, name, sha256, ...sync })),
     });
   });

@@ -28,7 +28,7 @@ export async function setAsideUnsendableEntries(
       continue;
     }
     logger.warn({ userId: entry.userId, kind: entry.kind, subject: entry.subject, version: entry.version }, 'outbox entry cannot be sent; marked failed');
-    await markFailed(db, entry, entry.version, reason, clock());
+    await markFailed(db, entry, entry.version, { problem: 'unsendable', text: reason }, clock());
   }
   return sendable;
 }

@@ -9,6 +9,7 @@ import type { Metrics } from '../observability/metrics.js';
 import { ServiceError } from '../provider/service-error.js';
 import { logUnlessRedisUnreachable } from '../queue/redis.js';
 import { syncEntry, type SyncEntryDependencies } from './jobs.js';
+import { recordNextAttempt, type OutboxKey } from './outbox.js';
 import { JOB, SYNC_QUEUE, entryJobSchema } from './queue.js';
 import { sweepDirtyEntries } from './sweeper.js';
 
@@ -63,6 +64,7 @@ export function createSyncWorker(settings: SyncWorkerSettings): Worker {
       log.warn({ entry, err: error, attempt: job.attemptsMade + 1 }, 'entry not synced yet');
       if (error instanceof ServiceError && error.retryAfterMs !== undefined) {
         await worker.rateLimit(error.retryAfterMs);
+        await recordNextAttempt(deps.db, entry, new Date(deps.clock().getTime() + error.retryAfterMs));
         throw Worker.RateLimitError();
       }
       throw error;
@@ -102,7 +104,18 @@ export function createSyncWorker(settings: SyncWorkerSettings): Worker {
   worker.on('error', logUnlessRedisUnreachable(log, 'worker error'));
   worker.on('failed', (job, error) => {
     if (job && job.name !== JOB.syncEntry) log.error({ job: job.name, err: error }, 'repeating job failed');
+    const entry = entryJobSchema.safeParse(job?.data).data;
+    if (job && entry) recordRetry(job, entry).catch((err: unknown) => log.warn({ entry, err }, 'next attempt not recorded'));
   });
+
+  /**
+   * BullMQ emits 'failed' after scheduling the retry, with the job's backoff in `delay`; a job
+   * failed for good has `finishedOn`, and its entry waits for the sweeper (its next try unknown).
+   */
+  async function recordRetry(job: Job, entry: OutboxKey): Promise<void> {
+    if (job.finishedOn !== undefined || job.delay <= 0) return;
+    await recordNextAttempt(deps.db, entry, new Date(deps.clock().getTime() + job.delay));
+  }
   return worker;
 }
 

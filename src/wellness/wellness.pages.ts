@@ -1,6 +1,8 @@
 import { Router, type Request, type Response } from 'express';
 import { addDays, localToday } from '../dates/local-today.js';
 import { calendarDateSchema } from '../dates/supported-dates.js';
+import type { SyncFacts } from '../sync/outbox.js';
+import { describeSync, type SyncWords } from '../sync/sync-words.js';
 import { currentUser, requireUserPage } from '../web/authentication.js';
 import { formProblemsOf, type FormProblems, type FormWords, type Refusal } from '../web/form-problems.js';
 import type { RenderPage } from '../web/pages.js';
@@ -46,6 +48,8 @@ export function wellnessPages({ wellness, renderPage, clock }: Dependencies): Ro
     const recorded = new Map((await wellness.days(user, from, today)).map((day) => [day.date, day]));
     const dates = Array.from({ length: DAYS_SHOWN }, (_, index) => addDays(today, -index));
     const { draft, deleted } = options;
+    const now = clock();
+    const syncWords = (sync: SyncFacts) => describeSync(sync, user.timezone, now);
     renderPage(
       req,
       res,
@@ -53,7 +57,7 @@ export function wellnessPages({ wellness, renderPage, clock }: Dependencies): Ro
       {
         title: 'Wellness',
         measurements: MEASUREMENT_NAMES.map((name) => ({ name, label: MEASUREMENTS[name].label })),
-        rows: dates.map((date) => rowOf(date, recorded.get(date), draft?.date === date ? draft : undefined, deleted === date)),
+        rows: dates.map((date) => rowOf(date, recorded.get(date), draft?.date === date ? draft : undefined, deleted === date, syncWords)),
         problem: draft && `${draft.date} was not saved: ${draft.problems.all.join(' ')}`,
         deleted,
       },
@@ -95,14 +99,20 @@ export function wellnessPages({ wellness, renderPage, clock }: Dependencies): Ro
 }
 
 /** One row of the table: the values to show (as typed when refused), whether there is a record, and its sync status. */
-function rowOf(date: string, day: WellnessDayView | undefined, draft: Draft | undefined, deletedHere: boolean) {
+function rowOf(
+  date: string,
+  day: WellnessDayView | undefined,
+  draft: Draft | undefined,
+  deletedHere: boolean,
+  syncWords: (sync: SyncFacts) => SyncWords,
+) {
   const stored = (name: (typeof MEASUREMENT_NAMES)[number]) => (day?.[name] === undefined ? '' : String(day[name]));
   return {
     date,
     values: Object.fromEntries(MEASUREMENT_NAMES.map((name) => [name, draft ? draft.form[name] : stored(name)])),
     invalid: Object.keys(draft?.problems.fields ?? {}),
     recorded: day !== undefined,
-    sync: day?.sync,
+    sync: day?.sync && syncWords(day.sync),
     deletedHere,
   };
 }

@@ -3,7 +3,7 @@ import type { User } from '../accounts/user.table.js';
 import { addDays, localToday } from '../dates/local-today.js';
 import type { Db } from '../db/database.js';
 import type { ChangeHint } from '../sync/hint.js';
-import { forgetEntry, markDirty, syncStatusesOf, type EntrySyncStatus, type OutboxKey } from '../sync/outbox.js';
+import { forgetEntry, markDirty, syncFactsOf, syncStatusesOf, type OutboxKey, type SyncFacts } from '../sync/outbox.js';
 import { measurementColumns, measurementsOf, sameMeasurements } from './measurements.js';
 import { deleteWellnessDay, findWellnessDay, saveWellnessDay, wellnessDaysBetween } from './wellness-day.repository.js';
 import type { WellnessDay } from './wellness-day.table.js';
@@ -12,10 +12,8 @@ import type { Measurements } from './wellness.schemas.js';
 /** A recorded day as the API shows it: its local date and the measurements entered, nothing else. */
 export type WellnessRecordView = Measurements & { date: string };
 
-/** Where the day's sync stands (outbox.ts); absent for a day never changed. */
-export type DaySync = Omit<EntrySyncStatus, 'kind' | 'subject'>;
-
-export type WellnessDayView = WellnessRecordView & { sync?: DaySync };
+/** With where the day's sync stands (outbox.ts); absent for a day never changed. */
+export type WellnessDayView = WellnessRecordView & { sync?: SyncFacts };
 
 /** A date the schema accepted but the domain cannot take; `message` follows the field's name. */
 type InvalidDate = { ok: false; reason: 'invalid_field'; field: 'date'; message: string };
@@ -50,7 +48,7 @@ export function createWellness({ db, clock, changed }: WellnessDependencies) {
     async days(user: User, from: string, to: string): Promise<WellnessDayView[]> {
       const days = await wellnessDaysBetween(db, user.id, from, to);
       const statuses = await syncStatusesOf(db, user.id, 'wellness', days.map((day) => day.date));
-      const syncOf = new Map(statuses.map(({ kind: _kind, subject, ...sync }) => [subject, sync]));
+      const syncOf = new Map(statuses.map((status) => [status.subject, syncFactsOf(status)]));
       return days.map((day) => ({ ...toView(day), ...(syncOf.has(day.date) && { sync: syncOf.get(day.date) }) }));
     },
 

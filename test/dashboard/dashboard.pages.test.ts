@@ -1,10 +1,16 @@
+import { DateTime } from 'luxon';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { SyncOverview } from '../../src/dashboard/sync-overview.js';
+import { addDays, localToday } from '../../src/dates/local-today.js';
 import { ServiceError } from '../../src/provider/service-error.js';
 import { syncEntry } from '../../src/sync/jobs.js';
+import { recordNextAttempt } from '../../src/sync/outbox.js';
 import { connectedUser } from '../helpers/flows.js';
+import { bodyOf } from '../helpers/http-client.js';
 import { addMeal } from '../helpers/meals.js';
 import { serviceApiWith } from '../helpers/service-api.js';
 import { startStack, type Stack } from '../helpers/stack.js';
+import { putWellness } from '../helpers/wellness.js';
 
 let stack: Stack;
 
@@ -12,7 +18,21 @@ afterEach(async () => {
   await stack.close();
 });
 
+const ZONE = 'Asia/Kathmandu';
 const nutritionDay = (userId: number, date: string) => ({ userId, kind: 'nutrition' as const, subject: date });
+const failingWith = (error: ServiceError) =>
+  serviceApiWith({
+    upsertNutrition: async () => {
+      throw error;
+    },
+  });
+
+/** The dashboard's line of one day: from its link to the end of its entry. */
+function entryOf(html: string, date: string): string {
+  const start = html.indexOf(`data-sync-entry="nutrition-${date}"`);
+  expect(start, `an entry for ${date}`).toBeGreaterThan(-1);
+  return html.slice(start, html.indexOf('</li>', html.indexOf('</details>', start)));
+}
 
 describe('the dashboard', () => {
   it('links every capability that is on to its page', async () => {
@@ -24,26 +44,58 @@ describe('the dashboard', () => {
     }
   });
 
-  it('shows where each kind’s sync stands: sent in the person’s time zone, refused with the service’s words, waiting', async () => {
+  it('gives a sync overview of the last 14 days in plain words: sent, refused, waiting with the next try; a count and the last problem', async () => {
     stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
-    const { client, userId } = await connectedUser(stack, { timezone: 'Asia/Kathmandu' });
-    await addMeal(client, { name: 'Oats', carbs: 60, logged_at: '2026-03-10T08:00:00+05:45' });
-    await addMeal(client, { name: 'Rice', carbs: 80, logged_at: '2026-03-11T12:00:00+05:45' });
-    await addMeal(client, { name: 'Dal', carbs: 40, logged_at: '2026-03-12T19:00:00+05:45' });
-    const sentAt = new Date('2026-03-10T10:00:00Z');
-    await syncEntry({ ...stack.sendDependencies(), clock: () => sentAt }, nutritionDay(userId, '2026-03-10'));
-    const refusing = serviceApiWith({
-      upsertNutrition: async () => {
-        throw new ServiceError('permanent', 'HTTP 400: invalid_request: items.0.carbs: too many');
-      },
-    });
-    await syncEntry(stack.sendDependencies(refusing), nutritionDay(userId, '2026-03-11'));
+    const { client, userId } = await connectedUser(stack, { timezone: ZONE });
+    const now = new Date();
+    const today = localToday(now, ZONE);
+    const [sent, refused, busy, old] = [addDays(today, -2), addDays(today, -1), today, addDays(today, -20)];
+    for (const date of [old, sent, refused, busy]) await addMeal(client, { name: 'Oats', carbs: 60, logged_at: `${date}T08:00:00+05:45` });
+    const sentAt = new Date(now.getTime() - 120_000);
+    await syncEntry({ ...stack.sendDependencies(), clock: () => sentAt }, nutritionDay(userId, sent));
+    await syncEntry(stack.sendDependencies(failingWith(new ServiceError('permanent', 'HTTP 400: invalid_request: items.0.carbs: too many'))), nutritionDay(userId, refused));
+    const unavailable = new ServiceError('retryable', 'HTTP 503: temporarily_unavailable: injected fault: service unavailable');
+    await expect(syncEntry(stack.sendDependencies(failingWith(unavailable)), nutritionDay(userId, busy))).rejects.toBe(unavailable);
+    // What the worker records as BullMQ schedules the retry (worker.ts).
+    await recordNextAttempt(stack.db, nutritionDay(userId, busy), new Date(Date.now() + 30_000));
 
     const dashboard = await (await client.get('/')).text();
-    const nutrition = dashboard.slice(dashboard.indexOf('data-sync-kind="nutrition"'));
-    expect(nutrition).toContain('1 waiting, 1 refused by the service.');
-    expect(nutrition).toMatch(/href="\/meals\?date=2026-03-10">2026-03-10<\/a>\s*<span class="on">Sent 10 Mar, 15:45</);
-    expect(nutrition).toMatch(/href="\/meals\?date=2026-03-11">2026-03-11<\/a>[\s\S]*?Refused by the service: HTTP 400: invalid_request: items.0.carbs: too many/);
-    expect(nutrition).toMatch(/href="\/meals\?date=2026-03-12">2026-03-12<\/a>\s*<span class="off">Waiting to be sent</);
+    expect(dashboard).toContain('2 waiting to be sent, 1 refused by the service.');
+    expect(dashboard).toMatch(/data-testid="sync-last-problem">Nutrition, .*: Waiting: the service is busy, next try in about (29|30) s\./);
+    expect(entryOf(dashboard, sent)).toContain(`href="/meals?date=${sent}">${DateTime.fromISO(sent).toFormat('ccc d LLL yyyy')}</a>`);
+    expect(entryOf(dashboard, sent)).toContain('data-sync-state="synced">Sent 2 minutes ago<');
+    const localTime = DateTime.fromJSDate(sentAt).setZone(ZONE).toFormat('d LLL yyyy, HH:mm:ss');
+    expect(entryOf(dashboard, sent)).toMatch(new RegExp(`<li>Sent at ${localTime} \\(Asia/Kath?mandu\\) as version 1\\.</li>`));
+    expect(entryOf(dashboard, refused)).toContain('data-sync-state="failed">Refused by the service: HTTP 400: invalid_request: items.0.carbs: too many<');
+    const waiting = entryOf(dashboard, busy);
+    expect(waiting).toMatch(/data-sync-state="pending">Waiting: the service is busy, next try in about (29|30) s</);
+    expect(waiting).toMatch(/<details class="sync-details"><summary>Details<\/summary>\s*<ul><li>Reason recorded: HTTP 503: temporarily_unavailable/);
+    expect(dashboard).not.toContain(`nutrition-${old}`);
+    expect(dashboard).toContain('<script src="/assets/sync-overview.js" defer></script>');
+  });
+
+  it('answers the same overview as JSON for the page’s script, saying whether anything still waits; each entry links to its day', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
+    const { client, userId } = await connectedUser(stack, { timezone: ZONE });
+    const today = localToday(new Date(), ZONE);
+    const label = DateTime.fromISO(today).toFormat('ccc d LLL yyyy');
+    await addMeal(client, { name: 'Oats', carbs: 60, logged_at: `${today}T08:00:00+05:45` });
+    await putWellness(client, today, { hrv: 50 });
+    const waiting = await bodyOf<SyncOverview>(await client.get('/api/sync/overview'));
+    expect(waiting).toMatchObject({ pending: true, counts: '2 waiting to be sent.' });
+    const entriesOf = (overview: SyncOverview, kind: string) => overview.kinds.find((shown) => shown.kind === kind)?.entries;
+    expect(entriesOf(waiting, 'nutrition')).toEqual([
+      { id: `nutrition-${today}`, label, href: `/meals?date=${today}`, state: 'pending', headline: 'Waiting to be sent', details: [] },
+    ]);
+    expect(entriesOf(waiting, 'wellness')).toMatchObject([{ id: `wellness-${today}`, label, href: `/wellness#wellness-${today}` }]);
+    expect(await (await client.get('/wellness')).text()).toContain(`id="wellness-${today}"`);
+
+    await syncEntry(stack.sendDependencies(), nutritionDay(userId, today));
+    await syncEntry(stack.sendDependencies(), { userId, kind: 'wellness', subject: today });
+    const sent = await bodyOf<SyncOverview>(await client.get('/api/sync/overview'));
+    expect(sent).toMatchObject({ pending: false, counts: 'Nothing waits to be sent.' });
+    expect(sent.lastProblem).toBeUndefined();
+    expect(entriesOf(sent, 'nutrition')?.[0]).toMatchObject({ state: 'synced', headline: 'Sent just now' });
+    expect((await fetch(`${stack.appUrl}/api/sync/overview`)).status).toBe(401);
   });
 });

@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import type { Worker } from 'bullmq';
+import { DateTime } from 'luxon';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../helpers/browser.js';
@@ -71,7 +72,7 @@ describe('every kind in a real browser', () => {
     await page.getByRole('form', { name: 'Harbour ride' }).waitFor();
     await screenshot('every-kind-3-activities');
 
-    expect(await sentOnDashboard('wellness', today)).toContain('Sent');
+    expect(await sentOnDashboard('wellness', DateTime.fromISO(today).toFormat('ccc d LLL yyyy'))).toContain('Sent');
     expect(await sentOnDashboard('activities', 'Harbour ride')).toContain('Sent');
     await screenshot('every-kind-4-dashboard-synced');
 

@@ -40,7 +40,7 @@ describe('the meals page', () => {
     const item = page.getByRole('form', { name: 'Porridge at 08:30' });
     await item.waitFor();
     expect(await item.textContent()).toContain('2026-07-01T08:30:00-02:30');
-    expect(await page.getByTestId('sync-status').textContent()).toContain('pending');
+    expect(await page.getByTestId('sync-status').textContent()).toContain('Waiting to be sent');
     await page.screenshot({ path: 'test-output/meals-page.png', fullPage: true });
   });
 

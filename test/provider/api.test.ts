@@ -98,6 +98,7 @@ describe('the data API client', () => {
     nock(BASE_URL).post('/api/nutrition').replyWithError({ code: 'ECONNRESET', message: 'socket hang up' });
     const error = await failureOf(api(fakeAccessTokens().tokens).upsertNutrition(1, record));
     expect(error.kind).toBe('retryable');
+    expect(error.unanswered).toBe(true);
     expect(error.message).toContain('no answer');
   });
 

@@ -99,7 +99,7 @@ describe('syncing a nutrition day', () => {
     );
     expect((await stack.sandboxState()).counters.requests['POST /api/nutrition']).toBeUndefined();
     expect(await syncStatus(client, DATE)).toEqual([
-      { kind: 'nutrition', date: DATE, status: 'pending', error: WAITING_FOR_CONNECTION },
+      { kind: 'nutrition', date: DATE, status: 'pending', error: WAITING_FOR_CONNECTION, problem: 'needs-connection' },
     ]);
   });
 
@@ -113,7 +113,7 @@ describe('syncing a nutrition day', () => {
     expect(await syncEntry(deps, dayOf(userId))).toBe('waiting-for-connection');
     expect(await syncEntry(deps, dayOf(userId))).toBe('waiting-for-connection');
     expect(await syncStatus(client, DATE)).toEqual([
-      { kind: 'nutrition', date: DATE, status: 'pending', error: WAITING_FOR_CONNECTION },
+      { kind: 'nutrition', date: DATE, status: 'pending', error: WAITING_FOR_CONNECTION, problem: 'needs-connection' },
     ]);
     expect((await stack.sandboxState()).counters.requests['POST /api/nutrition']).toBeUndefined();
   });
@@ -143,7 +143,7 @@ describe('syncing a nutrition day', () => {
     });
     expect(await syncEntry(stack.sendDependencies(refusing), dayOf(userId))).toBe('failed');
     expect(await syncStatus(client, DATE)).toEqual([
-      { kind: 'nutrition', date: DATE, status: 'failed', error: 'HTTP 400: invalid_request: items.0.carbs: too many' },
+      { kind: 'nutrition', date: DATE, status: 'failed', error: 'HTTP 400: invalid_request: items.0.carbs: too many', problem: 'refused' },
     ]);
     expect(await syncEntry(stack.sendDependencies(refusing), dayOf(userId))).toBe('clean');
     await changeMeal(client, item.id, { carbs: 50 });
@@ -159,7 +159,7 @@ describe('syncing a nutrition day', () => {
     const deps = stack.sendDependencies();
 
     expect(await syncEntry(deps, dayOf(userId))).toBe('waiting-for-connection');
-    expect(await syncStatus(client, DATE)).toEqual([{ kind: 'nutrition', date: DATE, status: 'pending', error: WAITING_FOR_CONNECTION }]);
+    expect(await syncStatus(client, DATE)).toEqual([{ kind: 'nutrition', date: DATE, status: 'pending', error: WAITING_FOR_CONNECTION, problem: 'needs-connection' }]);
     expect((await findConnection(stack.db, userId))!.scopes).not.toContain('nutrition:write');
     expect(await dirtyEntriesOfConnectedUsers(stack.db, 'nutrition', 10)).toEqual([]);
 
@@ -176,7 +176,7 @@ describe('syncing a nutrition day', () => {
     const attempt = syncEntry(stack.sendDependencies(), dayOf(userId));
     await expect(attempt).rejects.toMatchObject({ kind: 'retryable' });
     expect(await syncStatus(client, DATE)).toEqual([
-      { kind: 'nutrition', date: DATE, status: 'pending', error: expect.stringContaining('HTTP 503') },
+      { kind: 'nutrition', date: DATE, status: 'pending', error: expect.stringContaining('HTTP 503'), problem: 'service-busy' },
     ]);
   });
 

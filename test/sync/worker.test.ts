@@ -125,7 +125,11 @@ describe('the sync worker', () => {
     });
     await addMeal(client, meal);
     await eventually('the day to sync', async () => ((await syncStatus(client, DATE))[0]?.status === 'synced' ? true : undefined));
-    expect(pendingWhileFailing).toMatchObject({ status: 'pending', error: 'HTTP 503: temporarily_unavailable' });
+    // The retry's time, recorded as BullMQ scheduled it (backoff of 1 s, jitter 0.5), is due when it runs.
+    expect(pendingWhileFailing).toMatchObject({ status: 'pending', error: 'HTTP 503: temporarily_unavailable', problem: 'service-busy' });
+    const { nextAttemptAt } = pendingWhileFailing as { nextAttemptAt: string };
+    expect(Date.parse(nextAttemptAt) - Date.now()).toBeLessThan(200);
+    expect(Date.now() - Date.parse(nextAttemptAt)).toBeLessThan(1500);
     const [job] = await completedDayJobs();
     expect(job!.attemptsMade).toBe(2); // the failed attempt and the one that succeeded
   });

@@ -120,12 +120,13 @@ describe('the wellness page', () => {
     const day = (date: string) => ({ userId, kind: 'wellness' as const, subject: date });
     for (const date of ['2026-11-21', '2026-11-22', TODAY]) await putWellness(client, date, { hrv: 50 });
     await markSynced(stack.db, day('2026-11-21'), 1, NOW);
-    await markFailed(stack.db, day('2026-11-22'), 1, 'hrv: expected a number', NOW);
-    await recordPendingReason(stack.db, day(TODAY), WAITING_FOR_CONNECTION, NOW);
+    await markFailed(stack.db, day('2026-11-22'), 1, { problem: 'refused', text: 'HTTP 400: hrv: expected a number' }, NOW);
+    await recordPendingReason(stack.db, day(TODAY), { problem: 'needs-connection', text: WAITING_FOR_CONNECTION }, NOW);
     const html = await page(client);
-    expect(rowOf(html, '2026-11-21')).toContain('synced');
-    expect(rowOf(html, '2026-11-22')).toMatch(/failed[\s\S]*hrv: expected a number/);
-    expect(rowOf(html, TODAY)).toContain(`pending</span> <span class="hint">(${WAITING_FOR_CONNECTION})`);
+    expect(rowOf(html, '2026-11-21')).toContain('Sent just now');
+    expect(rowOf(html, '2026-11-22')).toContain('Refused by the service: HTTP 400: hrv: expected a number');
+    expect(rowOf(html, TODAY)).toContain('Waiting for you to reconnect');
+    expect(rowOf(html, TODAY)).toMatch(/<details[^>]*><summary>Details<\/summary>[\s\S]*Waiting for the connection to the Athlete Data Service/);
     expect(rowOf(html, '2026-11-20')).toContain('nothing recorded');
     expect(rowOf(html, '2026-11-20')).not.toContain('Delete');
     expect(html.match(/offers no way to delete/g)).toHaveLength(1);

@@ -1,0 +1,108 @@
+import { DateTime } from 'luxon';
+import type { User } from '../accounts/user.table.js';
+import { activityNames } from '../activities/activity.repository.js';
+import { capabilityOf, hasCapability } from '../connections/capabilities.js';
+import { addDays, localToday } from '../dates/local-today.js';
+import type { Db } from '../db/database.js';
+import type { Scope } from '../provider/scopes.js';
+import { dailySyncStatuses, entryCountsOf, recentSyncStatuses, type EntrySyncStatus } from '../sync/outbox.js';
+import { SYNC_KINDS, isDailyKind, type SyncKind } from '../sync/sync-kinds.js';
+import { describeSync, type SyncWords } from '../sync/sync-words.js';
+
+/** The overview covers the days of the daily kinds' pages, and as many of the newest activities. */
+const OVERVIEW_DAYS = 14;
+
+export interface OverviewEntry extends SyncWords {
+  /** Names the entry in the page, for the script that refreshes it (views/assets/sync-overview.js). */
+  id: string;
+  label: string;
+  href: string;
+}
+
+export interface KindOverview {
+  kind: SyncKind;
+  name: string;
+  page: string;
+  entries: OverviewEntry[];
+}
+
+export interface SyncOverview {
+  /** Whether anything waits to be sent: the page keeps refreshing the overview while it does. */
+  pending: boolean;
+  counts: string;
+  /** The newest failure among the entries shown, in plain words. */
+  lastProblem?: string;
+  kinds: KindOverview[];
+}
+
+/**
+ * Where the sync of each kind stands, for kinds the person granted or has entries of (entries wait
+ * while a kind is not granted): the last 14 days of each daily kind, the newest activities, how
+ * many entries wait, and the last thing that went wrong.
+ */
+export async function syncOverview(db: Db, user: User, grantedScopes: readonly Scope[], now: Date): Promise<SyncOverview> {
+  const counts = await entryCountsOf(db, user.id);
+  const shown = SYNC_KINDS.filter((kind) => hasCapability(grantedScopes, kind) || counts.some((row) => row.kind === kind));
+  const today = localToday(now, user.timezone);
+  const days = await dailySyncStatuses(db, user.id, addDays(today, 1 - OVERVIEW_DAYS), today);
+  const kinds = await Promise.all(
+    shown.map(async (kind) => {
+      const statuses = isDailyKind(kind)
+        ? days.filter((entry) => entry.kind === kind).reverse()
+        : await recentSyncStatuses(db, user.id, kind, OVERVIEW_DAYS);
+      const label = await entryLabeller(db, user.id, kind, statuses);
+      return { kind, statuses, label };
+    }),
+  );
+  const waiting = counts.reduce((sum, row) => sum + row.waiting, 0);
+  const refused = counts.reduce((sum, row) => sum + row.refused, 0);
+  return {
+    pending: waiting > 0,
+    counts: countWords(waiting, refused),
+    ...lastProblemOf(kinds, user.timezone, now),
+    kinds: kinds.map(({ kind, statuses, label }) => ({
+      kind,
+      name: capabilityOf(kind).name,
+      page: capabilityOf(kind).page,
+      entries: statuses.map((entry) => ({
+        id: entryId(entry),
+        label: label(entry),
+        href: entryLink(entry),
+        ...describeSync(entry, user.timezone, now),
+      })),
+    })),
+  };
+}
+
+function countWords(waiting: number, refused: number): string {
+  const waitingWords = waiting === 0 ? 'Nothing waits to be sent' : `${String(waiting)} waiting to be sent`;
+  return refused === 0 ? `${waitingWords}.` : `${waitingWords}, ${String(refused)} refused by the service.`;
+}
+
+type Labelled = Array<{ kind: SyncKind; statuses: EntrySyncStatus[]; label: (entry: EntrySyncStatus) => string }>;
+
+function lastProblemOf(kinds: Labelled, timezone: string, now: Date): { lastProblem?: string } {
+  const failures = kinds.flatMap(({ kind, statuses, label }) =>
+    statuses.filter((entry) => entry.error !== undefined).map((entry) => ({ kind, entry, label: label(entry) })),
+  );
+  const newest = failures.sort((a, b) => b.entry.changedAt.localeCompare(a.entry.changedAt))[0];
+  if (!newest) return {};
+  return { lastProblem: `${capabilityOf(newest.kind).name}, ${newest.label}: ${describeSync(newest.entry, timezone, now).headline}.` };
+}
+
+/** A daily entry is named by its date, an activity by its name. */
+async function entryLabeller(db: Db, userId: number, kind: SyncKind, entries: EntrySyncStatus[]) {
+  if (isDailyKind(kind)) return (entry: EntrySyncStatus) => DateTime.fromISO(entry.subject).toFormat('ccc d LLL yyyy');
+  const names = await activityNames(db, userId, entries.map((entry) => Number(entry.subject)));
+  return (entry: EntrySyncStatus) => names.get(Number(entry.subject)) ?? `Activity ${entry.subject}`;
+}
+
+/** Also the id of the entry's form on its kind's page (views/wellness.eta, views/activities.eta), for the link's fragment. */
+function entryId({ kind, subject }: EntrySyncStatus): string {
+  return `${kind}-${subject}`;
+}
+
+/** A day of meals has its own page; a wellness day and an activity are rows of their kind's page. */
+function entryLink(entry: EntrySyncStatus): string {
+  return entry.kind === 'nutrition' ? `/meals?date=${entry.subject}` : `${capabilityOf(entry.kind).page}#${entryId(entry)}`;
+}

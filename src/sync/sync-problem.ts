@@ -1,0 +1,18 @@
+import type { ServiceError } from '../provider/service-error.js';
+
+/**
+ * Why an entry is not in the service, recorded beside its raw reason (outbox.last_error) so that
+ * pages describe it without reading that text (sync-words.ts):
+ * - service-busy: the service answered with a failure worth retrying (5xx, 429, a 401 after refresh);
+ * - no-answer: the request got no answer (reset, timeout, refused connection); retried;
+ * - needs-connection: the person must Connect or Reconnect (or grant the kind's scope) first;
+ * - refused: the service refused this version for good;
+ * - unsendable: this app cannot send the entry at all (unsendable-entries.ts).
+ */
+export type SyncProblem = 'service-busy' | 'no-answer' | 'needs-connection' | 'refused' | 'unsendable';
+
+export function problemOf(error: ServiceError): SyncProblem {
+  if (error.kind === 'permanent') return 'refused';
+  if (error.kind === 'needs-reconnect') return 'needs-connection';
+  return error.unanswered ? 'no-answer' : 'service-busy';
+}

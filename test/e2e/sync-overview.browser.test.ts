@@ -1,0 +1,80 @@
+import { mkdirSync } from 'node:fs';
+import type { Worker } from 'bullmq';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SyncOverview } from '../../src/dashboard/sync-overview.js';
+import { localToday } from '../../src/dates/local-today.js';
+import { SESSION_COOKIE } from '../../src/web/session.js';
+import { launchChromium } from '../helpers/browser.js';
+import { connectedUser } from '../helpers/flows.js';
+import { bodyOf, type CookieClient } from '../helpers/http-client.js';
+import { addMeal } from '../helpers/meals.js';
+import { startStack, type Stack } from '../helpers/stack.js';
+import { startSyncWorker } from '../helpers/sync-worker.js';
+import { eventually } from '../helpers/wait.js';
+
+const SCREENSHOTS = 'test-output';
+const ZONE = 'Pacific/Kiritimati';
+
+let stack: Stack;
+let browser: Browser;
+let worker: Worker;
+
+beforeAll(async () => {
+  stack = await startStack({ sandbox: { autoApprove: 'Ana' }, env: { SYNC_QUIET_MS: '100' } });
+  worker = startSyncWorker(stack, stack.sendDependencies());
+  browser = await launchChromium();
+  mkdirSync(SCREENSHOTS, { recursive: true });
+});
+afterAll(async () => {
+  await worker?.close();
+  await browser?.close();
+  await stack?.close();
+});
+
+async function signedInPage(client: CookieClient): Promise<Page> {
+  const context = await browser.newContext({ timezoneId: ZONE });
+  await context.addCookies([{ name: SESSION_COOKIE, value: client.cookie(SESSION_COOKIE)!, url: stack.appUrl }]);
+  return context.newPage();
+}
+
+/** The headline of one entry of the overview, as its JSON says it. */
+async function headlineOf(client: CookieClient, id: string): Promise<string | undefined> {
+  const overview = await bodyOf<SyncOverview>(await client.get('/api/sync/overview'));
+  return overview.kinds.flatMap((kind) => kind.entries).find((entry) => entry.id === id)?.headline;
+}
+
+describe('the dashboard’s sync overview in a real browser', () => {
+  it('goes from "Waiting: the service is busy" to "Sent" by itself during an outage and recovery, without a reload', async () => {
+    const { client } = await connectedUser(stack, { timezone: ZONE });
+    const today = localToday(new Date(), ZONE);
+    await stack.changeSandbox({ faultRate: 1, faultKinds: ['503'], faultTargets: ['data'] });
+    await addMeal(client, { name: 'Oats', carbs: 60, logged_at: `${today}T08:00:00+14:00` });
+    await eventually('the outage to hold the day', async () => ((await headlineOf(client, `nutrition-${today}`))?.startsWith('Waiting: the service is busy') ? true : undefined));
+
+    const page = await signedInPage(client);
+    const refusedByPolicy: string[] = [];
+    page.on('console', (message) => {
+      if (/Content Security Policy/i.test(message.text())) refusedByPolicy.push(message.text());
+    });
+    await page.goto(`${stack.appUrl}/`);
+    const entry = page.locator(`[data-sync-entry="nutrition-${today}"]`);
+    expect(await entry.locator('.sync-headline').textContent()).toMatch(/^Waiting: the service is busy, next try (in about \d+ s|soon)$/);
+    expect(await page.getByTestId('sync-counts').textContent()).toBe('1 waiting to be sent.');
+    expect(await page.getByTestId('sync-last-problem').textContent()).toContain('Waiting: the service is busy');
+    expect(await entry.locator('details').textContent()).toContain('HTTP 503');
+    await page.screenshot({ path: `${SCREENSHOTS}/sync-overview-outage.png`, fullPage: true });
+    // Gone if the page were loaded again.
+    await page.evaluate(() => Object.assign(globalThis, { loadedOnce: true }));
+
+    await stack.changeSandbox({ faultRate: 0 });
+    await entry.locator('.sync-headline', { hasText: 'Sent just now' }).waitFor({ timeout: 30_000 });
+    expect(await page.evaluate(() => 'loadedOnce' in globalThis)).toBe(true);
+    expect(await entry.getAttribute('data-sync-state')).toBe('synced');
+    expect(await page.getByTestId('sync-counts').textContent()).toBe('Nothing waits to be sent.');
+    expect(await page.getByTestId('sync-last-problem').isHidden()).toBe(true);
+    expect(await page.locator('#sync-overview').getAttribute('data-pending')).toBe('false');
+    expect(refusedByPolicy).toEqual([]);
+    await page.screenshot({ path: `${SCREENSHOTS}/dashboard.png`, fullPage: true });
+  }, 60_000);
+});
