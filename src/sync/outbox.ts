@@ -203,10 +203,7 @@ export async function waitingEntries(db: Db): Promise<Array<{ kind: SyncKind; en
 
 /** The user's daily entries from `from` to `to` inclusive (local dates) that have ever changed, with where their sync stands. */
 export async function dailySyncStatuses(db: Db, userId: number, from: string, to: string): Promise<EntrySyncStatus[]> {
-  const rows = await db
-    .selectFrom('outbox')
-    .selectAll()
-    .where('user_id', '=', userId)
+  const rows = await entriesOf(db, userId)
     .where('kind', 'in', DAILY_KINDS)
     .where('subject', '>=', from)
     .where('subject', '<=', to)
@@ -219,14 +216,16 @@ export async function dailySyncStatuses(db: Db, userId: number, from: string, to
 /** Where the sync of these entries of one kind stands; entries never changed are left out. */
 export async function syncStatusesOf(db: Db, userId: number, kind: SyncKind, subjects: string[]): Promise<EntrySyncStatus[]> {
   if (subjects.length === 0) return [];
-  const rows = await db
-    .selectFrom('outbox')
-    .selectAll()
-    .where('user_id', '=', userId)
+  const rows = await entriesOf(db, userId)
     .where('kind', '=', kind)
     .where('subject', 'in', subjects)
     .execute();
   return rows.map(statusOf);
+}
+
+/** The user's outbox entries, as a query to narrow down. */
+function entriesOf(db: Db, userId: number) {
+  return db.selectFrom('outbox').selectAll().where('user_id', '=', userId);
 }
 
 function statusOf(row: Database['outbox']): EntrySyncStatus {
@@ -261,10 +260,7 @@ export async function entryCountsOf(db: Db, userId: number): Promise<Array<{ kin
 
 /** The user's entries of one kind that changed last, newest first, with where their sync stands. */
 export async function recentSyncStatuses(db: Db, userId: number, kind: SyncKind, limit: number): Promise<EntrySyncStatus[]> {
-  const rows = await db
-    .selectFrom('outbox')
-    .selectAll()
-    .where('user_id', '=', userId)
+  const rows = await entriesOf(db, userId)
     .where('kind', '=', kind)
     .orderBy('updated_at', 'desc')
     .limit(limit)
