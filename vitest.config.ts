@@ -10,19 +10,13 @@ process.env.TZ = 'Pacific/Kiritimati';
  */
 const postgresUrl = process.env.TEST_POSTGRES_URL;
 
-/**
- * Of the end-to-end files, those whose point is the database shared by processes. The others (the
- * wellness and activities sync, shutdown, a worker stopped mid-refresh) run on SQLite only: what
- * they ask of the database is covered on Postgres by the tests of their parts, and the suite must
- * stay within its 15 minutes.
- */
 const DATABASE_TESTS = [
   'test/{accounts,activities,connections,dashboard,db,nutrition,sync,web,wellness,workouts}/**/*.test.ts',
-  'test/e2e/{multi-host,nutrition-sync,token-canary,token-single-flight}.test.ts',
+  'test/e2e/{activities-sync,multi-host,nutrition-sync,shutdown,token-canary,token-single-flight,wellness-sync,worker-stopped-mid-refresh}.test.ts',
 ];
 /**
  * In those folders, the files whose subject is not the database: pure functions, and the fuzz test
- * of the API's input (1,000 requests).
+ * of the API's input (2,500 requests).
  */
 const NOT_ABOUT_THE_DATABASE = [
   'test/web/json-api.fuzz.test.ts',
@@ -45,6 +39,11 @@ export default defineConfig({
     globalSetup: ['test/global-setup.ts'],
     setupFiles: ['test/redis-keys.setup.ts'],
     testTimeout: 20_000,
+    // Two files at a time, whatever the machine: most of a file's time is spent waiting on the
+    // processes, timers and sockets it drives, so two halve the suite's time on two cores. Each
+    // file has its own Redis prefix and database (a Postgres database per worker, see
+    // test/helpers/database.ts), so files never see each other's data.
+    maxWorkers: 2,
     hookTimeout: 60_000,
     // Kysely's migrator imports migration files at run time; inlining lets Vite load the .ts ones.
     server: { deps: { inline: ['kysely'] } },

@@ -10,7 +10,7 @@ import { createDb, type Db } from '../../src/db/database.js';
 /**
  * A fresh, empty database for one stack or test: a SQLite file of its own, or, in the Postgres
  * project (TEST_POSTGRES_URL, see vitest.config.ts), a schema of its own that every connection
- * made from `url` uses, so test files run in parallel in one Postgres database.
+ * made from `url` uses, in a database of the vitest worker's own (workerDatabaseUrl).
  */
 export type TestDatabase =
   | { kind: 'sqlite'; url: string; path: string; drop(): Promise<void> }
@@ -26,19 +26,50 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     const path = join(mkdtempSync(join(tmpdir(), 'athlete-sync-db-')), 'app.db');
     return { kind: 'sqlite', url: `sqlite:${path}`, path, drop: async () => {} };
   }
+  const serverUrl = await (workerDatabase ??= workerDatabaseUrl(target.url));
   const schema = `test_${randomUUID().replaceAll('-', '')}`;
-  await onServer(target.url, `create schema ${schema}`);
-  const url = new URL(target.url);
+  await onServer(serverUrl, `create schema ${schema}`);
+  const url = new URL(serverUrl);
   // libpq's `options`: pg sends it at connection start, so every pooled connection gets the schema.
   url.searchParams.set('options', `-c search_path=${schema}`);
   return {
     kind: 'postgres',
     url: url.toString(),
     schema,
-    serverUrl: target.url,
+    serverUrl,
     // A test may have dropped it already (test/web/readiness.test.ts).
-    drop: () => onServer(target.url, `drop schema if exists ${schema} cascade`),
+    drop: () => onServer(serverUrl, `drop schema if exists ${schema} cascade`),
   };
+}
+
+let workerDatabase: Promise<string> | undefined;
+
+/** Postgres's codes for "that database exists already" and "the template is busy" (a parallel create). */
+const DUPLICATE_DATABASE = '42P04';
+const OBJECT_IN_USE = '55006';
+
+/**
+ * The database this vitest worker's files share, made on first use and kept between runs. Files run
+ * in parallel only across workers, and each worker has its own database because Kysely's migrator
+ * reads the catalog of every schema in its database: a file dropping its schema in the same
+ * database at that moment would make another file's migration fail.
+ */
+async function workerDatabaseUrl(serverUrl: string): Promise<string> {
+  const url = new URL(serverUrl);
+  const name = `${url.pathname.slice(1) || 'postgres'}_worker_${process.env.VITEST_POOL_ID ?? '1'}`;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await onServer(serverUrl, `create database ${name}`);
+      break;
+    } catch (error) {
+      const code = (error as { code?: string }).code;
+      if (code === DUPLICATE_DATABASE) break;
+      if (code !== OBJECT_IN_USE || attempt === 10) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
+    }
+  }
+  url.pathname = `/${name}`;
+  return url.toString();
 }
 
 /** The app's Kysely on this database, as a process configured with its url would open it. */

@@ -12,8 +12,7 @@ import { startStack, type Stack } from '../helpers/stack.js';
  * with a 2xx or a 4xx, never a 5xx, and a 4xx leaves the database and Redis as they were.
  */
 
-/** Per run of the suite; fast-check draws a new seed each time, so runs add up to far more cases. */
-const RUNS = 1000;
+const RUNS = 2500;
 
 let stack: Stack;
 let redis: Redis;
