@@ -22,11 +22,16 @@ export const readableLog: (line: string) => string = prettyFactory({
  * is now, with no build.
  */
 export function startEntryPoint(label: string, file: string, env: NodeJS.ProcessEnv): ChildProcess {
-  const path = fileURLToPath(new URL(`../${file}`, import.meta.url));
-  const child = spawn(process.execPath, ['--import', 'tsx', path], {
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  return startNodeProcess(label, ['--import', 'tsx', fileURLToPath(new URL(`../${file}`, import.meta.url))], env);
+}
+
+/** Starts a compiled entry point from `dist/src/` (the production build), as `npm start` runs it. */
+export function startCompiledEntryPoint(label: string, file: string, env: NodeJS.ProcessEnv): ChildProcess {
+  return startNodeProcess(label, [fileURLToPath(new URL(`../../dist/src/${file}`, import.meta.url))], env);
+}
+
+function startNodeProcess(label: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
+  const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
   for (const stream of [child.stdout, child.stderr]) {
     createInterface({ input: stream }).on('line', (line) => console.log(`[${label}] ${readableLog(line).trimEnd()}`));
   }

@@ -1,0 +1,157 @@
+import { readFile } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { z } from 'zod';
+import { directAccessToken, upsertDirectly, type DirectUpsert } from './direct-client.js';
+import { parseFlags, type BenchFlags } from './flags.js';
+import { dateDaysAgo, healthzFloor, mealPosts, postBatches, postMeals, type MealPost } from './meals-workload.js';
+import { peakRssMb, percentile } from './measure.js';
+import { table, writeResults, type BenchResults } from './report.js';
+import { nutritionRecords, waitForRecords, type DayRecord } from './sandbox-records.js';
+import { BENCH_SYNC_QUIET_MS, startBenchStack, type BenchStack } from './stack.js';
+import { APP_ATHLETE_PREFIX, signInBurst, signUpAndConnect, type BenchUser } from './users.js';
+
+/**
+ * `npm run bench` (issue 12): the production build of the web app and N workers against the sandbox,
+ * U users connected through the real flow, measured phase by phase; see the README's "Performance".
+ */
+const SIGN_IN_BURST = 16;
+const DRAIN_TIMEOUT_MS = 300_000;
+/** Enough upserts for the ceiling to be stable even when the bench's own backlog is small. */
+const CEILING_MIN_UPSERTS = 2000;
+const DIRECT_ATHLETE_PREFIX = { naive: 'naive-user-', ceiling: 'ceiling-user-' };
+
+const dayRecordSchema = z.looseObject({ items: z.array(z.unknown()) });
+
+async function main(): Promise<void> {
+  const flags = parseFlags(process.argv.slice(2));
+  const startedAt = new Date();
+  const stack = await startBenchStack(String(startedAt.getTime()));
+  try {
+    const results = await measure(stack, flags);
+    console.log(`\n${table(results)}\n`);
+    console.log(`Results: ${await writeResults(results, startedAt)}`);
+  } finally {
+    await stack.stop();
+  }
+}
+
+async function measure(stack: BenchStack, flags: BenchFlags): Promise<BenchResults> {
+  const progress = (step: string) => console.log(`bench: ${step}`);
+  progress(`signing up and connecting ${flags.users} users`);
+  const users = await signUpAndConnect(stack, flags.users, Math.min(flags.clients, 4));
+  const webPeakBefore = await peakRssMb(stack.web.pid, readText);
+  const burst = await signInBurst(stack, users, SIGN_IN_BURST);
+  const signIns = { ...burst, webPeakRssMbBefore: webPeakBefore, webPeakRssMbAfter: await peakRssMb(stack.web.pid, readText) };
+
+  const ingestDates = Array.from({ length: flags.days }, (_, index) => dateDaysAgo(index + 1));
+  const batchDates = Array.from({ length: flags.days }, (_, index) => dateDaysAgo(flags.days + index + 1));
+  const latencyDate = dateDaysAgo(2 * flags.days + 1);
+  const posts = mealPosts(users, ingestDates, flags.items);
+  progress(`the /healthz floor, then ${posts.length} items posted one by one with the workers stopped`);
+  const floor = await healthzFloor(stack.appUrl, posts.length, flags.clients);
+  const ingest = await postMeals(posts, flags.clients);
+  const batch = await postBatches(mealPosts(users, batchDates, flags.items), flags.clients);
+
+  progress(`the drain by ${flags.workers} worker(s)`);
+  const expectedDays = users.length * (batch.available ? 2 * flags.days : flags.days);
+  await sleep(BENCH_SYNC_QUIET_MS + 500);
+  stack.startWorkers(flags.workers);
+  const drained = await waitForRecords(stack.sandboxUrl, APP_ATHLETE_PREFIX, (records) => records.length >= expectedDays, DRAIN_TIMEOUT_MS);
+  const drain = drainRate(drained);
+
+  progress('item -> synced latency, bursts with the workers running');
+  const latency = await syncLatency(stack, users, latencyDate, flags);
+  const appRecords = await nutritionRecords(stack.sandboxUrl, APP_ATHLETE_PREFIX);
+
+  progress('the naive integration and the ceiling, straight to the sandbox');
+  const ingestRecords = appRecords.filter((record) => ingestDates.includes(record.date));
+  const naive = await naiveIntegration(stack, ingestRecords, flags.clients);
+  const ceiling = await ceilingRate(stack, appRecords.filter((record) => record.date !== latencyDate), flags.clients);
+
+  const writes = appRecords.map((record) => record.writes);
+  const peakRss: Record<string, number | null> = {
+    web: await peakRssMb(stack.web.pid, readText),
+    sandbox: await peakRssMb(stack.sandbox.pid, readText),
+  };
+  for (const [index, worker] of stack.workers.entries()) peakRss[`worker ${index + 1}`] = await peakRssMb(worker.pid, readText);
+
+  return {
+    flags,
+    syncQuietMs: BENCH_SYNC_QUIET_MS,
+    floor,
+    ingest,
+    batch: batch.available ? batch.rate : null,
+    drain,
+    ceiling,
+    calls: { max: Math.max(...writes), mean: mean(writes), naiveMax: Math.max(...naive), naiveMean: mean(naive) },
+    latency,
+    signInBurst: signIns,
+    peakRssMb: peakRss,
+  };
+}
+
+const readText = (path: string) => readFile(path, 'utf8');
+const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
+
+/** Days upserted per second at the sandbox, from its first upsert to its last. */
+function drainRate(records: DayRecord[]): BenchResults['drain'] {
+  const first = Math.min(...records.map((record) => record.createdAt));
+  const last = Math.max(...records.map((record) => record.receivedAt));
+  const seconds = Math.max(last - first, 1) / 1000;
+  return { days: records.length, seconds, perSecond: records.length / seconds };
+}
+
+/**
+ * Each user posts `items` items to one more day at once; from the last of them acknowledged to the
+ * sandbox's upsert of the whole day, less the quiet period the app waits on purpose.
+ */
+async function syncLatency(stack: BenchStack, users: BenchUser[], date: string, flags: BenchFlags): Promise<BenchResults['latency']> {
+  const lastPosted = new Map<string, number>();
+  const remember = (post: MealPost) => lastPosted.set(post.user.athlete, Date.now());
+  await postMeals(mealPosts(users, [date], flags.items), flags.clients, remember);
+  const isComplete = (record: DayRecord) => record.date === date && dayRecordSchema.parse(record.payload).items.length === flags.items;
+  const records = await waitForRecords(
+    stack.sandboxUrl,
+    APP_ATHLETE_PREFIX,
+    (all) => all.filter(isComplete).length === users.length,
+    DRAIN_TIMEOUT_MS,
+  );
+  const beyondQuiet = records
+    .filter(isComplete)
+    .map((record) => record.receivedAt - lastPosted.get(record.athlete)! - BENCH_SYNC_QUIET_MS)
+    .sort((a, b) => a - b);
+  return { days: beyondQuiet.length, p50Ms: percentile(beyondQuiet, 0.5), p99Ms: percentile(beyondQuiet, 0.99) };
+}
+
+/** Tokens for one direct athlete per app athlete, named `prefix` + the app user's index. */
+async function directTokens(stack: BenchStack, records: DayRecord[], prefix: string): Promise<Map<string, string>> {
+  const tokens = new Map<string, string>();
+  for (const athlete of new Set(records.map((record) => record.athlete))) {
+    tokens.set(athlete, await directAccessToken(stack, prefix + athlete.slice(APP_ATHLETE_PREFIX.length)));
+  }
+  return tokens;
+}
+
+/** One upsert per item: each item's arrival sends its day as it then stands. Returns the upserts per (athlete, day). */
+async function naiveIntegration(stack: BenchStack, records: DayRecord[], concurrency: number): Promise<number[]> {
+  const tokens = await directTokens(stack, records, DIRECT_ATHLETE_PREFIX.naive);
+  const upserts: DirectUpsert[] = records.flatMap((record) => {
+    const day = dayRecordSchema.parse(record.payload);
+    return day.items.map((_, index) => ({ token: tokens.get(record.athlete)!, record: { ...day, items: day.items.slice(0, index + 1) } }));
+  });
+  await upsertDirectly(stack.sandboxUrl, upserts, concurrency);
+  return (await nutritionRecords(stack.sandboxUrl, DIRECT_ATHLETE_PREFIX.naive)).map((record) => record.writes);
+}
+
+/** The app's own day records, sent again by a plain keep-alive client at the same concurrency. */
+async function ceilingRate(stack: BenchStack, records: DayRecord[], concurrency: number) {
+  const tokens = await directTokens(stack, records, DIRECT_ATHLETE_PREFIX.ceiling);
+  const once = records.map((record) => ({ token: tokens.get(record.athlete)!, record: record.payload }));
+  const rounds = Math.ceil(CEILING_MIN_UPSERTS / once.length);
+  return upsertDirectly(stack.sandboxUrl, Array.from({ length: rounds }, () => once).flat(), concurrency);
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});
