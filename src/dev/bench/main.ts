@@ -16,8 +16,8 @@ import { APP_ATHLETE_PREFIX, signInBurst, signUpAndConnect, type BenchUser } fro
  */
 const SIGN_IN_BURST = 16;
 const DRAIN_TIMEOUT_MS = 300_000;
-/** Enough upserts for the ceiling to be stable even when the bench's own backlog is small. */
-const CEILING_MIN_UPSERTS = 2000;
+/** The ceiling sends the day records this many times over, to run longer than the drain it is compared with. */
+const CEILING_ROUNDS = 5;
 const DIRECT_ATHLETE_PREFIX = { naive: 'naive-user-', ceiling: 'ceiling-user-' };
 
 const dayRecordSchema = z.looseObject({ items: z.array(z.unknown()) });
@@ -29,7 +29,7 @@ async function main(): Promise<void> {
   try {
     const results = await measure(stack, flags);
     console.log(`\n${table(results)}\n`);
-    console.log(`Results: ${await writeResults(results, startedAt)}`);
+    console.log(`Results: ${await writeResults(results, startedAt, flags.results)}`);
   } finally {
     await stack.stop();
   }
@@ -147,8 +147,7 @@ async function naiveIntegration(stack: BenchStack, records: DayRecord[], concurr
 async function ceilingRate(stack: BenchStack, records: DayRecord[], concurrency: number) {
   const tokens = await directTokens(stack, records, DIRECT_ATHLETE_PREFIX.ceiling);
   const once = records.map((record) => ({ token: tokens.get(record.athlete)!, record: record.payload }));
-  const rounds = Math.ceil(CEILING_MIN_UPSERTS / once.length);
-  return upsertDirectly(stack.sandboxUrl, Array.from({ length: rounds }, () => once).flat(), concurrency);
+  return upsertDirectly(stack.sandboxUrl, Array.from({ length: CEILING_ROUNDS }, () => once).flat(), concurrency);
 }
 
 main().catch((error: unknown) => {

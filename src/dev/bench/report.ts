@@ -98,8 +98,8 @@ export function table(results: BenchResults): string {
   return [heading, '', line(rows[0]!), widths.map((width) => '-'.repeat(width)).join('-|-'), ...rows.slice(1).map(line), '', 'Targets', ...targetLines].join('\n');
 }
 
-/** Writes the results with their targets to `bench/results/<timestamp>.json`; returns its path. */
-export async function writeResults(results: BenchResults, startedAt: Date, directory = 'bench/results'): Promise<string> {
+/** Writes the results with their targets to `<directory>/<timestamp>.json`; returns its path. */
+export async function writeResults(results: BenchResults, startedAt: Date, directory: string): Promise<string> {
   await mkdir(directory, { recursive: true });
   const path = `${directory}/${startedAt.toISOString().replaceAll(':', '-')}.json`;
   const machine = { cpus: availableParallelism(), node: process.version, platform: process.platform };
