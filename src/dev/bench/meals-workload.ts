@@ -1,5 +1,5 @@
 import { DateTime } from 'luxon';
-import { CookieClient } from './cookie-client.js';
+import { CookieClient } from '../cookie-client.js';
 import { expectStatus, expectSuccess, runConcurrently, type RateMeasurement } from './measure.js';
 import type { BenchUser } from './users.js';
 

@@ -1,4 +1,4 @@
-import { CookieClient } from './cookie-client.js';
+import { CookieClient } from '../cookie-client.js';
 import { expectStatus, runConcurrently, type RateMeasurement } from './measure.js';
 import { setAutoApprove } from './sandbox-records.js';
 import type { BenchStack } from './stack.js';
