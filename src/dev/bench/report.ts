@@ -34,7 +34,9 @@ const fixed = (value: number, digits = 0) => value.toFixed(digits);
 /** The issue's targets, each as a share of a reference measured in the same run. */
 export function targets(results: BenchResults): Target[] {
   const { floor, ingest, batch, drain, ceiling, calls, latency, peakRssMb } = results;
-  const peaks = Object.values(peakRssMb).filter((peak): peak is number => peak !== null);
+  // The app's processes: the sandbox stands in for the service and runs through tsx.
+  const appPeaks = Object.entries(peakRssMb).filter(([process]) => process !== 'sandbox');
+  const peaks = appPeaks.map(([, peak]) => peak).filter((peak): peak is number => peak !== null);
   const highest = Math.max(...peaks);
   return [
     {
@@ -58,9 +60,9 @@ export function targets(results: BenchResults): Target[] {
       verdict: verdict(share(drain.perSecond, ceiling.perSecond) >= 0.6),
     },
     {
-      name: 'peak RSS < 150 MB, every process',
+      name: 'peak RSS < 150 MB, every process of the app',
       measured: `${fixed(highest)} MB (highest)`,
-      verdict: verdict(peaks.length === Object.keys(peakRssMb).length && highest < 150),
+      verdict: verdict(peaks.length === appPeaks.length && highest < 150),
     },
     { name: 'upserts per (user, day) <= 1.1 (mean)', measured: fixed(calls.mean, 2), verdict: verdict(calls.mean <= 1.1) },
     {
