@@ -19,11 +19,16 @@ export type BenchFlags = z.infer<typeof flagsSchema>;
 /** Sized to finish in about a minute on a 2-core machine with a drain long enough to be stable. */
 const DEFAULTS = { users: '60', days: '10', items: '5', clients: '16', workers: '1', results: 'bench/results' };
 
-export function parseFlags(args: string[]): BenchFlags {
-  const { values } = parseArgs({
-    args,
-    options: Object.fromEntries(Object.entries(DEFAULTS).map(([name, value]) => [name, { type: 'string', default: value }])),
-    strict: true,
-  });
-  return flagsSchema.parse(values);
+export type FlagsResult = { ok: true; flags: BenchFlags } | { ok: false; problem: string };
+
+export function parseFlags(args: string[]): FlagsResult {
+  const options = Object.fromEntries(Object.entries(DEFAULTS).map(([name, value]) => [name, { type: 'string' as const, default: value }]));
+  let values: unknown;
+  try {
+    values = parseArgs({ args, options, strict: true }).values;
+  } catch (error) {
+    return { ok: false, problem: error instanceof Error ? error.message : String(error) };
+  }
+  const flags = flagsSchema.safeParse(values);
+  return flags.success ? { ok: true, flags: flags.data } : { ok: false, problem: flags.error.issues[0]?.message ?? 'unreadable flags' };
 }

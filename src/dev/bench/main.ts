@@ -23,7 +23,13 @@ const DIRECT_ATHLETE_PREFIX = { naive: 'naive-user-', ceiling: 'ceiling-user-' }
 const dayRecordSchema = z.looseObject({ items: z.array(z.unknown()) });
 
 async function main(): Promise<void> {
-  const flags = parseFlags(process.argv.slice(2));
+  const parsed = parseFlags(process.argv.slice(2));
+  if (!parsed.ok) {
+    console.error(`${parsed.problem}\nUsage: npm run bench -- --users 60 --days 10 --items 5 --clients 16 --workers 1 [--results bench/results]`);
+    process.exitCode = 2;
+    return;
+  }
+  const { flags } = parsed;
   const startedAt = new Date();
   const stack = await startBenchStack(String(startedAt.getTime()));
   try {
