@@ -23,6 +23,7 @@ import { syncOverviewApi } from './dashboard/sync-overview.api.js';
 import { checkDatabase, type Db } from './db/database.js';
 import type { Logger } from './logger.js';
 import { mealsApi } from './nutrition/meals.api.js';
+import { batchBodyLimitBytes } from './nutrition/meal.schemas.js';
 import { createMeals } from './nutrition/meals.js';
 import { mealsPages } from './nutrition/meals.pages.js';
 import type { Metrics } from './observability/metrics.js';
@@ -121,6 +122,8 @@ export function createApp(deps: AppDependencies): Express {
 
   // Uploads are multipart (§2.2): before the JSON-only guard of the rest of the API.
   app.use(activityUploadApi({ activities, maxBytes }));
+  // An import carries up to MEALS_BATCH_MAX items, more than the 100 kB of any other request.
+  app.use('/api/meals/batch', requireJsonBody, express.json({ limit: batchBodyLimitBytes(config.meals) }));
   app.use('/api', requireJsonBody, express.json({ limit: '100kb' }));
   app.use(accountApi({ db, accounts, clock }));
   app.use(mealsApi({ meals, limits: config.meals }));

@@ -165,6 +165,8 @@ const envSchema = z.object({
   MEAL_NAME_MAX_LENGTH: positiveInt('a number of characters, e.g. 120', 120),
   MEAL_MAX_GRAMS: positiveInt('grams, e.g. 1000', 1000),
   MEAL_MAX_KCAL: positiveInt('kilocalories, e.g. 10000', 10_000),
+  // Bounded: one import is one transaction holding the user's lock, and one insert of 11 values per item within SQLite's 32,766.
+  MEALS_BATCH_MAX: wholeUpTo(2000, 'a number of items up to 2000, e.g. 500').default(500),
   // The document states no file size (§8): 25 MiB holds hours of second-by-second recording.
   ACTIVITY_MAX_BYTES: wholeUpTo(100 * 1024 * 1024, 'a number of bytes up to 104857600 (100 MiB), e.g. 26214400 (25 MiB)').default(25 * 1024 * 1024),
   ACTIVITY_RETENTION: z.enum(['keep', 'prune-after-upload'], expecting('keep or prune-after-upload')).default('keep'),
@@ -259,6 +261,7 @@ function toConfig(env: z.infer<typeof envSchema>) {
       maxNameLength: env.MEAL_NAME_MAX_LENGTH,
       maxGrams: env.MEAL_MAX_GRAMS,
       maxKcal: env.MEAL_MAX_KCAL,
+      batchMax: env.MEALS_BATCH_MAX,
     },
     activities: {
       /** The largest .fit file an upload may carry; larger ones are answered 413. */

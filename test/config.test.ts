@@ -119,6 +119,7 @@ describe('loadConfig', () => {
     expect(loadConfig({ ...validEnv, STARTUP_TIMEOUT_S: '3600' })).toMatchObject({ startupTimeoutS: 3600 });
     expect(configErrorFor({ ...validEnv, SHUTDOWN_TIMEOUT_MS: '1e12' })).toMatch(/^Invalid configuration: SHUTDOWN_TIMEOUT_MS must be [^\n]+$/);
     expect(configErrorFor({ ...validEnv, ACTIVITY_MAX_BYTES: '1e12' })).toMatch(/^Invalid configuration: ACTIVITY_MAX_BYTES must be [^\n]+$/);
+    expect(configErrorFor({ ...validEnv, MEALS_BATCH_MAX: '2001' })).toMatch(/^Invalid configuration: MEALS_BATCH_MAX must be [^\n]+$/);
   });
 
   /** A wrong value for every setting the README's configuration table lists. */
@@ -158,6 +159,7 @@ describe('loadConfig', () => {
     MEAL_NAME_MAX_LENGTH: 'long',
     MEAL_MAX_GRAMS: '0',
     MEAL_MAX_KCAL: '-1',
+    MEALS_BATCH_MAX: '0',
     ACTIVITY_MAX_BYTES: '25MB',
     ACTIVITY_RETENTION: 'delete',
     SIGNIN_FAILURES_PER_ADDRESS_PER_HOUR: '0',

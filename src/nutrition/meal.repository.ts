@@ -8,6 +8,12 @@ export async function insertMeal(trx: Reader, item: NewMealItem): Promise<MealIt
   return trx.insertInto('meal_items').values(item).returningAll().executeTakeFirstOrThrow();
 }
 
+/** Many items in one statement; they come back in the order given (ids ascend in insertion order). */
+export async function insertMeals(trx: Reader, items: NewMealItem[]): Promise<MealItem[]> {
+  const rows = await trx.insertInto('meal_items').values(items).returningAll().execute();
+  return rows.sort((a, b) => a.id - b.id);
+}
+
 export async function findMeal(db: Reader, userId: number, id: number): Promise<MealItem | undefined> {
   return db.selectFrom('meal_items').selectAll().where('user_id', '=', userId).where('id', '=', id).executeTakeFirst();
 }
@@ -46,4 +52,16 @@ export async function countMealsOfDay(trx: Reader, userId: number, date: string)
     .where('local_date', '=', date)
     .executeTakeFirstOrThrow();
   return Number(count);
+}
+
+/** How many items each of the user's days holds, in one query; a day with none is absent. */
+export async function countMealsOfDays(trx: Reader, userId: number, dates: string[]): Promise<Map<string, number>> {
+  const rows = await trx
+    .selectFrom('meal_items')
+    .select((eb) => ['local_date', eb.fn.countAll<number>().as('count')])
+    .where('user_id', '=', userId)
+    .where('local_date', 'in', dates)
+    .groupBy('local_date')
+    .execute();
+  return new Map(rows.map((row) => [row.local_date, Number(row.count)]));
 }

@@ -42,7 +42,21 @@ export function mealInputSchemas(limits: MealLimits) {
       logged_at: fields.logged_at.optional(),
     })
     .refine((changes) => Object.keys(changes).length > 0, { error: 'must change at least one field' });
-  return { create, update };
+  const batch = z.strictObject({
+    items: z
+      .array(create)
+      .min(1, { error: 'must hold at least one item' })
+      .max(limits.batchMax, { error: `must hold at most ${limits.batchMax} items` }),
+  });
+  return { create, update, batch };
+}
+
+/**
+ * The body limit of POST /api/meals/batch: a full import of the longest items, each name written in
+ * \uXXXX escapes (6 bytes a character), and about 500 bytes for the other fields and their names.
+ */
+export function batchBodyLimitBytes(limits: MealLimits): number {
+  return limits.batchMax * (limits.maxNameLength * 6 + 512);
 }
 
 export type MealInput = z.infer<ReturnType<typeof mealInputSchemas>['create']>;

@@ -18,7 +18,7 @@ export function mealsApi({ meals, limits }: { meals: Meals; limits: MealLimits }
     if (outcome.ok) return res.status(successStatus).json(outcome.meal);
     if (outcome.reason === 'not_found') return sendNotFound(res);
     if (outcome.reason === 'invalid_field') return sendInvalidInput(res, describeInvalidField(outcome.field, outcome.message));
-    res.status(409).json({ error: 'day_full', message: outcome.message });
+    sendDayFull(res, outcome);
   }
 
   router.get('/api/meals', async (req, res) => {
@@ -31,6 +31,17 @@ export function mealsApi({ meals, limits }: { meals: Meals; limits: MealLimits }
     const input = schemas.create.safeParse(req.body ?? {});
     if (!input.success) return sendInvalidInput(res, input.error);
     sendOutcome(res, await meals.add(currentUser(res), input.data), 201);
+  });
+
+  router.post('/api/meals/batch', async (req, res) => {
+    const input = schemas.batch.safeParse(req.body ?? {});
+    if (!input.success) return sendInvalidInput(res, input.error);
+    const outcome = await meals.importMany(currentUser(res), input.data.items);
+    if (outcome.ok) return res.status(201).json({ items: outcome.meals, days: outcome.days });
+    if (outcome.reason === 'invalid_field') {
+      return sendInvalidInput(res, describeInvalidField(`items.${outcome.index}.${outcome.field}`, outcome.message));
+    }
+    sendDayFull(res, outcome);
   });
 
   router.patch('/api/meals/:id', async (req, res) => {
@@ -50,6 +61,10 @@ export function mealsApi({ meals, limits }: { meals: Meals; limits: MealLimits }
   });
 
   return router;
+}
+
+function sendDayFull(res: Response, { message }: { message: string }) {
+  res.status(409).json({ error: 'day_full', message });
 }
 
 /** Another user's item is "not found" too: its existence is not revealed. */

@@ -3,10 +3,19 @@ import type { User } from '../accounts/user.table.js';
 import type { Db } from '../db/database.js';
 import type { ChangeHint } from '../sync/hint.js';
 import { markDirty, type OutboxKey } from '../sync/outbox.js';
-import { placeLoggedAt, type Placement } from './local-date.js';
-import { countMealsOfDay, deleteMeal, findMeal, insertMeal, mealsOfDay, updateMeal } from './meal.repository.js';
+import { placeLoggedAt, type PlacedTime, type Placement } from './local-date.js';
+import {
+  countMealsOfDay,
+  countMealsOfDays,
+  deleteMeal,
+  findMeal,
+  insertMeal,
+  insertMeals,
+  mealsOfDay,
+  updateMeal,
+} from './meal.repository.js';
 import type { MealChanges, MealInput, MealLimits } from './meal.schemas.js';
-import type { MealItem } from './meal.table.js';
+import type { MealItem, NewMealItem } from './meal.table.js';
 
 /** A meal item as the API shows it: its local date, and logged_at exactly as it will be sent. */
 export interface MealView {
@@ -27,6 +36,9 @@ type DayFull = { ok: false; reason: 'day_full'; message: string };
 type InvalidField = { ok: false; reason: 'invalid_field'; field: 'logged_at'; message: string };
 
 export type MealOutcome = { ok: true; meal: MealView } | { ok: false; reason: 'not_found' } | DayFull | InvalidField;
+
+/** An import: all its items stored, or none; `index` is the refused item's place in the list. */
+export type ImportOutcome = { ok: true; meals: MealView[]; days: string[] } | DayFull | (InvalidField & { index: number });
 
 export interface MealsDependencies {
   db: Db;
@@ -49,6 +61,12 @@ export function createMeals({ db, limits, clock, changed }: MealsDependencies) {
     message: `${date} already has ${limits.maxItemsPerDay} items, the most a day can hold`,
   });
 
+  const dayOverfull = (date: string, held: number, adding: number): DayFull => ({
+    ok: false,
+    reason: 'day_full',
+    message: `${date} would hold ${held + adding} items with this import, more than the ${limits.maxItemsPerDay} a day can hold`,
+  });
+
   return {
     async list(user: User, date: string): Promise<MealView[]> {
       return (await mealsOfDay(db, user.id, date)).map(toView);
@@ -62,25 +80,40 @@ export function createMeals({ db, limits, clock, changed }: MealsDependencies) {
       const meal = await db.transaction().execute(async (trx) => {
         await lockUser(trx, user.id);
         if ((await countMealsOfDay(trx, user.id, placed.localDate)) >= limits.maxItemsPerDay) return undefined;
-        const item = await insertMeal(trx, {
-          user_id: user.id,
-          name: input.name,
-          carbs: input.carbs,
-          protein: input.protein ?? null,
-          fat: input.fat ?? null,
-          kcal: input.kcal ?? null,
-          absorption_type: input.absorptionType ?? null,
-          logged_at: placed.loggedAt,
-          local_date: placed.localDate,
-          created_at: now.toISOString(),
-          updated_at: now.toISOString(),
-        });
+        const item = await insertMeal(trx, newMealItem(user, input, placed, now));
         await markDirty(trx, nutritionDay(user, placed.localDate), now);
         return item;
       });
       if (!meal) return dayFull(placed.localDate);
       await changed([nutritionDay(user, meal.local_date)]);
       return { ok: true, meal: toView(meal) };
+    },
+
+    /**
+     * Stores every item or none, in one transaction: one insert, and each touched day counted,
+     * marked dirty and hinted once, however many of the items it holds.
+     */
+    async importMany(user: User, inputs: MealInput[]): Promise<ImportOutcome> {
+      const now = clock();
+      const placed: PlacedTime[] = [];
+      for (const [index, input] of inputs.entries()) {
+        const placement = placeLoggedAt(input.logged_at, user.timezone);
+        if (!placement.ok) return { ...invalidLoggedAt(placement), index };
+        placed.push(placement.placed);
+      }
+      const added = countByDay(placed.map((time) => time.localDate));
+      const days = [...added.keys()].sort();
+      const outcome = await db.transaction().execute(async (trx) => {
+        await lockUser(trx, user.id);
+        const held = await countMealsOfDays(trx, user.id, days);
+        const overfull = days.find((day) => (held.get(day) ?? 0) + (added.get(day) ?? 0) > limits.maxItemsPerDay);
+        if (overfull !== undefined) return dayOverfull(overfull, held.get(overfull) ?? 0, added.get(overfull) ?? 0);
+        const items = await insertMeals(trx, inputs.map((input, index) => newMealItem(user, input, placed[index]!, now)));
+        for (const day of days) await markDirty(trx, nutritionDay(user, day), now);
+        return { ok: true as const, meals: items.map(toView), days };
+      });
+      if (outcome.ok) await changed(days.map((day) => nutritionDay(user, day)));
+      return outcome;
     },
 
     async change(user: User, id: number, changes: MealChanges): Promise<MealOutcome> {
@@ -136,6 +169,28 @@ export type Meals = ReturnType<typeof createMeals>;
 
 function invalidLoggedAt({ message }: Extract<Placement, { ok: false }>): InvalidField {
   return { ok: false, reason: 'invalid_field', field: 'logged_at', message };
+}
+
+function newMealItem(user: User, input: MealInput, placed: PlacedTime, now: Date): NewMealItem {
+  return {
+    user_id: user.id,
+    name: input.name,
+    carbs: input.carbs,
+    protein: input.protein ?? null,
+    fat: input.fat ?? null,
+    kcal: input.kcal ?? null,
+    absorption_type: input.absorptionType ?? null,
+    logged_at: placed.loggedAt,
+    local_date: placed.localDate,
+    created_at: now.toISOString(),
+    updated_at: now.toISOString(),
+  };
+}
+
+function countByDay(dates: string[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const date of dates) counts.set(date, (counts.get(date) ?? 0) + 1);
+  return counts;
 }
 
 function toView(item: MealItem): MealView {

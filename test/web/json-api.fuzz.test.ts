@@ -122,6 +122,20 @@ const body = (valid: Record<string, unknown>) =>
     ),
   );
 
+/** An import: the whole body made hostile, or a few items of which some have a hostile field. */
+const batchBody = fc.oneof(
+  body({ items: [validMeal] }),
+  fc
+    .array(
+      fc.oneof(
+        fc.constant(validMeal),
+        fc.record({ field: fieldName, value: hostileValue }).map(({ field, value }) => ({ ...validMeal, [field]: value })),
+      ),
+      { maxLength: 4 },
+    )
+    .map((items) => JSON.stringify({ items })),
+);
+
 /** A day the signed-in user recorded wellness for before the test started. */
 const EXISTING_WELLNESS_DAY = '2026-03-11';
 
@@ -147,6 +161,7 @@ interface ApiRequest {
 /** Sign-up and sign-in hash a password (tens of milliseconds each), so they are drawn less often. */
 const request: fc.Arbitrary<ApiRequest> = fc.oneof(
   { weight: 4, arbitrary: body(validMeal).map((text) => ({ client: 'signedIn' as const, method: 'POST', path: '/api/meals', body: text })) },
+  { weight: 2, arbitrary: batchBody.map((text) => ({ client: 'signedIn' as const, method: 'POST', path: '/api/meals/batch', body: text })) },
   {
     weight: 3,
     arbitrary: fc
