@@ -27,11 +27,12 @@ describe('npm run bench', () => {
 
     const [file] = await readdir(results);
     const json = JSON.parse(await readFile(join(results, file!), 'utf8'));
-    for (const rate of [json.floor, json.ingest, json.ceiling]) {
+    for (const rate of [json.floor, json.ingest, json.batch, json.ceiling]) {
       expect(rate).toEqual({ count: expect.any(Number), seconds: expect.any(Number), perSecond: expect.any(Number), p50Ms: expect.any(Number), p99Ms: expect.any(Number) });
     }
     expect(json.ingest.count).toBe(4);
-    expect(json.drain).toEqual({ days: 2, seconds: expect.any(Number), perSecond: expect.any(Number) });
+    expect(json.batch.count).toBe(4);
+    expect(json.drain).toEqual({ days: 4, seconds: expect.any(Number), perSecond: expect.any(Number) });
     expect(json.calls).toEqual({ max: 1, mean: 1, naiveMax: 2, naiveMean: 2 });
     expect(json.latency).toEqual({ days: 2, p50Ms: expect.any(Number), p99Ms: expect.any(Number) });
     expect(json.signInBurst.count).toBe(10);
