@@ -243,7 +243,10 @@ function statusOf(row: Selectable<Database['outbox']>): EntrySyncStatus {
   };
 }
 
-/** Per kind, how many of the user's entries wait to be sent and how many the service refused. */
+/**
+ * Per kind, how many of the user's entries wait to be sent and how many the service refused. Only
+ * kinds this version knows, as in dirtyEntriesOf: it never sends the others, which would wait forever.
+ */
 export async function entryCountsOf(db: Db, userId: number): Promise<Array<{ kind: SyncKind; waiting: number; refused: number }>> {
   const rows = await db
     .selectFrom('outbox')
@@ -253,6 +256,7 @@ export async function entryCountsOf(db: Db, userId: number): Promise<Array<{ kin
       eb.fn.countAll().filterWhere('failed_version', '=', eb.ref('version')).as('refused'),
     ])
     .where('user_id', '=', userId)
+    .where('kind', 'in', SYNC_KINDS)
     .groupBy('kind')
     .execute();
   return rows.map((row) => ({ kind: row.kind, waiting: Number(row.waiting), refused: Number(row.refused) }));

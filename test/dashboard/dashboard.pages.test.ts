@@ -113,4 +113,14 @@ describe('the dashboard', () => {
     expect(overview.kinds[0]?.entries[0]).toMatchObject({ state: 'pending', headline: 'Waiting: the last try failed, next try soon' });
     expect(overview.lastProblem).toMatch(/: Waiting: the last try failed, next try soon\.$/);
   });
+
+  it('counts only the kinds this version sends: an entry of a newer version’s kind does not keep the page refreshing', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
+    const { client, userId } = await connectedUser(stack, { timezone: ZONE });
+    await stack.db
+      .insertInto('outbox')
+      .values({ user_id: userId, kind: 'sleep' as never, subject: '2026-11-20', version: 1, synced_version: null, synced_at: null, failed_version: null, last_error: null, problem: null, next_attempt_at: null, updated_at: new Date().toISOString() })
+      .execute();
+    expect(await bodyOf<SyncOverview>(await client.get('/api/sync/overview'))).toMatchObject({ pending: false, counts: 'Nothing waits to be sent.' });
+  });
 });
