@@ -19,6 +19,7 @@ function expecting(what: string) {
   };
 }
 
+const REDIS_URL_HINT = 'a redis:// or rediss:// URL, with a database number as its path if any (redis://cache:6379/3)';
 const ENCRYPTION_KEY_HINT = '32 random bytes in base64 (create one with: openssl rand -base64 32)';
 
 const baseUrl = z
@@ -116,7 +117,9 @@ const envSchema = z.object({
   DATABASE_URL: z.string(expecting(DATABASE_URL_HINT)).prefault('sqlite:./data/app.db').pipe(databaseUrl),
   DATABASE_POOL_SIZE: positiveInt('a number of connections, e.g. 10', 10),
   REDIS_URL: z
-    .url({ protocol: /^rediss?$/, ...expecting('a redis:// or rediss:// URL') })
+    .url({ protocol: /^rediss?$/, ...expecting(REDIS_URL_HINT) })
+    // The path is the database number; the session store's client throws on any other path at start.
+    .refine((url) => /^\/?\d*$/.test(new URL(url).pathname), expecting(REDIS_URL_HINT))
     .default('redis://127.0.0.1:6379'),
   // Braces make a Redis Cluster hash tag ({athlete-sync}): every key of the app, BullMQ's included,
   // then lives in one slot, as BullMQ's multi-key scripts need.

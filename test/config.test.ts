@@ -83,6 +83,7 @@ describe('loadConfig', () => {
     ['PORT', 'eighty', 'a port number'],
     ['DATABASE_URL', 'mysql://db', 'sqlite:<path> (for example sqlite:./data/app.db) or a postgres:// URL'],
     ['REDIS_URL', 'http://cache', 'redis://'],
+    ['REDIS_URL', 'redis://cache:6379/three', 'redis://'],
     ['REDIS_PREFIX', 'has space', 'letters, digits'],
     ['REDIS_PREFIX', '{unclosed', 'letters, digits'],
     ['SESSION_SECRET', 'short', 'at least 32'],

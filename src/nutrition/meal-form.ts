@@ -1,21 +1,22 @@
 import { z } from 'zod';
-import { numberFromForm } from '../web/form-numbers.js';
+import { formField, numberFromForm } from '../web/form-numbers.js';
 
 /**
  * The meal page's form fields, turned into the JSON the API takes, so one schema (meal.schemas.ts)
  * validates both. The page asks for a time of day on the page's date: wall time in the user's zone.
+ * A field missing or sent twice reads as empty, and the other fields keep what was typed.
  */
 const formSchema = z.object({
-  date: z.string().default(''),
-  time: z.string().default(''),
-  name: z.string().default(''),
-  carbs: z.string().default(''),
-  protein: z.string().default(''),
-  fat: z.string().default(''),
-  kcal: z.string().default(''),
-  absorptionType: z.string().default(''),
+  date: formField,
+  time: formField,
+  name: formField,
+  carbs: formField,
+  protein: formField,
+  fat: formField,
+  kcal: formField,
+  absorptionType: formField,
   /** On the edit form: the item's time as shown, so an unchanged time keeps the item's own offset. */
-  originalTime: z.string().default(''),
+  originalTime: formField,
 });
 
 export type MealForm = z.infer<typeof formSchema>;

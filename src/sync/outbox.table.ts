@@ -1,3 +1,4 @@
+import type { ColumnType } from 'kysely';
 import type { SyncKind } from './sync-kinds.js';
 import type { SyncProblem } from './sync-problem.js';
 
@@ -19,8 +20,11 @@ export interface OutboxTable {
   failed_version: number | null;
   /** The last failure, permanent or not; cleared by a successful sync. */
   last_error: string | null;
-  /** What kind of failure `last_error` is, decided where it was recorded (sync-problem.ts). */
-  problem: SyncProblem | null;
+  /**
+   * What kind of failure `last_error` is, decided where it was recorded (sync-problem.ts). Text when
+   * read: a newer version may have recorded a word this one does not know.
+   */
+  problem: ColumnType<string | null, SyncProblem | null, SyncProblem | null>;
   /** When a queued retry of a pending entry runs, when known (the worker records it as BullMQ schedules one). */
   next_attempt_at: string | null;
   updated_at: string;

@@ -1,8 +1,8 @@
-import { sql, type ExpressionBuilder, type Transaction } from 'kysely';
+import { sql, type ExpressionBuilder, type Selectable, type Transaction } from 'kysely';
 import { scopeOf } from '../connections/capabilities.js';
 import type { Database, Db } from '../db/database.js';
 import { DAILY_KINDS, SYNC_KINDS, type SyncKind } from './sync-kinds.js';
-import type { SyncProblem } from './sync-problem.js';
+import { isSyncProblem, type SyncProblem } from './sync-problem.js';
 
 /**
  * The outbox (docs/architecture.md, decision 3). A change marks its entry dirty in the same transaction, so no
@@ -228,7 +228,7 @@ function entriesOf(db: Db, userId: number) {
   return db.selectFrom('outbox').selectAll().where('user_id', '=', userId);
 }
 
-function statusOf(row: Database['outbox']): EntrySyncStatus {
+function statusOf(row: Selectable<Database['outbox']>): EntrySyncStatus {
   const status: SyncState =
     row.version === row.synced_version ? 'synced' : row.version === row.failed_version ? 'failed' : 'pending';
   return {
@@ -237,13 +237,16 @@ function statusOf(row: Database['outbox']): EntrySyncStatus {
     status,
     ...(row.synced_at !== null && status === 'synced' && { syncedAt: row.synced_at, syncedVersion: row.version }),
     ...(row.last_error !== null && status !== 'synced' && { error: row.last_error }),
-    ...(row.problem !== null && status !== 'synced' && { problem: row.problem }),
+    ...(row.problem !== null && isSyncProblem(row.problem) && status !== 'synced' && { problem: row.problem }),
     ...(row.next_attempt_at !== null && status === 'pending' && { nextAttemptAt: row.next_attempt_at }),
     changedAt: row.updated_at,
   };
 }
 
-/** Per kind, how many of the user's entries wait to be sent and how many the service refused. */
+/**
+ * Per kind, how many of the user's entries wait to be sent and how many the service refused. Only
+ * kinds this version knows, as in dirtyEntriesOf: it never sends the others, which would wait forever.
+ */
 export async function entryCountsOf(db: Db, userId: number): Promise<Array<{ kind: SyncKind; waiting: number; refused: number }>> {
   const rows = await db
     .selectFrom('outbox')
@@ -253,6 +256,7 @@ export async function entryCountsOf(db: Db, userId: number): Promise<Array<{ kin
       eb.fn.countAll().filterWhere('failed_version', '=', eb.ref('version')).as('refused'),
     ])
     .where('user_id', '=', userId)
+    .where('kind', 'in', SYNC_KINDS)
     .groupBy('kind')
     .execute();
   return rows.map((row) => ({ kind: row.kind, waiting: Number(row.waiting), refused: Number(row.refused) }));

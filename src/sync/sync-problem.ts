@@ -9,7 +9,13 @@ import type { ServiceError } from '../provider/service-error.js';
  * - refused: the service refused this version for good;
  * - unsendable: this app cannot send the entry at all (unsendable-entries.ts).
  */
-export type SyncProblem = 'service-busy' | 'no-answer' | 'needs-connection' | 'refused' | 'unsendable';
+export const SYNC_PROBLEMS = ['service-busy', 'no-answer', 'needs-connection', 'refused', 'unsendable'] as const;
+export type SyncProblem = (typeof SYNC_PROBLEMS)[number];
+
+/** A recorded word this version knows; a row written by a newer version may hold one it does not. */
+export function isSyncProblem(word: string): word is SyncProblem {
+  return (SYNC_PROBLEMS as readonly string[]).includes(word);
+}
 
 export function problemOf(error: ServiceError): SyncProblem {
   if (error.kind === 'permanent') return 'refused';

@@ -1,3 +1,8 @@
+import { z } from 'zod';
+
+/** A form field's text: empty when missing, or when sent twice (an array), so it alone is refused. */
+export const formField = z.string().catch('');
+
 /**
  * A form field's text as a JSON number when it is written as a decimal number, so one schema
  * validates both the JSON API and the form. Decimal numbers only: Number() would also take 0x10,

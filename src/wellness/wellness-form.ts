@@ -1,15 +1,12 @@
 import { z } from 'zod';
-import { numberFromForm } from '../web/form-numbers.js';
+import { formField, numberFromForm } from '../web/form-numbers.js';
 import { MEASUREMENT_NAMES, type MeasurementName } from './wellness.schemas.js';
 
 /** A row of the wellness page's table: each measurement as typed. */
 export type WellnessForm = Record<MeasurementName, string>;
 
 const formSchema = z.object(
-  Object.fromEntries(MEASUREMENT_NAMES.map((name) => [name, z.string().default('')])) as Record<
-    MeasurementName,
-    z.ZodDefault<z.ZodString>
-  >,
+  Object.fromEntries(MEASUREMENT_NAMES.map((name) => [name, formField])) as Record<MeasurementName, typeof formField>,
 );
 
 export function readWellnessForm(body: unknown): WellnessForm {

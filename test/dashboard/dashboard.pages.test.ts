@@ -98,4 +98,29 @@ describe('the dashboard', () => {
     expect(entriesOf(sent, 'nutrition')?.[0]).toMatchObject({ state: 'synced', headline: 'Sent just now' });
     expect((await fetch(`${stack.appUrl}/api/sync/overview`)).status).toBe(401);
   });
+
+  it('words an entry recorded by a newer version (an unknown kind of failure, a retry time it cannot read) as a failed try', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
+    const { client, userId } = await connectedUser(stack, { timezone: ZONE });
+    const today = localToday(new Date(), ZONE);
+    await addMeal(client, { name: 'Oats', carbs: 60, logged_at: `${today}T08:00:00+05:45` });
+    await stack.db
+      .updateTable('outbox')
+      .set({ last_error: 'HTTP 429', problem: 'throttled' as never, next_attempt_at: 'tomorrow-ish' })
+      .where('user_id', '=', userId)
+      .execute();
+    const overview = await bodyOf<SyncOverview>(await client.get('/api/sync/overview'));
+    expect(overview.kinds[0]?.entries[0]).toMatchObject({ state: 'pending', headline: 'Waiting: the last try failed, next try soon' });
+    expect(overview.lastProblem).toMatch(/: Waiting: the last try failed, next try soon\.$/);
+  });
+
+  it('counts only the kinds this version sends: an entry of a newer version’s kind does not keep the page refreshing', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
+    const { client, userId } = await connectedUser(stack, { timezone: ZONE });
+    await stack.db
+      .insertInto('outbox')
+      .values({ user_id: userId, kind: 'sleep' as never, subject: '2026-11-20', version: 1, synced_version: null, synced_at: null, failed_version: null, last_error: null, problem: null, next_attempt_at: null, updated_at: new Date().toISOString() })
+      .execute();
+    expect(await bodyOf<SyncOverview>(await client.get('/api/sync/overview'))).toMatchObject({ pending: false, counts: 'Nothing waits to be sent.' });
+  });
 });

@@ -67,9 +67,17 @@ describe('the dashboard’s sync overview in a real browser', () => {
     // Gone if the page were loaded again.
     await page.evaluate(() => Object.assign(globalThis, { loadedOnce: true }));
 
+    // The app itself answers one poll with a failure (a restart, a busy database): the next tick tries again.
+    let failedOnce = false;
+    await page.route('**/api/sync/overview', (route) => {
+      if (failedOnce) return route.continue();
+      failedOnce = true;
+      return route.fulfill({ status: 503, contentType: 'text/html', body: '<h1>Service Unavailable</h1>' });
+    });
     await stack.changeSandbox({ faultRate: 0 });
     await entry.locator('.sync-headline', { hasText: 'Sent just now' }).waitFor({ timeout: 30_000 });
     expect(await page.evaluate(() => 'loadedOnce' in globalThis)).toBe(true);
+    expect(failedOnce).toBe(true);
     expect(await entry.getAttribute('data-sync-state')).toBe('synced');
     expect(await page.getByTestId('sync-counts').textContent()).toBe('Nothing waits to be sent.');
     expect(await page.getByTestId('sync-last-problem').isHidden()).toBe(true);

@@ -104,6 +104,26 @@ describe('the meals page’s form', () => {
     expect(await bodyOf(api)).toMatchObject({ fields: ['carbs'], message: 'carbs must not be negative' });
   });
 
+  it('keeps the other typed values when a field arrives twice, and refuses only that field', async () => {
+    const client = await newUser();
+    const page = await (await client.get(`/meals?date=${DATE}`)).text();
+    const fields = new URLSearchParams({ _csrf: hiddenField(page, '_csrf'), ...item, carbs: '12', kcal: '120' });
+    fields.append('name', 'Rice');
+    const refused = await client.request('/meals', {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: fields.toString(),
+    });
+    expect(refused.status).toBe(400);
+    const html = unescaped(await refused.text());
+    expect(html).toContain('The new item was not added: Name must not be empty.');
+    expect(html).toContain(`Meals on ${DATE}`);
+    for (const [name, value] of [['time', '08:15'], ['carbs', '12'], ['kcal', '120']]) {
+      expect(inputOf(html, '/meals', name!)).toContain(`value="${value}"`);
+    }
+    expect(await dayOf(client, DATE)).toEqual([]);
+  });
+
   it('keeps the values typed into a refused edit in that item’s form rather than reverting it', async () => {
     const client = await newUser();
     const created = await addMeal(client, { name: 'Oats', carbs: 60, logged_at: `${DATE}T08:15:00+01:00` });

@@ -29,9 +29,9 @@ function showOverview(data) {
 
 async function poll() {
   const response = await fetch('/api/sync/overview', { headers: { accept: 'application/json' } }).catch(() => undefined);
-  // Signed out meanwhile: nothing more to show. A lost answer is tried again at the next tick.
-  if (response && !response.ok) return;
-  if (response) showOverview(await response.json());
+  // Signed out meanwhile: nothing more to show. A lost or failed answer is tried again at the next tick.
+  if (response?.status === 401 || response?.status === 403) return;
+  if (response?.ok) showOverview(await response.json());
   if (overview.dataset.pending === 'true') setTimeout(poll, POLL_MS);
 }
 
