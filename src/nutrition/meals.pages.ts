@@ -1,6 +1,5 @@
 import { Router, type Request, type Response } from 'express';
-import { DateTime } from 'luxon';
-import { localToday } from '../dates/local-today.js';
+import { addDays, localToday } from '../dates/local-today.js';
 import { calendarDateSchema, isSupportedDate } from '../dates/supported-dates.js';
 import type { Db } from '../db/database.js';
 import { syncStatusesOf } from '../sync/outbox.js';
@@ -59,7 +58,6 @@ export function mealsPages({ db, meals, limits, renderPage, clock }: Dependencie
 
   async function renderDay(req: Request, res: Response, date: string, draft?: Draft) {
     const user = currentUser(res);
-    const day = DateTime.fromISO(date);
     const [sync] = await syncStatusesOf(db, user.id, 'nutrition', [date]);
     const list = await meals.list(user, date);
     const draftFor = (target: number | 'new') => (draft?.target === target ? draft : undefined);
@@ -70,8 +68,8 @@ export function mealsPages({ db, meals, limits, renderPage, clock }: Dependencie
       {
         title: `Meals on ${date}`,
         date,
-        previous: supportedOrNone(day.minus({ days: 1 }).toISODate()!),
-        next: supportedOrNone(day.plus({ days: 1 }).toISODate()!),
+        previous: supportedOrNone(addDays(date, -1)),
+        next: supportedOrNone(addDays(date, 1)),
         items: list.map((meal) => itemOf(meal, user.timezone, draftFor(meal.id))),
         added: { values: draftFor('new')?.form ?? readMealForm({}), problems: draftFor('new')?.problems.fields ?? {} },
         sync: sync && describeSync(sync, user.timezone, clock()),
