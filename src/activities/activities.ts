@@ -107,10 +107,9 @@ export function createActivities({ db, files, checkFile, clock, changed }: Activ
           await markDirty(trx, activityEntry(activity), now);
           return { created: true, resend: true, activity };
         }
-        const name = input.name ?? existing.name;
-        const metadata = input.metadata === undefined ? existing.metadata : metadataText(input.metadata);
+        const { name, metadata, differs } = withChanges(existing, input);
         // Sending the file again is what a failed send asks for (its bytes lost here, say).
-        const resend = name !== existing.name || metadata !== existing.metadata || (await lastSendFailed(trx, existing));
+        const resend = differs || (await lastSendFailed(trx, existing));
         if (!resend && existing.file_stored === 1) return { created: false, resend, activity: existing };
         const activity = await updateActivity(trx, user.id, existing.id, { name, metadata, file_stored: 1, updated_at: now.toISOString() });
         if (resend) await markDirty(trx, activityEntry(activity), now);
@@ -131,9 +130,8 @@ export function createActivities({ db, files, checkFile, clock, changed }: Activ
           const message = 'The file was removed from this app after its upload: upload the file again to change it.';
           return { ok: false as const, reason: 'pruned' as const, message };
         }
-        const name = changes.name ?? existing.name;
-        const metadata = changes.metadata === undefined ? existing.metadata : metadataText(changes.metadata);
-        if (name === existing.name && metadata === existing.metadata) return { ok: true as const, resend: false, activity: existing };
+        const { name, metadata, differs } = withChanges(existing, changes);
+        if (!differs) return { ok: true as const, resend: false, activity: existing };
         const activity = await updateActivity(trx, user.id, id, { name, metadata, updated_at: now.toISOString() });
         await markDirty(trx, activityEntry(activity), now);
         return { ok: true as const, resend: true, activity };
@@ -184,6 +182,13 @@ async function lastSendFailed(db: Db, activity: Activity): Promise<boolean> {
 
 export function activityEntry(activity: Pick<Activity, 'id' | 'user_id'>): OutboxKey {
   return { userId: activity.user_id, kind: 'activities', subject: String(activity.id) };
+}
+
+/** The name and metadata the changes give the activity, and whether the service would receive anything new. */
+function withChanges(activity: Activity, changes: { name?: string; metadata?: ActivityMetadata }) {
+  const name = changes.name ?? activity.name;
+  const metadata = changes.metadata === undefined ? activity.metadata : metadataText(changes.metadata);
+  return { name, metadata, differs: name !== activity.name || metadata !== activity.metadata };
 }
 
 /** The service requires a name (its document does not say): the file's name without `.fit`. */
