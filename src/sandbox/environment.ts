@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DEFAULT_SETTINGS, settingsSchema, type Settings } from './settings.js';
+import { DEFAULT_SETTINGS, overfullFaultTarget, settingsSchema, type Settings } from './settings.js';
 
 const integer = z.string().regex(/^-?\d+$/, { error: 'expected an integer' }).transform(Number);
 const decimal = z.string().regex(/^\d+(\.\d+)?$/, { error: 'expected a number such as 0.25' }).transform(Number);
@@ -7,6 +7,33 @@ const boolean = z.stringbool({ truthy: ['true', '1'], falsy: ['false', '0'], err
 const text = z.string();
 const listSplitBy = (separator: string) =>
   z.string().transform((value) => value.split(separator).map((item) => item.trim()).filter((item) => item !== ''));
+
+const FAULT_RATES_PART = /^\w+:\w+=\d+(\.\d+)?(,\w+=\d+(\.\d+)?)*$/;
+const FAULT_RATES_FORMAT = 'expected target:kind=share,... such as data:500=0.1,429=0.05 token:500=0.05';
+
+/**
+ * `data:500=0.1,429=0.05 token:500=0.05`: per target (space-separated), kind=share pairs (comma-separated).
+ * Built as plain entries, so that a target such as `__proto__` or `constructor` is a key the schema refuses.
+ */
+const faultRates = z.string().transform((value, context) => {
+  const parts = value.split(' ').filter((part) => part !== '');
+  if (!parts.every((part) => FAULT_RATES_PART.test(part))) {
+    context.addIssue({ code: 'custom', message: FAULT_RATES_FORMAT });
+    return z.NEVER;
+  }
+  const byTarget = parts.map((part) => {
+    const [target, pairs] = part.split(':') as [string, string];
+    return [target, pairs.split(',').map((pair) => pair.split('=') as [string, string])] as const;
+  });
+  const names = byTarget.flatMap(([target, pairs]) => [target, ...pairs.map(([kind]) => `${target}:${kind}`)]);
+  const twice = names.find((name, index) => names.indexOf(name) !== index);
+  if (twice !== undefined) {
+    context.addIssue({ code: 'custom', message: `names ${twice} twice` });
+    return z.NEVER;
+  }
+  const rates = byTarget.map(([target, pairs]) => [target, Object.fromEntries(pairs.map(([kind, share]) => [kind, Number(share)]))]);
+  return { data: {}, token: {}, ...Object.fromEntries(rates) };
+});
 
 /** Each environment variable, the setting it fills and how its text is read. */
 const ENVIRONMENT_VARIABLES = {
@@ -29,6 +56,7 @@ const ENVIRONMENT_VARIABLES = {
   SANDBOX_FAULT_RATE: ['faultRate', decimal],
   SANDBOX_FAULT_KINDS: ['faultKinds', listSplitBy(',')],
   SANDBOX_FAULT_TARGETS: ['faultTargets', listSplitBy(',')],
+  SANDBOX_FAULT_RATES: ['faultRates', faultRates],
   SANDBOX_FAULT_SEED: ['faultSeed', integer],
   SANDBOX_RETRY_AFTER_S: ['retryAfterS', integer],
   SANDBOX_STALL_MS: ['stallMs', integer],
@@ -56,6 +84,10 @@ export function settingsFromEnvironment(environment: NodeJS.ProcessEnv): Environ
   if (!settings.success) {
     const key = settings.error.issues[0]?.path[0];
     return { ok: false, problem: describeProblem(variableNameOf(key), settings.error) };
+  }
+  const overfull = overfullFaultTarget(settings.data);
+  if (overfull !== undefined) {
+    return { ok: false, problem: `Invalid SANDBOX_FAULT_RATES: ${overfull}'s shares, SANDBOX_FAULT_RATE's included, add up to more than 1` };
   }
   return { ok: true, settings: settings.data };
 }

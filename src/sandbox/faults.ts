@@ -1,12 +1,11 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { uniformFloat64 } from 'pure-rand/distribution/uniformFloat64';
-import { uniformInt } from 'pure-rand/distribution/uniformInt';
 import { ApiError } from './http/api-error.js';
 import type { SandboxRuntime } from './runtime.js';
-import type { FaultKind, FaultTarget } from './settings.js';
+import { FAULT_KINDS, type FaultKind, type FaultTarget, type Settings } from './settings.js';
 
 /**
- * Answers a share (`faultRate`) of the target's requests with a fault picked evenly from `faultKinds`.
+ * Answers a share of the target's requests with each kind of fault, as faultRatesOf gives them.
  * Draws come from the seeded generator, so the same seed and the same requests give the same faults.
  * 500, 503, 429 and stall are not applied; drop is applied and then the connection is cut.
  */
@@ -33,11 +32,29 @@ export function injectFaults(runtime: SandboxRuntime, target: FaultTarget): Requ
   };
 }
 
+/**
+ * The share of the target's requests that meet each kind of fault: the shorthand (`faultRate` spread
+ * evenly over `faultKinds`, for each of `faultTargets`) plus the target's own `faultRates`.
+ */
+function faultRatesOf(settings: Settings, target: FaultTarget): Record<FaultKind, number> {
+  const { faultRate, faultKinds, faultTargets, faultRates } = settings;
+  const spread = faultTargets.includes(target) ? faultRate / faultKinds.length : 0;
+  return Object.fromEntries(
+    FAULT_KINDS.map((kind) => [kind, (faultKinds.includes(kind) ? spread : 0) + (faultRates[target][kind] ?? 0)]),
+  ) as Record<FaultKind, number>;
+}
+
+/** One draw per request: the kinds' shares laid end to end, and where the draw falls among them. */
 function drawFault(runtime: SandboxRuntime, target: FaultTarget): FaultKind | null {
-  const { faultTargets, faultRate, faultKinds } = runtime.settings;
-  if (!faultTargets.includes(target)) return null;
-  if (uniformFloat64(runtime.faultRandom) >= faultRate) return null;
-  return faultKinds[uniformInt(runtime.faultRandom, 0, faultKinds.length - 1)] ?? null;
+  const rates = faultRatesOf(runtime.settings, target);
+  if (FAULT_KINDS.every((kind) => rates[kind] === 0)) return null;
+  const draw = uniformFloat64(runtime.faultRandom);
+  let reached = 0;
+  for (const kind of FAULT_KINDS) {
+    reached += rates[kind];
+    if (draw < reached) return kind;
+  }
+  return null;
 }
 
 /** Holds the request past the client's patience, then cuts the connection without an answer. */

@@ -18,6 +18,15 @@ export type WorkoutsListing = (typeof WORKOUTS_LISTINGS)[number];
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
+const share = z.number().min(0).max(1, { error: 'expected a share from 0 to 1' });
+
+/** Per target, the share of its requests answered with each kind of fault. */
+export const faultRatesSchema = z.strictObject({
+  data: z.partialRecord(z.enum(FAULT_KINDS), share),
+  token: z.partialRecord(z.enum(FAULT_KINDS), share),
+});
+export type FaultRates = z.infer<typeof faultRatesSchema>;
+
 const seconds = (minimum: number) => z.int({ error: `expected a whole number of seconds >= ${minimum}` }).min(minimum);
 
 /** Every setting of the sandbox. Where the interface document is silent, the default is the strict choice. */
@@ -50,9 +59,12 @@ export const settingsSchema = z.object({
    * when the athlete withdrew them at the service after approving.
    */
   withdrawnScopes: z.array(scopeNameSchema),
-  faultRate: z.number().min(0).max(1, { error: 'expected a share from 0 to 1' }),
+  /** The shorthand: this share of each of `faultTargets`' requests, spread evenly over `faultKinds`. */
+  faultRate: share,
   faultKinds: z.array(z.enum(FAULT_KINDS)).min(1, { error: `expected one or more of ${FAULT_KINDS.join(', ')}` }),
   faultTargets: z.array(z.enum(FAULT_TARGETS)),
+  /** Rates per target and kind, on top of the shorthand's (faults.ts adds them up). */
+  faultRates: faultRatesSchema,
   faultSeed: z.int(),
   retryAfterS: seconds(0),
   stallMs: z.int().min(0),
@@ -85,6 +97,7 @@ export const DEFAULT_SETTINGS: Settings = {
   faultRate: 0,
   faultKinds: [...FAULT_KINDS],
   faultTargets: ['data'],
+  faultRates: { data: {}, token: {} },
   faultSeed: 1,
   retryAfterS: 1,
   stallMs: 30_000,
@@ -98,6 +111,16 @@ export const settingsPatchSchema = settingsSchema
   .omit({ port: true, host: true, mode: true, logLevel: true })
   .partial()
   .strict();
+
+/**
+ * A target whose shares of faults (the shorthand's and its own) add up to more than 1, if any: one
+ * draw per request cannot give each its share. (A hair over 1 is the sum's rounding.)
+ */
+export function overfullFaultTarget({ faultRate, faultTargets, faultRates }: Settings): FaultTarget | undefined {
+  const shareOf = (target: FaultTarget) =>
+    (faultTargets.includes(target) ? faultRate : 0) + Object.values(faultRates[target]).reduce((sum, share) => sum + share, 0);
+  return FAULT_TARGETS.find((target) => shareOf(target) > 1 + 1e-9);
+}
 
 export type SettingsPatch = z.infer<typeof settingsPatchSchema>;
 

@@ -120,6 +120,7 @@ describe('POST /_sandbox/settings', () => {
     ['a value out of range', { faultRate: 1.5 }, 'faultRate'],
     ['an unknown fault kind', { faultKinds: ['404'] }, 'faultKinds.0'],
     ['an unknown scope', { withheldScopes: ['calendar:read'] }, 'withheldScopes.0'],
+    ['fault shares adding up to more than 1', { faultRate: 0.5, faultRates: { data: { '500': 0.6 }, token: {} } }, 'faultRates'],
   ])('refuses %s, naming it', async (_case, patch, field) => {
     await start();
     const response = await changeSettings(sandbox, patch);

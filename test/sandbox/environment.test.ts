@@ -20,6 +20,7 @@ describe('settings from the environment', () => {
       SANDBOX_FAULT_RATE: '0.25',
       SANDBOX_FAULT_KINDS: '429,drop',
       SANDBOX_FAULT_TARGETS: 'data,token',
+      SANDBOX_FAULT_RATES: 'data:500=0.1,drop=0.03 token:500=0.05',
       SANDBOX_FAULT_SEED: '-3',
       SANDBOX_TOKEN_DELAY_MS: '1500',
       SANDBOX_WITHDRAWN_SCOPES: 'workout:read',
@@ -40,12 +41,22 @@ describe('settings from the environment', () => {
         faultRate: 0.25,
         faultKinds: ['429', 'drop'],
         faultTargets: ['data', 'token'],
+        faultRates: { data: { '500': 0.1, drop: 0.03 }, token: { '500': 0.05 } },
         faultSeed: -3,
         tokenDelayMs: 1500,
         withdrawnScopes: ['workout:read'],
         workoutsListing: 'not-json',
       },
     });
+  });
+
+  it('refuse fault rates that, with SANDBOX_FAULT_RATE, add up to more than 1 for a target', () => {
+    expect(settingsFromEnvironment({ SANDBOX_FAULT_RATE: '0.8', SANDBOX_FAULT_RATES: 'data:500=0.5' })).toEqual({
+      ok: false,
+      problem: "Invalid SANDBOX_FAULT_RATES: data's shares, SANDBOX_FAULT_RATE's included, add up to more than 1",
+    });
+    expect(settingsFromEnvironment({ SANDBOX_FAULT_RATE: '0.8', SANDBOX_FAULT_RATES: 'token:500=0.5' }).ok).toBe(true);
+    expect(settingsFromEnvironment({ SANDBOX_FAULT_RATES: 'data:500=0.1,429=0.2,drop=0.7' }).ok).toBe(true);
   });
 
   it('take an empty variable as unset', () => {
@@ -61,6 +72,17 @@ describe('settings from the environment', () => {
     ['SANDBOX_FAULT_RATE', '1.5', 'from 0 to 1'],
     ['SANDBOX_FAULT_RATE', 'often', 'expected a number'],
     ['SANDBOX_FAULT_KINDS', '500,404', '"stall"'],
+    ['SANDBOX_FAULT_RATES', 'data:500', 'expected target:kind=share'],
+    ['SANDBOX_FAULT_RATES', 'data:404=0.1', '"404"'],
+    ['SANDBOX_FAULT_RATES', 'disk:500=0.1', 'disk'],
+    ['SANDBOX_FAULT_RATES', 'data:500=2', 'from 0 to 1'],
+    ['SANDBOX_FAULT_RATES', 'data:500=0.1:x', 'expected target:kind=share'],
+    ['SANDBOX_FAULT_RATES', 'data:500=0.1=2', 'expected target:kind=share'],
+    ['SANDBOX_FAULT_RATES', 'constructor:500=0.1', 'constructor'],
+    ['SANDBOX_FAULT_RATES', '__proto__:500=0.1', '__proto__'],
+    ['SANDBOX_FAULT_RATES', 'data:500=0.1,500=0.2', 'names data:500 twice'],
+    ['SANDBOX_FAULT_RATES', 'token:500=0.1 token:429=0.1', 'names token twice'],
+    ['SANDBOX_FAULT_RATES', 'data:500=0.6,429=0.6', "data's shares, SANDBOX_FAULT_RATE's included, add up to more than 1"],
     ['SANDBOX_WITHHELD_SCOPES', 'calendar:read', 'profile:read'],
     ['SANDBOX_REDIRECT_URIS', 'not a url', 'URL'],
     ['SANDBOX_REDIRECT_URIS', 'http://localhost:3000/cb#x', 'fragment'],

@@ -112,6 +112,21 @@ describe('fault injection', () => {
     expect(await response.json()).toMatchObject({ error: 'temporarily_unavailable' });
   });
 
+  it('draws each kind at its own rate per target, on top of the even shorthand', async () => {
+    const sandbox = await start({ faultRate: 0.2, faultKinds: ['503', '429'], faultRates: { data: { '500': 0.3, '429': 0.1 }, token: {} } });
+    const { access_token } = await obtainTokens(sandbox);
+    const statuses = await listingStatuses(sandbox, access_token, 400);
+    const share = (status: number) => statuses.filter((one) => one === status).length / statuses.length;
+    expect(share(500)).toBeCloseTo(0.3, 1);
+    expect(share(429)).toBeCloseTo(0.2, 1);
+    expect(share(503)).toBeCloseTo(0.1, 1);
+    expect(share(200)).toBeCloseTo(0.4, 1);
+
+    await changeSettings(sandbox, { faultRate: 0, faultRates: { data: {}, token: { '500': 1 } } });
+    expect(await listingStatuses(sandbox, access_token, 5)).toEqual([200, 200, 200, 200, 200]);
+    expect((await exchangeCode(sandbox, await obtainCode(sandbox))).status).toBe(500);
+  });
+
   it('never touches the authorization endpoint', async () => {
     const sandbox = await start({ faultRate: 1, faultKinds: ['500'], faultTargets: ['data', 'token'] });
     await expect(obtainCode(sandbox)).resolves.toMatchObject({ code: expect.stringMatching(/^sbx_code_/) });

@@ -1,8 +1,9 @@
 import { Router } from 'express';
+import { ApiError } from '../http/api-error.js';
 import { jsonBody } from '../http/json-body.js';
 import { parseBody } from '../http/parse-body.js';
 import { resetRuntime, updateSettings, type SandboxRuntime } from '../runtime.js';
-import { publicSettings, settingsPatchSchema } from '../settings.js';
+import { overfullFaultTarget, publicSettings, settingsPatchSchema } from '../settings.js';
 import type { Views } from '../views.js';
 import { snapshot } from './snapshot.js';
 
@@ -24,7 +25,12 @@ export function adminRoutes(runtime: SandboxRuntime, views: Views): Router {
   });
 
   router.post('/_sandbox/settings', jsonBody, (req, res) => {
-    updateSettings(runtime, parseBody(settingsPatchSchema, req.body));
+    const patch = parseBody(settingsPatchSchema, req.body);
+    const overfull = overfullFaultTarget({ ...runtime.settings, ...patch });
+    if (overfull !== undefined) {
+      throw new ApiError(400, 'invalid_request', `the ${overfull} target's fault shares add up to more than 1`, { fields: ['faultRates'] });
+    }
+    updateSettings(runtime, patch);
     res.json(publicSettings(runtime.settings));
   });
 
