@@ -32,6 +32,11 @@ runEntryPoint(async () => {
   const queue = createSyncQueue({ connection: redis, prefix: config.redis.prefix, attempts: config.sync.attempts });
   queue.on('error', logUnlessRedisUnreachable(logger, 'sync queue: Redis error'));
   await scheduleRepeatingJobs(queue, config.sync.sweepIntervalMs);
+  // Redis may come back empty (restarted without persistence, or failed over to an empty replica),
+  // and the schedules with it would be gone: the sweeper is what sends again the jobs lost with them.
+  redis.on('ready', () => {
+    scheduleRepeatingJobs(queue, config.sync.sweepIntervalMs).catch(logUnlessRedisUnreachable(logger, 'repeating jobs not scheduled again'));
+  });
   const worker = createSyncWorker({
     connection: redis,
     prefix: config.redis.prefix,
