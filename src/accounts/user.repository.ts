@@ -1,6 +1,6 @@
 import type { Transaction } from 'kysely';
 import type { Database, Db } from '../db/database.js';
-import { forUpdate } from '../db/portable.js';
+import { lockRows } from '../db/portable.js';
 import type { NewUser, User } from './user.table.js';
 
 /** Inserts the user, or returns undefined when the email is already taken. */
@@ -34,5 +34,5 @@ export async function updatePasswordHash(db: Db, id: number, passwordHash: strin
  * they write (a day's item count, the item being changed) run one after another.
  */
 export async function lockUser(trx: Transaction<Database>, id: number): Promise<void> {
-  await forUpdate(trx, trx.selectFrom('users').select('id').where('id', '=', id)).execute();
+  await lockRows(trx, () => trx.selectFrom('users').select('id').where('id', '=', id));
 }

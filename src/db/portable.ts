@@ -5,14 +5,19 @@ import { PostgresAdapter, sql, type ColumnDefinitionBuilder, type Kysely, type S
  * stay the same on both.
  */
 
-function onPostgres(db: Kysely<any>): boolean {
+export function onPostgres(db: Kysely<any>): boolean {
   return db.getExecutor().adapter instanceof PostgresAdapter;
 }
 
-/** An integer primary key the database numbers: SQLite's rowid alias, a Postgres identity column. */
+/**
+ * An integer primary key the database numbers and never gives twice: a Postgres identity column;
+ * on SQLite AUTOINCREMENT, without which a deleted newest row's id goes to the next row, and a
+ * delete or edit sent again (its answer lost) reaches that row. Tables made before this helper said
+ * so were rebuilt by migration 20261127090000 (`users` keeps the rowid alias: no user is deleted).
+ */
 export function autoIncrementPrimaryKey(db: Kysely<any>) {
   return (column: ColumnDefinitionBuilder) =>
-    onPostgres(db) ? column.primaryKey().generatedByDefaultAsIdentity() : column.primaryKey();
+    onPostgres(db) ? column.primaryKey().generatedByDefaultAsIdentity() : column.primaryKey().autoIncrement();
 }
 
 /** A column of raw bytes, stored and returned untouched: SQLite's blob, Postgres's bytea. */
@@ -23,14 +28,11 @@ export function binaryColumnType(db: Kysely<any>): 'blob' | 'bytea' {
 /**
  * Locks the selected rows until the transaction ends, so a transaction that reads and then writes
  * on what it read is not interleaved with another doing the same (Postgres runs them at once).
- * SQLite needs no lock: every transaction of the app already holds its one write lock from BEGIN
- * (sqlite-dialect.ts), and it has no FOR UPDATE.
+ * SQLite needs no lock, and the query is neither built nor run there: every transaction of the
+ * app already holds its one write lock from BEGIN (sqlite-dialect.ts), and it has no FOR UPDATE.
  */
-export function forUpdate<DB, TB extends keyof DB, O>(
-  db: Kysely<DB>,
-  query: SelectQueryBuilder<DB, TB, O>,
-): SelectQueryBuilder<DB, TB, O> {
-  return onPostgres(db) ? query.forUpdate() : query;
+export async function lockRows<DB, TB extends keyof DB, O>(db: Kysely<DB>, rows: () => SelectQueryBuilder<DB, TB, O>): Promise<void> {
+  if (onPostgres(db)) await rows().forUpdate().execute();
 }
 
 /**

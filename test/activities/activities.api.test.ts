@@ -244,6 +244,15 @@ describe('DELETE /api/activities/:id', () => {
     expect((await client.request(`/api/activities/${activity.id}`, { method: 'DELETE' })).status).toBe(404);
   });
 
+  it('never gives a deleted activity’s id to a new one, so a delete sent again (its 204 lost) deletes nothing', async () => {
+    const { client } = await newUser();
+    const deleted = await uploadActivity(client, fitFile(141));
+    expect((await client.request(`/api/activities/${deleted.id}`, { method: 'DELETE' })).status).toBe(204);
+    const added = await uploadActivity(client, fitFile(142));
+    expect(added.id).not.toBe(deleted.id);
+    expect((await client.request(`/api/activities/${deleted.id}`, { method: 'DELETE' })).status).toBe(404);
+  });
+
   it('answers 404 for an id that is not one', async () => {
     const { client } = await newUser();
     expect((await client.request('/api/activities/abc', { method: 'DELETE' })).status).toBe(404);

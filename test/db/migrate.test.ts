@@ -105,4 +105,59 @@ describe('migrations', () => {
       { local_date: '2026-03-10' },
     ]);
   });
+
+  describe.runIf(testDatabaseKind() === 'sqlite')('20261127090000_item_ids_never_reused', () => {
+    const before = '2026-11-21T00:00:00.000Z';
+
+    async function databaseBeforeIt(): Promise<number> {
+      db = await freshDb();
+      expect((await (await createMigrator(db)).migrateTo('20261126090000_add_outbox_problem')).error).toBeUndefined();
+      const { id: userId } = await db
+        .insertInto('users')
+        .values({ email: 'a@example.com', password_hash: 'x', timezone: 'Europe/Berlin', created_at: before })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      const item = { user_id: userId, name: 'Oats', carbs: 60, logged_at: '2026-03-10T08:00:00+01:00', local_date: '2026-03-10' };
+      await db.insertInto('meal_items').values([{ ...item, id: 5, created_at: before, updated_at: before }, { ...item, id: 9, created_at: before, updated_at: before }]).execute();
+      const activity = { user_id: userId, name: 'Ride', metadata: 'x'.repeat(2000), file_name: 'ride.fit', bytes: 1, file_stored: 1 };
+      await db
+        .insertInto('activities')
+        .values(Array.from({ length: 200 }, (_, index) => ({ ...activity, id: index + 3, sha256: String(index), created_at: before, updated_at: before })))
+        .execute();
+      return userId;
+    }
+
+    async function rows() {
+      return {
+        tables: (await sql<{ name: string }>`select name from sqlite_master where type = 'table' and name like '%rebuilt'`.execute(db)).rows,
+        items: await db.selectFrom('meal_items').select('id').orderBy('id').execute(),
+        activities: (await db.selectFrom('activities').select('id').execute()).length,
+      };
+    }
+
+    it('keeps the rows and their ids, and gives a new row an id above them', async () => {
+      const userId = await databaseBeforeIt();
+      await migrateToLatest(db);
+      expect(await rows()).toEqual({ tables: [], items: [{ id: 5 }, { id: 9 }], activities: 200 });
+      await db.deleteFrom('meal_items').where('id', '=', 9).execute();
+      const added = await db
+        .insertInto('meal_items')
+        .values({ user_id: userId, name: 'Rice', carbs: 1, logged_at: before, local_date: '2026-03-10', created_at: before, updated_at: before })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      expect(added.id).toBe(10);
+    });
+
+    it('changes nothing when it fails halfway (the disk full), and runs again once the disk has room', async () => {
+      await databaseBeforeIt();
+      const { rows: pages } = await sql<{ page_count: number }>`pragma page_count`.execute(db);
+      await sql.raw(`pragma max_page_count = ${pages[0]!.page_count + 20}`).execute(db);
+      await expect(migrateToLatest(db)).rejects.toThrow();
+      expect(await rows()).toEqual({ tables: [], items: [{ id: 5 }, { id: 9 }], activities: 200 });
+      await sql.raw('pragma max_page_count = 1073741823').execute(db);
+      expect(await migrateToLatest(db)).toEqual(['20261127090000_item_ids_never_reused']);
+      expect(await rows()).toEqual({ tables: [], items: [{ id: 5 }, { id: 9 }], activities: 200 });
+    });
+  });
 });
+

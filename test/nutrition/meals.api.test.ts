@@ -185,6 +185,16 @@ describe('GET, PATCH and DELETE /api/meals', () => {
     expect((await client.request(`/api/meals/${created.id}`, { method: 'DELETE' })).status).toBe(404);
   });
 
+  it('never gives a deleted item’s id to a new one, so a delete sent again (its 204 lost) deletes nothing', async () => {
+    const client = await newUser();
+    const deleted = await addMeal(client, meal);
+    expect((await client.request(`/api/meals/${deleted.id}`, { method: 'DELETE' })).status).toBe(204);
+    const added = await addMeal(client, { ...meal, name: 'Rice' });
+    expect(added.id).not.toBe(deleted.id);
+    expect((await client.request(`/api/meals/${deleted.id}`, { method: 'DELETE' })).status).toBe(404);
+    expect(await dayOf(client, '2026-03-10')).toEqual([added]);
+  });
+
   it('never lets a user see or touch another user’s items', async () => {
     const owner = await newUser();
     const other = await newUser();
