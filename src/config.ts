@@ -156,7 +156,7 @@ const envSchema = z.object({
   SYNC_QUIET_MS: positiveInt('milliseconds, e.g. 5000', 5000),
   SYNC_SWEEP_INTERVAL_MS: positiveInt('milliseconds, e.g. 30000', 30_000),
   SYNC_ATTEMPTS: positiveInt('a number of attempts, e.g. 8', 8),
-  WORKER_CONCURRENCY: positiveInt('a number of jobs, e.g. 5', 5),
+  WORKER_CONCURRENCY: positiveInt('a number of jobs, e.g. 16', 16),
   WORKER_LOCK_DURATION_MS: positiveInt('milliseconds, e.g. 30000', 30_000),
   ATHLETE_RATE_LIMIT_PER_S: positiveInt('sync jobs per second, e.g. 10', 10),
   ABSORPTION_TYPES: z

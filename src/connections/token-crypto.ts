@@ -33,9 +33,27 @@ export function tokenKeyId(key: Buffer): string {
   return createHash('sha256').update(key).digest('hex').slice(0, 16);
 }
 
+/**
+ * How many opened tokens a process keeps. A worker opens the same user's tokens for every day it
+ * sends (issue 12); opening is a pure function of key, associated data and sealed text, so a kept
+ * answer is exactly what opening again would give, and a rotated token, sealed anew, is opened anew.
+ */
+const OPENED_TOKENS_KEPT = 1000;
+
 export function createTokenCipher(currentKey: Buffer, previousKeys: Buffer[] = []): TokenCipher {
   const currentKeyId = tokenKeyId(currentKey);
   const keysById = new Map([currentKey, ...previousKeys].map((key) => [tokenKeyId(key), key]));
+  const opened = new Map<string, string>();
+
+  function openAnew({ keyId, sealed }: SealedToken, associatedData: string): string {
+    const key = keysById.get(keyId);
+    if (!key) throw new UnknownTokenKeyError(`no token encryption key with id ${keyId} is configured`);
+    const bytes = Buffer.from(sealed, 'base64');
+    const decipher = createDecipheriv('aes-256-gcm', key, bytes.subarray(0, IV_BYTES))
+      .setAAD(Buffer.from(associatedData))
+      .setAuthTag(bytes.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
+    return Buffer.concat([decipher.update(bytes.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
+  }
 
   return {
     currentKeyId,
@@ -47,14 +65,15 @@ export function createTokenCipher(currentKey: Buffer, previousKeys: Buffer[] = [
       const sealed = Buffer.concat([iv, cipher.getAuthTag(), ciphertext]).toString('base64');
       return { keyId: currentKeyId, sealed };
     },
-    open({ keyId, sealed }, associatedData) {
-      const key = keysById.get(keyId);
-      if (!key) throw new UnknownTokenKeyError(`no token encryption key with id ${keyId} is configured`);
-      const bytes = Buffer.from(sealed, 'base64');
-      const decipher = createDecipheriv('aes-256-gcm', key, bytes.subarray(0, IV_BYTES))
-        .setAAD(Buffer.from(associatedData))
-        .setAuthTag(bytes.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
-      return Buffer.concat([decipher.update(bytes.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
+    open(token, associatedData) {
+      const known = JSON.stringify([token.keyId, associatedData, token.sealed]);
+      let plaintext = opened.get(known);
+      if (plaintext === undefined) {
+        plaintext = openAnew(token, associatedData);
+        opened.set(known, plaintext);
+        if (opened.size > OPENED_TOKENS_KEPT) opened.delete(opened.keys().next().value!);
+      }
+      return plaintext;
     },
   };
 }

@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type { AccessTokens } from '../connections/access-token.js';
 import type { Metrics } from '../observability/metrics.js';
+import { keepAliveRequests, type ServiceAnswer } from './keep-alive-request.js';
 import { failureOf, transportFailure } from './responses.js';
 
 /**
@@ -55,17 +56,14 @@ export interface ServiceApiSettings {
 type RequestInit = () => { method: 'GET' | 'POST'; headers?: Record<string, string>; body?: string | FormData };
 
 export function createServiceApi({ baseUrl, timeoutS, accessTokens, clock, metrics }: ServiceApiSettings): ServiceApi {
-  async function send(token: string, path: string, init: RequestInit): Promise<Response> {
+  const request = keepAliveRequests(timeoutS * 1000);
+
+  async function send(token: string, path: string, init: RequestInit): Promise<ServiceAnswer> {
     const started = performance.now();
     const answered = (status: number | 'no_answer') => metrics.serviceAnswered({ path, status }, (performance.now() - started) / 1000);
     const { method, headers, body } = init();
     try {
-      const response = await fetch(`${baseUrl}${path}`, {
-        method,
-        headers: { authorization: `Bearer ${token}`, ...headers },
-        body,
-        signal: AbortSignal.timeout(timeoutS * 1000),
-      });
+      const response = await request(new URL(`${baseUrl}${path}`), { method, headers: { authorization: `Bearer ${token}`, ...headers }, body });
       answered(response.status);
       return response;
     } catch (error) {
@@ -75,11 +73,10 @@ export function createServiceApi({ baseUrl, timeoutS, accessTokens, clock, metri
   }
 
   /** The successful response of one call, after at most one refresh; its body is the caller's to read. */
-  async function call(userId: number, path: string, init: RequestInit): Promise<Response> {
+  async function call(userId: number, path: string, init: RequestInit): Promise<ServiceAnswer> {
     const token = await accessTokens.accessTokenFor(userId);
     let response = await send(token, path, init);
     if (response.status === 401) {
-      await response.body?.cancel();
       response = await send(await accessTokens.replaceRejected(userId, token), path, init);
     }
     const failure = await failureOf(response, clock());
@@ -89,8 +86,7 @@ export function createServiceApi({ baseUrl, timeoutS, accessTokens, clock, metri
   }
 
   async function post(userId: number, path: string, init: RequestInit): Promise<void> {
-    const response = await call(userId, path, init);
-    await response.body?.cancel();
+    await call(userId, path, init);
   }
 
   const json = (body: unknown): RequestInit => () => ({
@@ -99,7 +95,7 @@ export function createServiceApi({ baseUrl, timeoutS, accessTokens, clock, metri
     body: JSON.stringify(body),
   });
 
-  /** fetch writes the multipart body and its boundary itself (no hand-written multipart). */
+  /** The platform's encoder writes the multipart body and its boundary (keep-alive-request.ts; no hand-written multipart). */
   const multipart = ({ file, fileName, name, metadata }: ActivityUpload): RequestInit => () => {
     const form = new FormData();
     form.append('file', new Blob([file], { type: 'application/octet-stream' }), fileName);
@@ -114,7 +110,7 @@ export function createServiceApi({ baseUrl, timeoutS, accessTokens, clock, metri
     uploadActivity: (userId, upload) => post(userId, '/api/workouts/upload-fit', multipart(upload)),
     listWorkouts: async (userId) => {
       const response = await call(userId, '/api/workouts', () => ({ method: 'GET', headers: { accept: 'application/json' } }));
-      return response.text().catch((error: unknown) => Promise.reject(transportFailure(error)));
+      return response.text();
     },
   };
 }

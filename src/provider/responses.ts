@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { ServiceAnswer } from './keep-alive-request.js';
 import { ServiceError } from './service-error.js';
 
 /**
@@ -8,7 +9,7 @@ import { ServiceError } from './service-error.js';
  * refresh, then retryable; a 403 for a missing scope needs reconnecting (only the person can grant
  * it); 400 and other 4xx permanent, with the service's message.
  */
-export async function failureOf(response: Response, now: Date): Promise<ServiceError | undefined> {
+export async function failureOf(response: ServiceAnswer, now: Date): Promise<ServiceError | undefined> {
   if (response.ok) return undefined;
   const body = errorBodySchema.safeParse(safeJson(await response.text().catch(() => ''))).data;
   const message = `HTTP ${response.status}: ${serviceMessage(body, response)}`;
@@ -49,7 +50,7 @@ const errorBodySchema = z.looseObject({
 type ErrorBody = z.infer<typeof errorBodySchema>;
 
 /** The service's own words where its body has any (RFC 6749/6750 style or a message), else the status text. */
-function serviceMessage(body: ErrorBody | undefined, response: Response): string {
+function serviceMessage(body: ErrorBody | undefined, response: ServiceAnswer): string {
   const words = body ? [body.error, body.error_description ?? body.message] : [];
   return words.filter(Boolean).join(': ') || response.statusText || 'no details';
 }

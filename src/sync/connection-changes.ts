@@ -1,6 +1,6 @@
 import type { Queue } from 'bullmq';
 import { dirtyEntriesOf, type OutboxKey } from './outbox.js';
-import { enqueueSweptEntry, removeQueuedEntries } from './queue.js';
+import { enqueueSweptEntries, removeQueuedEntries } from './queue.js';
 import { setAsideUnsendableEntries, type OutboxLoopDependencies } from './unsendable-entries.js';
 
 export interface ConnectionChangeDependencies extends OutboxLoopDependencies {
@@ -9,7 +9,7 @@ export interface ConnectionChangeDependencies extends OutboxLoopDependencies {
 
 /** After Connect or Reconnect: the user's waiting entries go to the queue at once, not at the next sweep. */
 export async function resumeWaitingEntries(deps: ConnectionChangeDependencies, userId: number): Promise<void> {
-  for (const key of await sendableEntriesOf(deps, userId)) await enqueueSweptEntry(deps.queue, key);
+  await enqueueSweptEntries(deps.queue, await sendableEntriesOf(deps, userId));
 }
 
 /** After Disconnect: nothing queued for the user runs. Their entries stay dirty for a later Connect. */

@@ -44,7 +44,7 @@ export function createSyncQueue({ connection, prefix, attempts }: SyncQueueSetti
 }
 
 /** Custom ids and deduplication ids may not contain ':' (BullMQ). */
-export function entryJobKey(key: OutboxKey): string {
+function entryJobKey(key: OutboxKey): string {
   return `${key.kind}-${key.userId}-${key.subject}`;
 }
 
@@ -53,19 +53,24 @@ export function entryJobKey(key: OutboxKey): string {
  * A change while the entry's job is running queues exactly one more run after it.
  */
 export async function enqueueChangedEntry(queue: Queue, key: OutboxKey, quietMs: number): Promise<void> {
-  await addEntryJob(queue, key, {
+  const { name, data, opts } = entryJob(key, {
     delay: quietMs,
     deduplication: { id: entryJobKey(key), reschedule: true, keepLastIfActive: true },
   });
+  await queue.add(name, data, opts);
 }
 
-/** From the sweeper: at once, unless a job for the entry is already waiting or running. */
-export async function enqueueSweptEntry(queue: Queue, key: OutboxKey): Promise<void> {
-  await addEntryJob(queue, key, { deduplication: { id: entryJobKey(key) } });
+/**
+ * From the sweeper and on Connect: at once, unless a job for the entry is already waiting or
+ * running. In one round trip: a sweep can hand over a thousand entries while the workers drain.
+ */
+export async function enqueueSweptEntries(queue: Queue, keys: OutboxKey[]): Promise<void> {
+  if (keys.length === 0) return;
+  await queue.addBulk(keys.map((key) => entryJob(key, { deduplication: { id: entryJobKey(key) } })));
 }
 
-async function addEntryJob(queue: Queue, key: OutboxKey, options: JobsOptions): Promise<void> {
-  await queue.add(JOB.syncEntry, entryJobSchema.parse(key), options);
+function entryJob(key: OutboxKey, opts: JobsOptions) {
+  return { name: JOB.syncEntry, data: entryJobSchema.parse(key), opts };
 }
 
 /**

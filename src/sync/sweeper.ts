@@ -1,6 +1,6 @@
 import type { Queue } from 'bullmq';
 import { dirtyEntriesOfConnectedUsers } from './outbox.js';
-import { enqueueSweptEntry } from './queue.js';
+import { enqueueSweptEntries } from './queue.js';
 import { SYNC_KINDS } from './sync-kinds.js';
 import { setAsideUnsendableEntries, type OutboxLoopDependencies } from './unsendable-entries.js';
 
@@ -20,7 +20,7 @@ export async function sweepDirtyEntries(deps: SweepDependencies): Promise<number
   let seen = 0;
   for (const kind of SYNC_KINDS) {
     const dirty = await dirtyEntriesOfConnectedUsers(deps.db, kind, SWEEP_BATCH);
-    for (const key of await setAsideUnsendableEntries(deps, dirty)) await enqueueSweptEntry(deps.queue, key);
+    await enqueueSweptEntries(deps.queue, await setAsideUnsendableEntries(deps, dirty));
     seen += dirty.length;
   }
   return seen;

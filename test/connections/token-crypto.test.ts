@@ -22,6 +22,7 @@ describe('token encryption at rest', () => {
   it('refuses a token moved to another row or field (associated data)', () => {
     const cipher = createTokenCipher(key);
     const sealed = cipher.seal('token', 'connection:1:access_token');
+    expect(cipher.open(sealed, 'connection:1:access_token')).toBe('token');
     expect(() => cipher.open(sealed, 'connection:2:access_token')).toThrow();
     expect(() => cipher.open(sealed, 'connection:1:refresh_token')).toThrow();
   });
@@ -29,6 +30,7 @@ describe('token encryption at rest', () => {
   it('refuses a tampered ciphertext', () => {
     const cipher = createTokenCipher(key);
     const sealed = cipher.seal('token', 'aad');
+    expect(cipher.open(sealed, 'aad')).toBe('token');
     const bytes = Buffer.from(sealed.sealed, 'base64');
     bytes[bytes.length - 1]! ^= 1;
     expect(() => cipher.open({ ...sealed, sealed: bytes.toString('base64') }, 'aad')).toThrow();

@@ -95,11 +95,13 @@ describe('the data API client', () => {
   });
 
   it('retries a reset connection', async () => {
-    nock(BASE_URL).post('/api/nutrition').replyWithError({ code: 'ECONNRESET', message: 'socket hang up' });
+    // An Error, as node:http gives one: nock 14 never fails a node:http request with a plain object.
+    nock(BASE_URL).post('/api/nutrition').replyWithError(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }));
     const error = await failureOf(api(fakeAccessTokens().tokens).upsertNutrition(1, record));
     expect(error.kind).toBe('retryable');
     expect(error.unanswered).toBe(true);
     expect(error.message).toContain('no answer');
+    expect(error.message).toContain('socket hang up');
   });
 
   it.each([

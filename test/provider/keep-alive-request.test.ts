@@ -1,0 +1,35 @@
+import { createServer, type RequestListener, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { keepAliveRequests } from '../../src/provider/keep-alive-request.js';
+
+let server: Server | undefined;
+
+async function serve(listener: RequestListener): Promise<{ url: URL; sockets: () => number }> {
+  let sockets = 0;
+  server = createServer(listener).on('connection', () => sockets++);
+  await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+  return { url: new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}/api/nutrition`), sockets: () => sockets };
+}
+
+afterEach(async () => {
+  server?.closeAllConnections();
+  await new Promise((resolve) => server?.close(resolve));
+});
+
+describe('requests to the service', () => {
+  it('reuses one connection for requests one after another, and reads each answer whole', async () => {
+    const { url, sockets } = await serve((req, res) => req.resume().on('end', () => res.writeHead(429, { 'retry-after': '3' }).end('{"error":"slow_down"}')));
+    const request = keepAliveRequests(5000);
+    for (let index = 0; index < 3; index++) {
+      const answer = await request(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      expect([answer.status, answer.ok, answer.headers.get('retry-after'), await answer.text()]).toEqual([429, false, '3', '{"error":"slow_down"}']);
+    }
+    expect(sockets()).toBe(1);
+  });
+
+  it('gives up on an answer whose body stops coming within the timeout', async () => {
+    const { url } = await serve((_req, res) => res.writeHead(200, { 'content-length': '100' }).write('{"partial":'));
+    await expect(keepAliveRequests(200)(url, { method: 'GET', headers: {} })).rejects.toThrow();
+  });
+});
