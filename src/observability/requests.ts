@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import type { Request, RequestHandler, Response } from 'express';
-import { pinoHttp } from 'pino-http';
+import type { Request, RequestHandler } from 'express';
 import type { Logger } from '../logger.js';
 import { withLogContext } from './log-context.js';
 import type { Metrics } from './metrics.js';
@@ -9,45 +8,32 @@ import type { Metrics } from './metrics.js';
 /** An id a proxy or client sent is kept only when it cannot forge or flood a log line. */
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
+/** nginx's status for a request whose client left before the answer: none was sent. */
+const CLIENT_CLOSED_REQUEST = 499;
+
 /**
  * The first middleware: gives the request an id (echoed in X-Request-Id) that every log line
  * written while handling it carries, logs one line when it is answered, and counts it.
  */
-export function observeRequests({ logger, metrics }: { logger: Logger; metrics: Metrics }): RequestHandler[] {
-  const logAnswer = pinoHttp<Request, Response>({
-    logger,
-    genReqId: (req, res) => {
-      const id = requestIdFrom(req.get('x-request-id'));
-      res.set('X-Request-Id', id);
-      return id;
-    },
-    // The answer's line, from a logger without the request bound to it, holds the summary alone:
-    // no headers, so no cookies or tokens.
-    quietResLogger: true,
-    customSuccessObject: (req, res, { responseTime }: { responseTime: number }) => answerSummary(req, res, responseTime),
-    customErrorObject: (req, res, _error, { responseTime }: { responseTime: number }) => answerSummary(req, res, responseTime),
-    customSuccessMessage: () => 'request answered',
-    customErrorMessage: () => 'request answered',
-    // Failures are logged with their details by the error handler.
-    customLogLevel: () => 'info',
-  });
-  const inContext: RequestHandler = (req, res, next) => {
+export function observeRequests({ logger, metrics }: { logger: Logger; metrics: Metrics }): RequestHandler {
+  return (req, res, next) => {
     const started = performance.now();
+    const reqId = requestIdFrom(req.get('x-request-id'));
+    res.set('X-Request-Id', reqId);
     res.once('close', () => {
-      const answer = { method: req.method, route: routeOf(req), status: res.statusCode };
-      metrics.requestServed(answer, (performance.now() - started) / 1000);
+      const ms = performance.now() - started;
+      const status = res.writableEnded ? res.statusCode : CLIENT_CLOSED_REQUEST;
+      const answer = { method: req.method, route: routeOf(req), status };
+      metrics.requestServed(answer, ms / 1000);
+      // The summary alone: no headers, so no cookies or tokens.
+      logger.info({ reqId, ...answer, ms: Math.round(ms) }, 'request answered');
     });
-    withLogContext({ reqId: String(req.id) }, next);
+    withLogContext({ reqId }, next);
   };
-  return [logAnswer, inContext];
 }
 
-export function requestIdFrom(header: string | undefined): string {
+function requestIdFrom(header: string | undefined): string {
   return header !== undefined && SAFE_REQUEST_ID.test(header) ? header : randomUUID();
-}
-
-function answerSummary(req: Request, res: Response, ms: number) {
-  return { reqId: req.id, method: req.method, route: routeOf(req), status: res.statusCode, ms };
 }
 
 /**
