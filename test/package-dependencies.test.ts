@@ -21,13 +21,24 @@ const packageJson = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
 /** The scripts an operator runs in production; the others (demo, sandbox, test) are for development. */
 const PRODUCTION_SCRIPTS = ['start', 'worker', 'migrate', 'resync', 'reseal'];
 
-const IMPORT_SPECIFIERS = [/(?:^|\n)\s*(?:import|export)\s[^;]*?\sfrom\s+'([^']+)'/g, /(?:^|\n)\s*import\s+'([^']+)'/g];
+const IMPORT_SPECIFIERS = [
+  /(?:^|\n)\s*(?:import|export)\s[^;]*?\sfrom\s+'([^']+)'/g,
+  /(?:^|\n)\s*import\s+'([^']+)'/g,
+  // What a process loads only when first needed (Bull Board, the FIT SDK) is still production's;
+  // not code in a string (the .fit check thread's start under tsx, fit-file-checker.ts).
+  /(?<![`'"])\bimport\('([^']+)'\)/g,
+];
 
-/** What each production script, and the build check before it, runs: one file, with plain node and no runner. */
+/**
+ * What each production script, and the build check before it, runs: one file, with plain node and
+ * no runner, or `exec sh scripts/run.sh <name>`, which runs dist/src/<name>.js with plain node.
+ */
 function scriptFiles(): string[] {
   const names = PRODUCTION_SCRIPTS.flatMap((name) => [`pre${name}`, name]).filter((name) => name in packageJson.scripts);
   return names.map((name) => {
-    const file = packageJson.scripts[name]!.match(/^node (\S+\.js)\b/)?.[1];
+    const script = packageJson.scripts[name]!;
+    const compiled = script.match(/^exec sh scripts\/run\.sh (\w+)$/)?.[1];
+    const file = script.match(/^node (\S+\.js)\b/)?.[1] ?? (compiled && `dist/src/${compiled}.js`);
     if (!file) throw new Error(`npm script ${name} does not run a .js file with plain node`);
     return join(ROOT, file);
   });

@@ -2,7 +2,6 @@ import { fileURLToPath } from 'node:url';
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
 import pLimit from 'p-limit';
 import { z } from 'zod';
-import { fitFileProblem } from './fit-file.js';
 
 /** Why the bytes are not one valid .fit file, or undefined: fitFileProblem, answered off the event loop. */
 export type FitFileCheck = (bytes: Uint8Array) => Promise<string | undefined>;
@@ -59,6 +58,8 @@ function ask(thread: Worker, bytes: Uint8Array): Promise<string | undefined> {
 }
 
 if (!isMainThread && workerData === CHECK_THREAD) {
+  // Only here: the FIT SDK (about 10 MB resident once loaded) stays out of the processes' main threads.
+  const { fitFileProblem } = await import('./fit-file.js');
   const port = parentPort!;
   port.on('message', (bytes: unknown) => port.postMessage(fitFileProblem(z.instanceof(Uint8Array).parse(bytes)) ?? null));
 }

@@ -1,6 +1,3 @@
-import { createBullBoard } from '@bull-board/api';
-import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
-import { ExpressAdapter } from '@bull-board/express';
 import type { Queue } from 'bullmq';
 import { Router, type Express, type RequestHandler } from 'express';
 import type { User } from '../accounts/user.table.js';
@@ -18,16 +15,39 @@ export interface QueueDashboardSettings {
 /**
  * Bull Board for the accounts in ADMIN_EMAILS. To anyone else, signed out included, the address
  * does not exist: the request goes on to the app's ordinary 404 page.
+ *
+ * Bull Board is loaded at an admin's first visit, not at start: most web processes never serve
+ * it, and loaded it holds a few MB of every process's memory (README, Memory).
  */
-export function queueDashboard({ queue, adminEmails, allowActions }: QueueDashboardSettings): Router {
+export function queueDashboard(settings: QueueDashboardSettings): Router {
+  let board: Promise<Express> | undefined;
+  const router = Router();
+  router.use(QUEUE_DASHBOARD_PATH, onlyFor(new Set(settings.adminEmails)), (req, res, next) => {
+    board ??= createBoard(settings);
+    board.then(
+      (boardApp) => boardApp(req, res, next),
+      (error: unknown) => {
+        // A load that failed (too many open files, say) is tried again at the next visit.
+        board = undefined;
+        next(error);
+      },
+    );
+  });
+  return router;
+}
+
+async function createBoard({ queue, allowActions }: QueueDashboardSettings): Promise<Express> {
+  const [{ createBullBoard }, { BullMQAdapter }, { ExpressAdapter }] = await Promise.all([
+    import('@bull-board/api'),
+    import('@bull-board/api/bullMQAdapter'),
+    import('@bull-board/express'),
+  ]);
   const board = new ExpressAdapter().setBasePath(QUEUE_DASHBOARD_PATH);
   createBullBoard({ queues: [new BullMQAdapter(queue, { readOnlyMode: !allowActions })], serverAdapter: board });
   const boardApp: Express = board.getRouter();
   // An Express app of its own, which would otherwise name Express in every answer.
   boardApp.disable('x-powered-by');
-  const router = Router();
-  router.use(QUEUE_DASHBOARD_PATH, onlyFor(new Set(adminEmails)), boardApp);
-  return router;
+  return boardApp;
 }
 
 function onlyFor(adminEmails: Set<string>): RequestHandler {

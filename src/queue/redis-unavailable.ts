@@ -1,5 +1,3 @@
-import { ClientClosedError, ClientOfflineError, ConnectionTimeoutError, SocketClosedUnexpectedlyError } from 'redis';
-
 // ioredis (queues, locks, the web's producer connection) has no classes for these, only messages.
 const IOREDIS_UNAVAILABLE_MESSAGES = new Set([
   "Stream isn't writeable and enableOfflineQueue options is false",
@@ -7,18 +5,14 @@ const IOREDIS_UNAVAILABLE_MESSAGES = new Set([
 ]);
 
 /**
- * True for what the two Redis clients throw while the server cannot be reached: node-redis
- * (the session store) and ioredis, or the socket under them. A command Redis answered with an
- * error is not among them.
+ * True for what ioredis, or the socket under it, throws while the server cannot be reached; the
+ * session store's node-redis has its own (web/session-store-unavailable.ts), kept apart so that
+ * the worker does not load node-redis. A command Redis answered with an error is not among them.
  */
 export function isRedisUnavailable(error: unknown): boolean {
   return (
-    error instanceof ClientClosedError ||
-    error instanceof ClientOfflineError ||
-    error instanceof ConnectionTimeoutError ||
-    error instanceof SocketClosedUnexpectedlyError ||
-    (error instanceof Error &&
-      (IOREDIS_UNAVAILABLE_MESSAGES.has(error.message) || error.name === 'MaxRetriesPerRequestError' || isSocketError(error)))
+    error instanceof Error &&
+    (IOREDIS_UNAVAILABLE_MESSAGES.has(error.message) || error.name === 'MaxRetriesPerRequestError' || isSocketError(error))
   );
 }
 

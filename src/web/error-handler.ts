@@ -5,6 +5,7 @@ import { DatabaseUnwritableError } from '../db/database-unwritable-error.js';
 import type { Logger } from '../logger.js';
 import { isRedisUnavailable } from '../queue/redis-unavailable.js';
 import type { RenderPage } from './pages.js';
+import { isSessionStoreUnavailable } from './session-store-unavailable.js';
 import { wantsJson } from './wants-json.js';
 
 /** How a failed request is answered: the status, the API's error code and a sentence for the person. */
@@ -80,7 +81,7 @@ function answerFor(error: unknown): Answer {
   if (error instanceof DatabaseBusyError) return DATABASE_BUSY;
   if (error instanceof DatabaseUnwritableError) return DATABASE_UNWRITABLE;
   if (error instanceof DatabaseUnreachableError) return DATABASE_UNREACHABLE;
-  if (isRedisUnavailable(error)) return REDIS_UNAVAILABLE;
+  if (isRedisUnavailable(error) || isSessionStoreUnavailable(error)) return REDIS_UNAVAILABLE;
   const status = clientErrorStatus(error);
   if (status !== undefined) return { status, error: clientErrorCode(status), message: errorMessage(error) };
   return INTERNAL_ERROR;

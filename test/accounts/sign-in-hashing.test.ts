@@ -31,7 +31,7 @@ describe('password hashes at sign-in', () => {
       .execute();
 
     expect((await stack.browser().postJson('/api/login', { email, password })).status).toBe(200);
-    expect(await storedHash(email)).toMatch(/^\$argon2id\$v=19\$m=19456,p=1,t=2\$/);
+    expect(await storedHash(email)).toMatch(/^\$argon2id\$v=19\$m=9216,p=1,t=4\$/);
     expect((await stack.browser().postJson('/api/login', { email, password })).status).toBe(200);
   });
 

@@ -1,0 +1,28 @@
+#!/bin/sh
+# Runs a compiled entry point, dist/src/<name>.js, with the memory settings of every long-running
+# process of the app: `sh scripts/run.sh server` (the web), `sh scripts/run.sh worker`, each
+# optionally followed by Node options. npm start, npm run worker and the bench run them through
+# here; so should a production host (README, Memory).
+# `exec`: the script becomes that Node process (same pid, signals reach it directly).
+set -eu
+
+# glibc raises its mmap threshold to the largest block freed (up to 32 MiB). After the first
+# Argon2 hash (9 MiB, src/accounts/password.ts) every later hash is carved from a thread's malloc
+# arena, which keeps it: a hash's memory for each of libuv's 4 threads (80 MB more for the web
+# process after a few sign-ins, measured with the 19 MiB hashes of before). Held at glibc's default (128 KiB), each hash's memory goes back to
+# the system when the hash is done. Other C libraries (macOS) ignore it.
+export MALLOC_MMAP_THRESHOLD_="${MALLOC_MMAP_THRESHOLD_:-131072}"
+
+# V8's young generation may grow to 2 x 16 MiB and its old generation to a limit set for a
+# machine's worth of memory, long before a full GC; the app's live heap is about 40 MB. A 2 MiB
+# semi-space and a heap that grows by half its live size keep the peak near it, for about 1% more
+# CPU (both measured in the README's Memory section). Neither is a ceiling: a large .fit check
+# (hundreds of MB, src/activities/fit-file-checker.ts) still gets what it needs.
+# Any further arguments are Node's own options (the bench's --cpu-prof).
+entry_point="$(dirname "$0")/../dist/src/${1:-}.js"
+if [ $# -eq 0 ] || [ ! -f "$entry_point" ]; then
+  echo "scripts/run.sh: no compiled entry point dist/src/${1:-<name>}.js (usage: sh scripts/run.sh server|worker [Node options]; npm run build first)" >&2
+  exit 64
+fi
+shift
+exec node --max-semi-space-size=2 --heap-growing-percent=50 "$@" "$entry_point"
