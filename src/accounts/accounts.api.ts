@@ -1,5 +1,5 @@
 import { Router, type Response } from 'express';
-import { effectiveStatus } from '../connections/connection-health.js';
+import { effectiveStatus, reconnectReason } from '../connections/connection-health.js';
 import { findConnection } from '../connections/connection.repository.js';
 import type { Db } from '../db/database.js';
 import { currentUser, requireUserApi } from '../web/authentication.js';
@@ -26,7 +26,9 @@ export function accountApi({ db, accounts, clock }: Dependencies): Router {
     res.status(status).json({
       email: user.email,
       timezone: user.timezone,
-      connection: connection ? { status: effectiveStatus(connection, clock()), scopes: connection.scopes } : null,
+      connection: connection
+        ? { status: effectiveStatus(connection, clock()), reason: reconnectReason(connection, clock()), scopes: connection.scopes }
+        : null,
     });
   }
 

@@ -21,17 +21,25 @@ export const readableLog: (line: string) => string = prettyFactory({
  * its log lines readable. It runs the sources through tsx, not dist/: the demo shows the code as it
  * is now, with no build.
  */
-export function startEntryPoint(label: string, file: string, env: NodeJS.ProcessEnv): ChildProcess {
-  return startNodeProcess(label, ['--import', 'tsx', fileURLToPath(new URL(`../${file}`, import.meta.url))], env);
+export function startEntryPoint(label: string, file: string, env: NodeJS.ProcessEnv, nodeOptions: string[] = []): ChildProcess {
+  return startNodeProcess(label, [...nodeOptions, '--import', 'tsx', fileURLToPath(new URL(`../${file}`, import.meta.url))], env);
 }
 
-/** Starts a compiled entry point from `dist/src/` (the production build), as `npm start` runs it. */
-export function startCompiledEntryPoint(label: string, file: string, env: NodeJS.ProcessEnv): ChildProcess {
-  return startNodeProcess(label, [fileURLToPath(new URL(`../../dist/src/${file}`, import.meta.url))], env);
+/**
+ * Starts a compiled entry point, `dist/src/<name>.js` (the production build), as `npm start` runs
+ * it: through scripts/run.sh, with its memory settings, and `nodeOptions` of Node's own. The script
+ * execs Node: the child's pid is the Node process's.
+ */
+export function startCompiledEntryPoint(label: string, name: 'server' | 'worker', env: NodeJS.ProcessEnv, nodeOptions: string[] = []): ChildProcess {
+  return startProcess(label, 'sh', [fileURLToPath(new URL('../../scripts/run.sh', import.meta.url)), name, ...nodeOptions], env);
 }
 
 function startNodeProcess(label: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
-  const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  return startProcess(label, process.execPath, args, env);
+}
+
+function startProcess(label: string, command: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
+  const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
   for (const stream of [child.stdout, child.stderr]) {
     createInterface({ input: stream }).on('line', (line) => console.log(`[${label}] ${readableLog(line).trimEnd()}`));
   }
@@ -53,9 +61,9 @@ export async function waitForHealthy(child: ChildProcess, url: string, timeoutMs
   throw new Error(`${url} did not answer within ${timeoutMs / 1000} s`);
 }
 
-export async function stopChild(child: ChildProcess): Promise<void> {
+export async function stopChild(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = once(child, 'exit');
-  child.kill('SIGTERM');
+  child.kill(signal);
   await exited;
 }

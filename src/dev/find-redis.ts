@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import getPort from 'get-port';
 import { StartupError } from '../errors.js';
 import { redisAnswers } from '../queue/redis.js';
+import { stopChild } from './child-processes.js';
 
 /**
  * How the demo and the tests find a Redis, in order: REDIS_URL if set; a server on the
@@ -41,22 +42,38 @@ export async function findRedis({
   return startPrivateRedis(env);
 }
 
-async function startPrivateRedis(env: NodeJS.ProcessEnv): Promise<FoundRedis> {
+/** A `redis-server` of our own: no persistence, so a restart starts it empty. */
+export interface PrivateRedis extends FoundRedis {
+  /** Kills it at once (SIGKILL), as a crash would. */
+  kill(): Promise<void>;
+  /** Starts it again, empty, on the same port. */
+  restart(): Promise<void>;
+}
+
+/** Starts a private `redis-server` on a free port (`npm run chaos` kills it, so it never uses a shared one). */
+export async function startPrivateRedis(env: NodeJS.ProcessEnv = process.env): Promise<PrivateRedis> {
   const port = await getPort({ host: '127.0.0.1' });
-  const server = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    { stdio: 'ignore', env },
-  );
   const url = `redis://127.0.0.1:${port}`;
-  await waitUntilAnswering(server, url);
+  const launch = async () => {
+    const started = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+      stdio: 'ignore',
+      env,
+    });
+    await waitUntilAnswering(started, url);
+    return started;
+  };
+  let server = await launch();
   const stopOnExit = () => server.kill();
   process.once('exit', stopOnExit);
   return {
     url,
     stop: async () => {
       process.off('exit', stopOnExit);
-      await stopProcess(server);
+      await stopChild(server);
+    },
+    kill: () => stopChild(server, 'SIGKILL'),
+    restart: async () => {
+      server = await launch();
     },
   };
 }
@@ -73,11 +90,4 @@ async function waitUntilAnswering(server: ChildProcess, url: string): Promise<vo
   }
   server.kill();
   throw new Error(`redis-server did not answer at ${url} within 5 seconds`);
-}
-
-async function stopProcess(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = once(child, 'exit');
-  child.kill('SIGTERM');
-  await exited;
 }

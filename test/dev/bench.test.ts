@@ -1,23 +1,12 @@
-import { execFile } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { afterAll, describe, expect, it } from 'vitest';
-
-const run = promisify(execFile);
+import { describe, expect, it } from 'vitest';
+import { devCommandRunner } from '../helpers/dev-command.js';
 
 describe('npm run bench', () => {
-  const directories: string[] = [];
-  afterAll(async () => {
-    await Promise.all(directories.map((directory) => rm(directory, { recursive: true, force: true })));
-  });
+  const runDevCommand = devCommandRunner();
 
   it('measures a tiny workload, prints the table with every target and writes every metric as JSON', async () => {
-    const results = await mkdtemp(join(tmpdir(), 'bench-results-'));
-    directories.push(results);
-    const flags = ['--users', '2', '--days', '1', '--items', '2', '--clients', '2', '--workers', '1', '--results', results];
-    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'src/dev/bench/main.ts', ...flags], { timeout: 25_000 });
+    const flags = ['--users', '2', '--days', '1', '--items', '2', '--clients', '2', '--workers', '1'];
+    const { stdout, results: json } = await runDevCommand('src/dev/bench/main.ts', flags, { timeoutMs: 25_000 });
 
     expect(stdout).toContain('2 users x 1 days x 2 items, 2 clients, 1 worker(s)');
     for (const row of ['GET /healthz (floor)', 'POST /api/meals ', 'POST /api/meals/batch', 'drain (workers)', 'ceiling (direct to sandbox)', 'upserts per (user, day)', 'peak RSS: worker 1']) {
@@ -25,14 +14,12 @@ describe('npm run bench', () => {
     }
     expect(stdout.match(/^(PASS|MISS|N\/A) /gm)).toHaveLength(7);
 
-    const [file] = await readdir(results);
-    const json = JSON.parse(await readFile(join(results, file!), 'utf8'));
     for (const rate of [json.floor, json.ingest, json.batch, json.ceiling]) {
       expect(rate).toEqual({ count: expect.any(Number), seconds: expect.any(Number), perSecond: expect.any(Number), p50Ms: expect.any(Number), p99Ms: expect.any(Number) });
     }
     expect(json.ingest.count).toBe(4);
-    expect(json.batch.count).toBe(4);
-    expect(json.drain).toEqual({ days: 4, seconds: expect.any(Number), perSecond: expect.any(Number) });
+    expect(json.batch.count).toBe(16);
+    expect(json.drain).toEqual({ days: 10, seconds: expect.any(Number), perSecond: expect.any(Number) });
     expect(json.calls).toEqual({ max: 1, mean: 1, naiveMax: 2, naiveMean: 2 });
     expect(json.latency).toEqual({ days: 2, p50Ms: expect.any(Number), p99Ms: expect.any(Number) });
     expect(json.signInBurst.count).toBe(10);

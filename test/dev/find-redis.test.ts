@@ -1,6 +1,7 @@
 import getPort from 'get-port';
 import { describe, expect, inject, it } from 'vitest';
-import { RedisNotFoundError, findRedis } from '../../src/dev/find-redis.js';
+import { Redis } from 'ioredis';
+import { RedisNotFoundError, findRedis, startPrivateRedis } from '../../src/dev/find-redis.js';
 import { redisAnswers } from '../../src/queue/redis.js';
 
 async function closedPortUrl(): Promise<string> {
@@ -36,5 +37,25 @@ describe('findRedis', () => {
     const search = findRedis({ env: { PATH: '/nonexistent' }, localUrl: await closedPortUrl() });
     await expect(search).rejects.toBeInstanceOf(RedisNotFoundError);
     await expect(search).rejects.toThrow(/apt-get install redis-server/);
+  });
+});
+
+describe('startPrivateRedis', () => {
+  it('is killed and restarted empty on the same port', async () => {
+    const redis = await startPrivateRedis();
+    try {
+      const client = new Redis(redis.url, { lazyConnect: true });
+      await client.set('kept?', 'yes');
+      client.disconnect();
+      await redis.kill();
+      expect(await redisAnswers(redis.url, 300)).toBe(false);
+      await redis.restart();
+      const again = new Redis(redis.url);
+      expect(await again.get('kept?')).toBeNull();
+      again.disconnect();
+    } finally {
+      await redis.stop();
+    }
+    expect(await redisAnswers(redis.url, 300)).toBe(false);
   });
 });

@@ -22,10 +22,10 @@ describe('npm run demo', () => {
     try {
       const [, url] = await demo.waitForOutput(/Open (http:\/\/localhost:\d+)/);
       expect(url).toBe(`http://localhost:${webPort}`);
-      expect(demo.output()).toMatch(/\[worker\].*worker ready/);
+      expect(demo.output()).toMatch(/\[worker 1\].*worker ready/);
       // Readable lines, not JSON, with the address the web listens on.
       expect(demo.output()).toMatch(new RegExp(`^\\[web\\] \\[\\d\\d:\\d\\d:\\d\\d\\] INFO: web listening on http://127\\.0\\.0\\.1:${webPort}`, 'm'));
-      expect(demo.output()).not.toMatch(/^\[(web|worker)\] \{/m);
+      expect(demo.output()).not.toMatch(/^\[(web|worker 1)\] \{/m);
 
       const signIn = await fetch(`http://127.0.0.1:${webPort}/`, { redirect: 'manual' });
       expect(signIn.status).toBe(303);

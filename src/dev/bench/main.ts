@@ -1,10 +1,12 @@
 import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import { directAccessToken, upsertDirectly, type DirectUpsert } from './direct-client.js';
-import { parseFlags, type BenchFlags } from './flags.js';
+import { parseBenchFlags, type BenchFlags } from './flags.js';
 import { dateDaysAgo, healthzFloor, mealPosts, postBatches, postMeals, type MealPost } from './meals-workload.js';
-import { peakRssMb, percentile } from './measure.js';
+import { cpuMs, peakRssMb, percentile, rateOf, type Timing } from './measure.js';
+import { resultsStamp } from '../run-results.js';
 import { table, writeResults, type BenchResults } from './report.js';
 import { nutritionRecords, waitForRecords, type DayRecord } from './sandbox-records.js';
 import { BENCH_SYNC_QUIET_MS, startBenchStack, type BenchStack } from './stack.js';
@@ -15,33 +17,42 @@ import { APP_ATHLETE_PREFIX, signInBurst, signUpAndConnect, type BenchUser } fro
  * U users connected through the real flow, measured phase by phase; see the README's "Performance".
  */
 const SIGN_IN_BURST = 16;
+/** In how many turns the floor and the single-item ingest are measured (floorAndIngest). */
+const ALTERNATIONS = 5;
 const DRAIN_TIMEOUT_MS = 300_000;
+/** The bulk import posts this many times the days of the single-item ingest: a backlog the drain takes seconds over, long enough to be stable. */
+const BATCH_DAYS_FACTOR = 4;
 /** The ceiling sends the day records this many times over, to run longer than the drain it is compared with. */
-const CEILING_ROUNDS = 5;
+const CEILING_ROUNDS = 3;
 const DIRECT_ATHLETE_PREFIX = { naive: 'naive-user-', ceiling: 'ceiling-user-' };
 
 const dayRecordSchema = z.looseObject({ items: z.array(z.unknown()) });
 
 async function main(): Promise<void> {
-  const parsed = parseFlags(process.argv.slice(2));
+  const parsed = parseBenchFlags(process.argv.slice(2));
   if (!parsed.ok) {
-    console.error(`${parsed.problem}\nUsage: npm run bench -- --users 60 --days 10 --items 5 --clients 16 --workers 1 [--results bench/results]`);
+    console.error(
+      `${parsed.problem}\nUsage: npm run bench -- --users 60 --days 10 --items 5 --clients 16 --workers 1 [--results bench/results] [--profile web|worker]`,
+    );
     process.exitCode = 2;
     return;
   }
   const { flags } = parsed;
   const startedAt = new Date();
-  const stack = await startBenchStack(String(startedAt.getTime()));
+  const profiling = flags.profile ? { process: flags.profile, dir: resolve(flags.results, `${resultsStamp(startedAt)}-profiles`) } : undefined;
+  const stack = await startBenchStack(profiling);
   try {
-    const results = await measure(stack, flags);
+    const results = { ...(await measure(stack, flags)), profiling: profiling ?? null };
     console.log(`\n${table(results)}\n`);
-    console.log(`Results: ${await writeResults(results, startedAt, flags.results)}`);
+    const resultsPath = await writeResults(results, startedAt, flags.results);
+    console.log(`Results: ${resultsPath}`);
+    if (profiling) console.log(`The ${profiling.process}'s CPU profiles, once stopped: npx tsx src/dev/profile-summary.ts ${resultsPath}`);
   } finally {
     await stack.stop();
   }
 }
 
-async function measure(stack: BenchStack, flags: BenchFlags): Promise<BenchResults> {
+async function measure(stack: BenchStack, flags: BenchFlags): Promise<Omit<BenchResults, 'profiling'>> {
   const progress = (step: string) => console.log(`bench: ${step}`);
   progress(`signing up and connecting ${flags.users} users`);
   const users = await signUpAndConnect(stack, flags.users, Math.min(flags.clients, 4));
@@ -50,18 +61,17 @@ async function measure(stack: BenchStack, flags: BenchFlags): Promise<BenchResul
   const signIns = { ...burst, webPeakRssMbBefore: webPeakBefore, webPeakRssMbAfter: await peakRssMb(stack.web.pid, readText) };
 
   const ingestDates = Array.from({ length: flags.days }, (_, index) => dateDaysAgo(index + 1));
-  const batchDates = Array.from({ length: flags.days }, (_, index) => dateDaysAgo(flags.days + index + 1));
-  const latencyDate = dateDaysAgo(2 * flags.days + 1);
+  const batchDates = Array.from({ length: BATCH_DAYS_FACTOR * flags.days }, (_, index) => dateDaysAgo(flags.days + index + 1));
+  const latencyDate = dateDaysAgo(ingestDates.length + batchDates.length + 1);
   const posts = mealPosts(users, ingestDates, flags.items);
-  progress(`the /healthz floor, then ${posts.length} items posted one by one with the workers stopped`);
-  const floor = await healthzFloor(stack.appUrl, posts.length, flags.clients);
-  const ingest = await postMeals(posts, flags.clients);
+  progress(`the /healthz floor and ${posts.length} items posted one by one, in turns, with the workers stopped`);
+  const { floor, ingest, ingestWindowsUs, webCpuMs } = await floorAndIngest(stack, posts, flags.clients);
   const batch = await postBatches(mealPosts(users, batchDates, flags.items), flags.clients);
 
   progress(`the drain by ${flags.workers} worker(s)`);
-  const expectedDays = users.length * (batch.available ? 2 * flags.days : flags.days);
+  const expectedDays = users.length * (ingestDates.length + (batch.available ? batchDates.length : 0));
   await sleep(BENCH_SYNC_QUIET_MS + 500);
-  stack.startWorkers(flags.workers);
+  for (let worker = 0; worker < flags.workers; worker++) stack.startWorker();
   const drained = await waitForRecords(stack.sandboxUrl, APP_ATHLETE_PREFIX, (records) => records.length >= expectedDays, DRAIN_TIMEOUT_MS);
   const drain = drainRate(drained);
 
@@ -86,6 +96,8 @@ async function measure(stack: BenchStack, flags: BenchFlags): Promise<BenchResul
     syncQuietMs: BENCH_SYNC_QUIET_MS,
     floor,
     ingest,
+    ingestWindowsUs,
+    webCpuMs,
     batch: batch.available ? batch.rate : null,
     drain,
     ceiling,
@@ -97,7 +109,44 @@ async function measure(stack: BenchStack, flags: BenchFlags): Promise<BenchResul
 }
 
 const readText = (path: string) => readFile(path, 'utf8');
+/** The monotonic clock V8's CPU profiles are timed by, in microseconds. */
+const monotonicMicros = () => Number(process.hrtime.bigint() / 1000n);
+const between = (before: number | null, after: number | null) => (before === null || after === null ? null : after - before);
 const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
+
+/**
+ * The floor and the single-item ingest in turns, ALTERNATIONS slices of each of the same size: the
+ * rest of the machine's load changes from one second to the next, and measured one after the other
+ * the two met different loads (floors of 289 to 1,982 req/s within minutes, on a shared machine).
+ * Each gives its rate over its slices, and the web process's CPU time per request in them.
+ */
+async function floorAndIngest(stack: BenchStack, posts: MealPost[], clients: number) {
+  const floor: Timing[] = [];
+  const ingest: Timing[] = [];
+  const ingestWindowsUs: BenchResults['ingestWindowsUs'] = [];
+  const cpuSpent: { floor: (number | null)[]; ingest: (number | null)[] } = { floor: [], ingest: [] };
+  const webCpu = () => cpuMs(stack.web.pid, readText);
+  const sliceSize = Math.ceil(posts.length / ALTERNATIONS);
+  for (let start = 0; start < posts.length; start += sliceSize) {
+    const slice = posts.slice(start, start + sliceSize);
+    const atStart = await webCpu();
+    floor.push(await healthzFloor(stack.appUrl, slice.length, clients));
+    const afterFloor = await webCpu();
+    const fromUs = monotonicMicros();
+    ingest.push(await postMeals(slice, clients));
+    ingestWindowsUs.push({ from: fromUs, to: monotonicMicros() });
+    const afterIngest = await webCpu();
+    cpuSpent.floor.push(between(atStart, afterFloor));
+    cpuSpent.ingest.push(between(afterFloor, afterIngest));
+  }
+  const perRequest = (spent: (number | null)[]) => (spent.includes(null) ? null : spent.reduce((sum: number, ms) => sum + ms!, 0) / posts.length);
+  return {
+    floor: rateOf(floor),
+    ingest: rateOf(ingest),
+    ingestWindowsUs,
+    webCpuMs: { floor: perRequest(cpuSpent.floor), ingest: perRequest(cpuSpent.ingest) },
+  };
+}
 
 /** Days upserted per second at the sandbox, from its first upsert to its last. */
 function drainRate(records: DayRecord[]): BenchResults['drain'] {

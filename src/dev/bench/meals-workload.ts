@@ -1,6 +1,6 @@
 import { DateTime } from 'luxon';
 import { CookieClient } from '../cookie-client.js';
-import { expectStatus, expectSuccess, runConcurrently, type RateMeasurement } from './measure.js';
+import { expectStatus, expectSuccess, runConcurrently, timeConcurrently, type RateMeasurement, type Timing } from './measure.js';
 import type { BenchUser } from './users.js';
 
 export interface MealPost {
@@ -32,17 +32,17 @@ function mealBody(date: string, item: number): Record<string, unknown> {
   return { name: `Bench item ${item + 1}`, carbs: 20 + item, protein: 10, fat: 5, kcal: 200 + item, logged_at: `${date}T${hour}:${minute}:00` };
 }
 
-export async function postMeals(posts: MealPost[], concurrency: number, onPosted: (post: MealPost) => void = () => {}): Promise<RateMeasurement> {
-  return runConcurrently(posts, concurrency, async (post) => {
+export async function postMeals(posts: MealPost[], concurrency: number, onPosted: (post: MealPost) => void = () => {}): Promise<Timing> {
+  return timeConcurrently(posts, concurrency, async (post) => {
     expectStatus(await post.user.client.postJson('/api/meals', post.body), 201, 'POST /api/meals');
     onPosted(post);
   });
 }
 
 /** The app's cheapest route at the same concurrency, from the same kind of client: the floor of ingest. */
-export function healthzFloor(appUrl: string, requests: number, concurrency: number): Promise<RateMeasurement> {
+export function healthzFloor(appUrl: string, requests: number, concurrency: number): Promise<Timing> {
   const client = new CookieClient(appUrl);
-  return runConcurrently(Array.from({ length: requests }), concurrency, async () => {
+  return timeConcurrently(Array.from({ length: requests }), concurrency, async () => {
     expectStatus(await client.request('/healthz'), 200, 'GET /healthz');
   });
 }

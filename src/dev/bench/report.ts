@@ -1,6 +1,6 @@
-import { mkdir, writeFile } from 'node:fs/promises';
-import { availableParallelism } from 'node:os';
+import { writeRunResults } from '../run-results.js';
 import type { BenchFlags } from './flags.js';
+import type { BenchProfiling } from './stack.js';
 import type { RateMeasurement } from './measure.js';
 
 export interface BenchResults {
@@ -8,6 +8,10 @@ export interface BenchResults {
   syncQuietMs: number;
   floor: RateMeasurement;
   ingest: RateMeasurement;
+  /** When the single-item ingest's slices ran, on the monotonic clock (µs) of V8's CPU profiles. */
+  ingestWindowsUs: { from: number; to: number }[];
+  /** The web process's CPU time (user and system) per request of the floor and per single item; null without /proc. */
+  webCpuMs: { floor: number | null; ingest: number | null };
   /** null: this build has no POST /api/meals/batch (it answered 404). */
   batch: RateMeasurement | null;
   drain: { days: number; seconds: number; perSecond: number };
@@ -16,6 +20,8 @@ export interface BenchResults {
   latency: { days: number; p50Ms: number; p99Ms: number };
   signInBurst: RateMeasurement & { webPeakRssMbBefore: number | null; webPeakRssMbAfter: number | null };
   peakRssMb: Record<string, number | null>;
+  /** Where the CPU profiles of `--profile web|worker` were written, each as its process stopped. */
+  profiling: BenchProfiling | null;
 }
 
 export type Verdict = 'PASS' | 'MISS' | 'N/A';
@@ -78,11 +84,12 @@ function rateRow(what: string, rate: RateMeasurement, unit: string, extra = ''):
 }
 
 export function table(results: BenchResults): string {
-  const { flags, floor, ingest, batch, drain, ceiling, calls, latency, signInBurst, peakRssMb } = results;
+  const { flags, floor, ingest, webCpuMs, batch, drain, ceiling, calls, latency, signInBurst, peakRssMb } = results;
   const rows: string[][] = [
     ['measure', 'rate', 'latency', 'share / note'],
     rateRow('GET /healthz (floor)', floor, 'req', `${floor.count} requests`),
     rateRow('POST /api/meals', ingest, 'items', `${percent(share(ingest.perSecond, floor.perSecond))} of floor, ${percent(share(ingest.perSecond, ceiling.perSecond))} of ceiling`),
+    ['web CPU per request', '', '', `${fixed(webCpuMs.floor ?? Number.NaN, 2)} ms /healthz, ${fixed(webCpuMs.ingest ?? Number.NaN, 2)} ms POST /api/meals`],
     batch === null
       ? ['POST /api/meals/batch', 'not available', '', 'the route answered 404']
       : rateRow('POST /api/meals/batch', batch, 'items', `${fixed(share(batch.perSecond, ingest.perSecond), 1)}x single-item`),
@@ -101,11 +108,6 @@ export function table(results: BenchResults): string {
 }
 
 /** Writes the results with their targets to `<directory>/<timestamp>.json`; returns its path. */
-export async function writeResults(results: BenchResults, startedAt: Date, directory: string): Promise<string> {
-  await mkdir(directory, { recursive: true });
-  const path = `${directory}/${startedAt.toISOString().replaceAll(':', '-')}.json`;
-  const machine = { cpus: availableParallelism(), node: process.version, platform: process.platform };
-  const document = { startedAt: startedAt.toISOString(), machine, ...results, targets: targets(results) };
-  await writeFile(path, `${JSON.stringify(document, null, 2)}\n`);
-  return path;
+export function writeResults(results: BenchResults, startedAt: Date, directory: string): Promise<string> {
+  return writeRunResults(directory, '', startedAt, { ...results, targets: targets(results) });
 }

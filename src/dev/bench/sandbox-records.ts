@@ -33,6 +33,13 @@ export async function nutritionRecords(sandboxUrl: string, prefix: string): Prom
     );
 }
 
+/**
+ * How often the sandbox's whole state is read while waiting. Rates and latencies come from the
+ * sandbox's own timestamps, not from when a poll saw them; a read costs the sandbox a snapshot of
+ * every record, CPU the drain it measures would otherwise get.
+ */
+const POLL_INTERVAL_MS = 500;
+
 /** Polls until `done` holds for the records, or gives up after `timeoutMs`. */
 export async function waitForRecords(
   sandboxUrl: string,
@@ -45,15 +52,20 @@ export async function waitForRecords(
     const records = await nutritionRecords(sandboxUrl, prefix);
     if (done(records)) return records;
     if (Date.now() > deadline) throw new Error(`the sandbox did not receive the expected days within ${timeoutMs / 1000} s`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await new Promise((resolve) => setTimeout(resolve, POLL_INTERVAL_MS));
   }
 }
 
-export async function setAutoApprove(sandboxUrl: string, athlete: string): Promise<void> {
+export function setAutoApprove(sandboxUrl: string, athlete: string): Promise<void> {
+  return changeSandboxSettings(sandboxUrl, { autoApprove: athlete });
+}
+
+/** POST /_sandbox/settings: changes the running sandbox's settings (src/sandbox/settings.ts, settingsPatchSchema). */
+export async function changeSandboxSettings(sandboxUrl: string, patch: Record<string, unknown>): Promise<void> {
   const response = await fetch(`${sandboxUrl}/_sandbox/settings`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ autoApprove: athlete }),
+    body: JSON.stringify(patch),
   });
-  if (!response.ok) throw new Error(`POST /_sandbox/settings answered ${response.status}`);
+  if (!response.ok) throw new Error(`POST /_sandbox/settings answered ${response.status}: ${await response.text()}`);
 }

@@ -58,7 +58,11 @@ async function connect(client: CookieClient): Promise<void> {
 export function signInBurst(stack: BenchStack, users: BenchUser[], size: number): Promise<RateMeasurement> {
   const attempts = Array.from({ length: Math.min(size, 5 * users.length) }, (_, index) => users[index % users.length]!);
   return runConcurrently(attempts, attempts.length, async (user) => {
-    const response = await new CookieClient(stack.appUrl).postJson('/api/login', { email: user.email, password: PASSWORD });
-    expectStatus(response, 200, 'POST /api/login');
+    expectStatus(await signIn(new CookieClient(stack.appUrl), user.email), 200, 'POST /api/login');
   });
+}
+
+/** POST /api/login as a bench user, with the password every bench user signed up with. */
+export function signIn(client: CookieClient, email: string): Promise<Response> {
+  return client.postJson('/api/login', { email, password: PASSWORD });
 }

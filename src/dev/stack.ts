@@ -1,0 +1,164 @@
+import type { ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { loadConfig, type Config } from '../config.js';
+import { createDb } from '../db/database.js';
+import { migrateToLatest } from '../db/migrate.js';
+import { startCompiledEntryPoint, startEntryPoint, stopChild, waitForHealthy } from './child-processes.js';
+
+/**
+ * The sandbox, the web app and workers, each in its own process, wired together with settings of a
+ * local run (`npm run demo`, `npm run bench`, `npm run chaos`). The values below are for such runs
+ * only and live nowhere else in the app; the sandbox's defaults match the demo's.
+ */
+export interface DevStackOptions {
+  /** `demo`, `bench`, `chaos`: names the client registration and the run-only secrets. */
+  name: string;
+  webPort: number;
+  sandboxPort: number;
+  redisUrl: string;
+  /**
+   * `kept`: this database and Redis prefix outlive the run (the demo's). `throwaway`: a fresh SQLite
+   * database in a temporary folder and a Redis prefix of the run's own, both deleted at stop.
+   */
+  storage: { kind: 'kept'; databaseUrl: string; redisPrefix: string } | { kind: 'throwaway' };
+  /** `source` runs the TypeScript through tsx (no build); `compiled` runs dist/ as `npm start` does. */
+  code: 'source' | 'compiled';
+  /** Workers started with the web app; more with startWorker(). */
+  workers: number;
+  /** More settings of the app and the sandbox (SANDBOX_*), over the stack's own. */
+  env?: NodeJS.ProcessEnv;
+  /** Node's own options for the web process or the workers (e.g. --cpu-prof), before the entry point. */
+  nodeOptions?: Partial<Record<AppProcess, string[]>>;
+}
+
+export type AppProcess = 'web' | 'worker';
+
+export interface DevStack {
+  config: Config;
+  appUrl: string;
+  sandboxUrl: string;
+  clientId: string;
+  clientSecret: string;
+  redirectUri: string;
+  web: ChildProcess;
+  sandbox: ChildProcess;
+  /** The running workers, in the order started; a stopped one is removed. */
+  workers: ChildProcess[];
+  startWorker(): ChildProcess;
+  /** Stops one worker with `signal` and waits for its exit. */
+  stopWorker(worker: ChildProcess, signal: NodeJS.Signals): Promise<void>;
+  /** Stops every process; a throwaway run's database and Redis keys go too. */
+  stop(): Promise<void>;
+}
+
+function stackEnvironment(options: DevStackOptions, storage: Storage): NodeJS.ProcessEnv {
+  const { name } = options;
+  const appBaseUrl = `http://localhost:${options.webPort}`;
+  const clientId = `athlete-sync-${name}`;
+  const clientSecret = `${clientId}-secret`;
+  return {
+    ...process.env,
+    APP_BASE_URL: appBaseUrl,
+    PORT: String(options.webPort),
+    DATABASE_URL: storage.databaseUrl,
+    REDIS_URL: options.redisUrl,
+    REDIS_PREFIX: storage.redisPrefix,
+    SESSION_SECRET: `${name}-only-session-secret-do-not-use-in-production`,
+    TOKEN_ENCRYPTION_KEY: Buffer.from(`${name}-only-key-do-not-use-in-production`.slice(0, 32)).toString('base64'),
+    ATHLETE_BASE_URL: `http://127.0.0.1:${options.sandboxPort}`,
+    ATHLETE_CLIENT_ID: clientId,
+    ATHLETE_CLIENT_SECRET: clientSecret,
+    SANDBOX_PORT: String(options.sandboxPort),
+    SANDBOX_MODE: 'test',
+    SANDBOX_CLIENT_ID: clientId,
+    SANDBOX_CLIENT_SECRET: clientSecret,
+    SANDBOX_REDIRECT_URIS: `${appBaseUrl}/oauth/callback`,
+    ...options.env,
+  };
+}
+
+interface Storage {
+  databaseUrl: string;
+  redisPrefix: string;
+  /** A throwaway run's folder, deleted at stop. */
+  temporaryDir?: string;
+}
+
+async function prepareStorage({ name, storage }: DevStackOptions): Promise<Storage> {
+  if (storage.kind === 'kept') return storage;
+  const temporaryDir = await mkdtemp(join(tmpdir(), `athlete-sync-${name}-`));
+  return { databaseUrl: `sqlite:${join(temporaryDir, `${name}.db`)}`, redisPrefix: `athlete-sync-${name}-${Date.now()}`, temporaryDir };
+}
+
+/** Migrates the database, starts the sandbox (always from source) and the web app, and waits until both answer. */
+export async function startDevStack(options: DevStackOptions): Promise<DevStack> {
+  const storage = await prepareStorage(options);
+  const env = stackEnvironment(options, storage);
+  const config = loadConfig(env);
+  const db = createDb(config.database);
+  await migrateToLatest(db);
+  await db.destroy();
+
+  const start = (label: string, entryPoint: 'server' | 'worker', kind: AppProcess) => {
+    const nodeOptions = options.nodeOptions?.[kind] ?? [];
+    return options.code === 'source'
+      ? startEntryPoint(label, `${entryPoint}.ts`, env, nodeOptions)
+      : startCompiledEntryPoint(label, entryPoint, env, nodeOptions);
+  };
+  const sandbox = startEntryPoint('sandbox', 'sandbox/main.ts', env);
+  const web = start('web', 'server', 'web');
+  const workers: ChildProcess[] = [];
+  let started = 0;
+  const startWorker = () => {
+    started += 1;
+    const worker = start(`worker ${started}`, 'worker', 'worker');
+    workers.push(worker);
+    return worker;
+  };
+  for (let index = 0; index < options.workers; index++) startWorker();
+  const stop = async () => {
+    await Promise.all([web, sandbox, ...workers].map((child) => stopChild(child)));
+    if (storage.temporaryDir === undefined) return;
+    await deleteKeys(config.redis.url, config.redis.prefix);
+    await rm(storage.temporaryDir, { recursive: true, force: true });
+  };
+  try {
+    await waitForHealthy(sandbox, `${config.athlete.baseUrl}/healthz`);
+    await waitForHealthy(web, `${config.appBaseUrl}/healthz`);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return {
+    config,
+    appUrl: config.appBaseUrl,
+    sandboxUrl: config.athlete.baseUrl,
+    clientId: config.athlete.clientId,
+    clientSecret: config.athlete.clientSecret,
+    redirectUri: `${config.appBaseUrl}/oauth/callback`,
+    web,
+    sandbox,
+    workers,
+    startWorker,
+    async stopWorker(worker, signal) {
+      workers.splice(workers.indexOf(worker), 1);
+      await stopChild(worker, signal);
+    },
+    stop,
+  };
+}
+
+/** This run's keys only: a Redis found on the machine may hold others'. */
+async function deleteKeys(redisUrl: string, prefix: string): Promise<void> {
+  const redis = new Redis(redisUrl, { maxRetriesPerRequest: 1 });
+  try {
+    for await (const keys of redis.scanStream({ match: `${prefix}:*`, count: 500 })) {
+      if ((keys as string[]).length > 0) await redis.del(...(keys as string[]));
+    }
+  } finally {
+    redis.disconnect();
+  }
+}
