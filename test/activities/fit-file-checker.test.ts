@@ -1,10 +1,15 @@
 import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { createFitFileChecker } from '../../src/activities/fit-file-checker.js';
+import { fitFileProblem } from '../../src/activities/fit-file.js';
 import { fitFile, fitFileWithBadCrc, truncatedFitFile } from '../helpers/fit-files.js';
 
-/** The longest the event loop stood still, sampled every `everyMs`, while `work` ran. */
-async function longestStall(work: Promise<unknown>, everyMs = 5): Promise<number> {
+/**
+ * The longest the event loop stood still, sampled every `everyMs`, while `work` ran. Sampling starts
+ * before the work and ends after it, so that a check that decoded on the loop itself would be seen.
+ */
+async function longestStall(work: () => Promise<unknown>, everyMs = 5): Promise<number> {
   let longest = 0;
   let last = performance.now();
   const sampler = setInterval(() => {
@@ -12,7 +17,9 @@ async function longestStall(work: Promise<unknown>, everyMs = 5): Promise<number
     longest = Math.max(longest, now - last - everyMs);
     last = now;
   }, everyMs);
-  await work;
+  await sleep(2 * everyMs);
+  await work();
+  await sleep(2 * everyMs);
   clearInterval(sampler);
   return longest;
 }
@@ -31,11 +38,13 @@ describe('the .fit check off the event loop', () => {
     const check = createFitFileChecker();
     await check(fitFile(1)); // the thread's start-up is not what is measured
     const large = fitFile(1, 100_000);
+    // How long the same decode holds the loop when it runs here: the reference, on this machine now.
     const started = performance.now();
-    const stall = await longestStall(check(large));
-    const took = performance.now() - started;
-    // Decoding took a good part of a second or more; the loop never stood still for a tenth of it.
-    expect(took).toBeGreaterThan(200);
-    expect(stall).toBeLessThan(took / 10);
+    fitFileProblem(large);
+    const onTheLoop = performance.now() - started;
+    // A busy machine can pause this process at any moment, once; a decode on the loop stalls it every time.
+    const stalls = [];
+    for (let run = 0; run < 3; run += 1) stalls.push(await longestStall(() => check(large)));
+    expect(Math.min(...stalls)).toBeLessThan(onTheLoop / 4);
   });
 });
