@@ -18,6 +18,11 @@ export MALLOC_MMAP_THRESHOLD_="${MALLOC_MMAP_THRESHOLD_:-131072}"
 # semi-space and a heap that grows by half its live size keep the peak near it, for about 1% more
 # CPU (both measured in the README's Memory section). Neither is a ceiling: a large .fit check
 # (hundreds of MB, src/activities/fit-file-checker.ts) still gets what it needs.
+# --liftoff-only: Node's fetch (openid-client's token requests, the worker's upserts) parses HTTP
+# with llhttp, a WebAssembly module compiled at the first request; V8's optimising compiler took
+# 30 MB for a moment to compile it (the web's peak in the bench, at its first OAuth callback) and
+# kept about 5 MB more of code than the baseline compiler, which is all this flag leaves. The
+# parser's speed does not show: the bench's rates, and 3,000 local fetches, were the same.
 # Any further arguments are Node's own options (the bench's --cpu-prof).
 entry_point="$(dirname "$0")/../dist/src/${1:-}.js"
 if [ $# -eq 0 ] || [ ! -f "$entry_point" ]; then
@@ -25,4 +30,4 @@ if [ $# -eq 0 ] || [ ! -f "$entry_point" ]; then
   exit 64
 fi
 shift
-exec node --max-semi-space-size=2 --heap-growing-percent=50 "$@" "$entry_point"
+exec node --max-semi-space-size=2 --heap-growing-percent=50 --liftoff-only "$@" "$entry_point"
