@@ -14,10 +14,11 @@ set -eu
 export MALLOC_MMAP_THRESHOLD_="${MALLOC_MMAP_THRESHOLD_:-131072}"
 
 # V8's young generation may grow to 2 x 16 MiB and its old generation to a limit set for a
-# machine's worth of memory, long before a full GC; the app's live heap is about 40 MB. A 2 MiB
-# semi-space and a heap that grows by half its live size keep the peak near it, for about 1% more
-# CPU (both measured in the README's Memory section). Neither is a ceiling: a large .fit check
-# (hundreds of MB, src/activities/fit-file-checker.ts) still gets what it needs.
+# machine's worth of memory, long before a full GC; the app's live heap is about 40 MB. A 1 MiB
+# semi-space and a heap that grows by half its live size keep the peak near it (both measured in
+# the README's Memory section; 1 MiB instead of 2 took another 4 MB off the web's peak, for a few
+# per cent more of its CPU per request). Neither is a ceiling: a large .fit check (hundreds of MB,
+# src/activities/fit-file-checker.ts) still gets what it needs.
 # --liftoff-only: Node's fetch (openid-client's token requests, the worker's upserts) parses HTTP
 # with llhttp, a WebAssembly module compiled at the first request; V8's optimising compiler took
 # 30 MB for a moment to compile it (the web's peak in the bench, at its first OAuth callback) and
@@ -30,4 +31,4 @@ if [ $# -eq 0 ] || [ ! -f "$entry_point" ]; then
   exit 64
 fi
 shift
-exec node --max-semi-space-size=2 --heap-growing-percent=50 --liftoff-only "$@" "$entry_point"
+exec node --max-semi-space-size=1 --heap-growing-percent=50 --liftoff-only "$@" "$entry_point"
