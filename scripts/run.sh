@@ -9,8 +9,9 @@ set -eu
 # glibc raises its mmap threshold to the largest block freed (up to 32 MiB). After the first
 # Argon2 hash (9 MiB, src/accounts/password.ts) every later hash is carved from a thread's malloc
 # arena, which keeps it: a hash's memory for each of libuv's 4 threads (80 MB more for the web
-# process after a few sign-ins, measured with the 19 MiB hashes of before). Held at glibc's default (128 KiB), each hash's memory goes back to
-# the system when the hash is done. Other C libraries (macOS) ignore it.
+# process after a few sign-ins, measured with the 19 MiB hashes of before). Held at glibc's
+# default (128 KiB), each hash's memory goes back to the system when the hash is done. Other C
+# libraries (macOS) ignore it.
 export MALLOC_MMAP_THRESHOLD_="${MALLOC_MMAP_THRESHOLD_:-131072}"
 
 # V8's young generation may grow to 2 x 16 MiB and its old generation to a limit set for a
@@ -19,11 +20,12 @@ export MALLOC_MMAP_THRESHOLD_="${MALLOC_MMAP_THRESHOLD_:-131072}"
 # the README's Memory section; 1 MiB instead of 2 took another 4 MB off the web's peak, for a few
 # per cent more of its CPU per request). Neither is a ceiling: a large .fit check (hundreds of MB,
 # src/activities/fit-file-checker.ts) still gets what it needs.
-# --liftoff-only: Node's fetch (openid-client's token requests, the worker's upserts) parses HTTP
-# with llhttp, a WebAssembly module compiled at the first request; V8's optimising compiler took
-# 30 MB for a moment to compile it (the web's peak in the bench, at its first OAuth callback) and
-# kept about 5 MB more of code than the baseline compiler, which is all this flag leaves. The
-# parser's speed does not show: the bench's rates, and 3,000 local fetches, were the same.
+# --liftoff-only: Node's fetch (openid-client's token exchanges and refreshes; the service's data
+# calls use node:http) parses HTTP with llhttp, a WebAssembly module compiled at the first request.
+# V8's optimising compiler took 30 MB for a moment to compile it (the web's peak in the bench, at
+# its first OAuth callback) and kept about 5 MB more of code than the baseline compiler, which is
+# all this flag leaves. The parser's speed does not show: the bench's rates, and 3,000 local
+# fetches, were the same.
 # Any further arguments are Node's own options (the bench's --cpu-prof).
 entry_point="$(dirname "$0")/../dist/src/${1:-}.js"
 if [ $# -eq 0 ] || [ ! -f "$entry_point" ]; then
