@@ -15,10 +15,10 @@ set -eu
 export MALLOC_MMAP_THRESHOLD_="${MALLOC_MMAP_THRESHOLD_:-131072}"
 
 # V8's young generation may grow to 2 x 16 MiB and its old generation to a limit set for a
-# machine's worth of memory, long before a full GC; the app's live heap is about 40 MB. A 1 MiB
+# machine's worth of memory, long before a full GC; the app's live heap is about 40 MB. A 2 MiB
 # semi-space and a heap that grows by half its live size keep the peak near it (both measured in
-# the README's Memory section; 1 MiB instead of 2 took another 4 MB off the web's peak, for a few
-# per cent more of its CPU per request). Neither is a ceiling: a large .fit check (hundreds of MB,
+# the README's Memory section; 1 MiB took another 4 MB off the web's peak but cost it a fifth more
+# CPU per request). Neither is a ceiling: a large .fit check (hundreds of MB,
 # src/activities/fit-file-checker.ts) still gets what it needs.
 # --liftoff-only: Node's fetch (openid-client's token exchanges and refreshes; the service's data
 # calls use node:http) parses HTTP with llhttp, a WebAssembly module compiled at the first request.
@@ -33,4 +33,4 @@ if [ $# -eq 0 ] || [ ! -f "$entry_point" ]; then
   exit 64
 fi
 shift
-exec node --max-semi-space-size=1 --heap-growing-percent=50 --liftoff-only "$@" "$entry_point"
+exec node --max-semi-space-size=2 --heap-growing-percent=50 --liftoff-only "$@" "$entry_point"
