@@ -26,6 +26,8 @@ export MALLOC_MMAP_THRESHOLD_="${MALLOC_MMAP_THRESHOLD_:-131072}"
 # its first OAuth callback) and kept about 5 MB more of code than the baseline compiler, which is
 # all this flag leaves. The parser's speed does not show: the bench's rates, and 3,000 local
 # fetches, were the same.
+# All three are V8's flags, which a Node upgrade may rename or drop, and Node refuses to start with
+# one it does not know: test/scripts/run.test.ts starts Node through this script.
 # Any further arguments are Node's own options (the bench's --cpu-prof).
 entry_point="$(dirname "$0")/../dist/src/${1:-}.js"
 if [ $# -eq 0 ] || [ ! -f "$entry_point" ]; then
