@@ -18,7 +18,7 @@ import { createLogger } from '../../src/logger.js';
 import { createPrometheusMetrics, type PrometheusMetrics } from '../../src/observability/metrics.js';
 import { createServiceApi, type ServiceApi } from '../../src/provider/api.js';
 import { createOAuthClient, type OAuthClient } from '../../src/provider/oauth.js';
-import { createProducerConnection, createRedisConnection, untilReady } from '../../src/queue/redis.js';
+import { createProducerConnection, createRedisConnection, logReconnects, untilReady } from '../../src/queue/redis.js';
 import { createSyncQueue } from '../../src/sync/queue.js';
 import type { SendDependencies } from '../../src/sync/sender.js';
 import { createRedisSessionStore } from '../../src/web/session.js';
@@ -158,6 +158,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     : createLogger(config.logLevel);
   const db = createDb(config.database);
   const redis = createRedisConnection(config.redis.url);
+  logReconnects(redis, logger, 'test stack');
   const cipher = createTokenCipher(config.tokenEncryption.key);
   const redisAtStart = { url: config.redis.url, timeoutS: config.startupTimeoutS };
   const producer = await untilReady(createProducerConnection(config.redis.url), redisAtStart);
