@@ -18,7 +18,7 @@ import { createLogger } from '../../src/logger.js';
 import { createPrometheusMetrics, type PrometheusMetrics } from '../../src/observability/metrics.js';
 import { createServiceApi, type ServiceApi } from '../../src/provider/api.js';
 import { createOAuthClient, type OAuthClient } from '../../src/provider/oauth.js';
-import { createProducerConnection, createRedisConnection, logReconnects, untilReady } from '../../src/queue/redis.js';
+import { createProducerConnection, createRedisConnection, logReconnects, logUnlessRedisUnreachable, untilReady } from '../../src/queue/redis.js';
 import { createSyncQueue } from '../../src/sync/queue.js';
 import type { SendDependencies } from '../../src/sync/sender.js';
 import { createRedisSessionStore } from '../../src/web/session.js';
@@ -163,6 +163,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const redisAtStart = { url: config.redis.url, timeoutS: config.startupTimeoutS };
   const producer = await untilReady(createProducerConnection(config.redis.url), redisAtStart);
   const syncQueue = createSyncQueue({ connection: producer, prefix: config.redis.prefix, attempts: config.sync.attempts });
+  syncQueue.on('error', logUnlessRedisUnreachable(logger, 'sync queue: Redis error'));
   await migrateToLatest(db);
   const sessions = await createRedisSessionStore({ ...redisAtStart, prefix: config.redis.prefix }, logger);
   const clock = options.clock ?? (() => new Date());
