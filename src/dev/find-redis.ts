@@ -1,10 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
-import getPort from 'get-port';
 import { StartupError } from '../errors.js';
 import { redisAnswers } from '../queue/redis.js';
 import { stopChild } from './child-processes.js';
+import { freePort } from './free-port.js';
 
 /**
  * How the demo and the tests find a Redis, in order: REDIS_URL if set; a server on the
@@ -52,7 +52,7 @@ export interface PrivateRedis extends FoundRedis {
 
 /** Starts a private `redis-server` on a free port (`npm run chaos` kills it, so it never uses a shared one). */
 export async function startPrivateRedis(env: NodeJS.ProcessEnv = process.env): Promise<PrivateRedis> {
-  const port = await getPort({ host: '127.0.0.1' });
+  const port = await freePort();
   const url = `redis://127.0.0.1:${port}`;
   const launch = async () => {
     const started = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {

@@ -1,11 +1,11 @@
-import getPort from 'get-port';
 import { describe, expect, inject, it } from 'vitest';
 import { Redis } from 'ioredis';
 import { RedisNotFoundError, findRedis, startPrivateRedis } from '../../src/dev/find-redis.js';
 import { redisAnswers } from '../../src/queue/redis.js';
+import { freePort } from '../../src/dev/free-port.js';
 
 async function closedPortUrl(): Promise<string> {
-  return `redis://127.0.0.1:${await getPort({ host: '127.0.0.1' })}`;
+  return `redis://127.0.0.1:${await freePort()}`;
 }
 
 describe('findRedis', () => {

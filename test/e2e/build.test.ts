@@ -2,10 +2,10 @@ import { cpSync, existsSync, mkdtempSync, rmSync, statSync, symlinkSync, utimesS
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import getPort from 'get-port';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { run, start } from '../helpers/processes.js';
 import { MINIMAL_APP_ENVIRONMENT } from '../helpers/minimal-environment.js';
+import { freePort } from '../../src/dev/free-port.js';
 
 /**
  * Each test builds a copy of the project, as a fresh clone would: the project's own dist/ is in
@@ -46,7 +46,7 @@ describe('npm run build', () => {
     processEnv = {
       ...MINIMAL_APP_ENVIRONMENT,
       DATABASE_URL: `sqlite:${join(clone, 'app.db')}`,
-      PORT: String(await getPort()),
+      PORT: String(await freePort()),
       REDIS_URL: inject('redisUrl'),
     };
   }, BUILD_MS);

@@ -1,15 +1,15 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import getPort from 'get-port';
 import { describe, expect, inject, it } from 'vitest';
 import { start } from '../helpers/processes.js';
 import { testRedisPrefix } from '../helpers/redis-keys.js';
+import { freePort } from '../../src/dev/free-port.js';
 
 describe('npm run demo', () => {
   it('starts sandbox, web and worker, shows their logs as readable lines, prints the URL to open, and stops them all on Ctrl+C', async () => {
-    const webPort = await getPort();
-    const sandboxPort = await getPort();
+    const webPort = await freePort();
+    const sandboxPort = await freePort();
     const demo = start('npm', ['run', 'demo'], {
       PATH: process.env.PATH,
       HOME: process.env.HOME,

@@ -1,11 +1,11 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import getPort from 'get-port';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { MINIMAL_APP_ENVIRONMENT } from '../helpers/minimal-environment.js';
 import { run, start } from '../helpers/processes.js';
 import { eventually } from '../helpers/wait.js';
+import { freePort } from '../../src/dev/free-port.js';
 
 /** This machine's IPv4 addresses other than loopback. */
 function otherAddressesOfThisMachine(): string[] {
@@ -60,7 +60,7 @@ describe('npm start and npm run worker with what they need out of reach', () => 
   it.each(['start', 'worker'])(
     'npm run %s waits STARTUP_TIMEOUT_S for Redis and Postgres, then exits 1 with one line naming what it could not reach; a bad SQLite path at once',
     async (script) => {
-      const [redisPort, postgresPort] = [await getPort(), await getPort()];
+      const [redisPort, postgresPort] = [await freePort(), await freePort()];
       const notAFolder = join(mkdtempSync(join(tmpdir(), 'athlete-sync-entry-')), 'a-file');
       writeFileSync(notAFolder, '');
       const [redis, postgres, sqlite] = await Promise.all([
@@ -84,7 +84,7 @@ describe('npm start and npm run worker with what they need out of reach', () => 
 
 describe('npm start with METRICS_PORT equal to PORT', () => {
   it('stops with one line naming the port in use', async () => {
-    const port = String(await getPort());
+    const port = String(await freePort());
     const env = { ...MINIMAL_APP_ENVIRONMENT, DATABASE_URL: newDatabaseUrl(), REDIS_URL: inject('redisUrl'), PORT: port, METRICS_PORT: port };
     await run('npm', ['run', '--silent', 'migrate'], env);
     const result = await run('npm', ['run', '--silent', 'start'], env);
@@ -109,14 +109,14 @@ describe('npm run migrate, then npm start and npm run worker', () => {
     const env = {
       ...MINIMAL_APP_ENVIRONMENT,
       DATABASE_URL: newDatabaseUrl(),
-      PORT: String(await getPort()),
+      PORT: String(await freePort()),
       REDIS_URL: inject('redisUrl'),
     };
     const migrate = await run('npm', ['run', '--silent', 'migrate'], env);
     expect(migrate.stdout).toMatch(/Applied: .*create_users/);
     expect((await run('npm', ['run', '--silent', 'migrate'], env)).stdout).toContain('up to date');
 
-    const metricsPort = await getPort();
+    const metricsPort = await freePort();
     const web = start('npm', ['run', '--silent', 'start'], { ...env, METRICS_PORT: String(metricsPort) });
     const worker = start('npm', ['run', '--silent', 'worker'], env);
     try {

@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import getPort from 'get-port';
 import { redisAnswers } from '../../src/queue/redis.js';
 import { eventually } from './wait.js';
+import { freePort } from '../../src/dev/free-port.js';
 
 /** A redis-server of the test's own, on a fixed port, that the test can stop and start again. */
 export class DisposableRedis {
@@ -11,7 +11,7 @@ export class DisposableRedis {
   private constructor(readonly port: number) {}
 
   static async start(): Promise<DisposableRedis> {
-    const redis = new DisposableRedis(await getPort({ host: '127.0.0.1' }));
+    const redis = new DisposableRedis(await freePort());
     await redis.start();
     return redis;
   }

@@ -1,9 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Queue } from 'bullmq';
-import getPort from 'get-port';
 import { inject } from 'vitest';
 import { createDatabaseActivityFileStore } from '../../src/activities/activity-file-store.js';
 import { createApp } from '../../src/app.js';
@@ -120,7 +119,11 @@ async function listen(server: Server): Promise<number> {
  * a fresh database (test/helpers/database.ts) and a Redis key prefix of its own.
  */
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
-  const appPort = await getPort({ host: '127.0.0.1' });
+  // The app's URL is part of its configuration and of the sandbox's, so its port is taken first. Held
+  // from now on: a port looked up free and listened on later was taken meanwhile by another test's
+  // outgoing connection (EADDRINUSE on a busy CI machine).
+  const appServer = createServer().listen(0, '127.0.0.1');
+  const appPort = await listen(appServer);
   const appUrl = `http://127.0.0.1:${appPort}`;
 
   const sandbox = createSandbox({
@@ -202,8 +205,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     serviceApi: serviceApi(),
     clock,
   });
-  const appServer = app.listen(appPort, '127.0.0.1');
-  await listen(appServer);
+  appServer.on('request', app);
   // The app's connection for requests refuses commands until it is up (no offline queue): a
   // request before then would answer 503, so the stack is ready only once it is.
   if (producer.status !== 'ready') await once(producer, 'ready');

@@ -1,8 +1,8 @@
 import { fileURLToPath } from 'node:url';
-import getPort from 'get-port';
 import { start, type Running } from './processes.js';
 import type { Stack } from './stack.js';
 import { appProcessEnvironment } from './worker-process.js';
+import { freePort } from '../../src/dev/free-port.js';
 
 const WEB_ENTRY_POINT = fileURLToPath(new URL('../../dist/src/server.js', import.meta.url));
 
@@ -16,7 +16,7 @@ export interface WebProcess {
  * port of its own: the same database, Redis and settings, as a second host behind a load balancer.
  */
 export async function startWebEntryPoint(stack: Stack): Promise<WebProcess> {
-  const port = await getPort({ host: '127.0.0.1' });
+  const port = await freePort();
   const running = start(process.execPath, [WEB_ENTRY_POINT], appProcessEnvironment(stack, { PORT: String(port) }));
   await running.waitForOutput(/web listening/);
   return { running, url: `http://127.0.0.1:${port}` };

@@ -1,4 +1,3 @@
-import getPort from 'get-port';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectedUser } from '../helpers/flows.js';
 import { addMeal, syncStatus } from '../helpers/meals.js';
@@ -6,6 +5,7 @@ import type { Running } from '../helpers/processes.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 import { eventually } from '../helpers/wait.js';
 import { startWorkerProcess } from '../helpers/worker-process.js';
+import { freePort } from '../../src/dev/free-port.js';
 
 const DATE = '2026-04-01';
 
@@ -33,7 +33,7 @@ beforeAll(async () => {
   // Tokens that live 2 s are refreshed after 1 s: the worker refreshes before it can send.
   stack = await startStack({ sandbox: { autoApprove: 'Ana', accessTokenTtlS: 2, retryAfterS: 1 } });
   const { client } = await connectedUser(stack);
-  const metricsPort = await getPort({ host: '127.0.0.1' });
+  const metricsPort = await freePort();
   workerMetricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
   await stack.changeSandbox({ faultRate: 1, faultKinds: ['429'], faultTargets: ['data'] });
   worker = await startWorkerProcess(stack, { SYNC_QUIET_MS: '50', METRICS_PORT: String(metricsPort) });

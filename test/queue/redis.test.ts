@@ -1,5 +1,4 @@
 import { Queue } from 'bullmq';
-import getPort from 'get-port';
 import { describe, expect, inject, it, onTestFinished } from 'vitest';
 import { createLogger } from '../../src/logger.js';
 import { createProducerConnection, createRedisConnection, logReconnects, logUnlessRedisUnreachable, untilReady } from '../../src/queue/redis.js';
@@ -7,6 +6,7 @@ import { UnreachableAtStartError } from '../../src/reach-at-start.js';
 import { createRedisSessionStore } from '../../src/web/session.js';
 import { DisposableRedis } from '../helpers/redis-server.js';
 import { eventually } from '../helpers/wait.js';
+import { freePort } from '../../src/dev/free-port.js';
 
 type LogLine = Record<string, unknown>;
 
@@ -17,7 +17,7 @@ function capturingLogger() {
 }
 
 async function closedRedisUrl(): Promise<string> {
-  return `redis://:hunter2@127.0.0.1:${await getPort({ host: '127.0.0.1' })}`;
+  return `redis://:hunter2@127.0.0.1:${await freePort()}`;
 }
 
 describe('a producer connection', () => {

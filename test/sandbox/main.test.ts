@@ -1,6 +1,6 @@
-import getPort from 'get-port';
 import { describe, expect, it } from 'vitest';
 import { run, start } from '../helpers/processes.js';
+import { freePort } from '../../src/dev/free-port.js';
 
 const environment = (settings: Record<string, string>) => ({
   PATH: process.env.PATH,
@@ -11,7 +11,7 @@ const environment = (settings: Record<string, string>) => ({
 
 describe('npm run sandbox', () => {
   it('prints its address, answers /healthz and stops on Ctrl+C', async () => {
-    const port = await getPort({ host: '127.0.0.1' });
+    const port = await freePort();
     const sandbox = start('npm', ['run', '--silent', 'sandbox'], environment({ SANDBOX_PORT: String(port) }));
     try {
       const [line] = await sandbox.waitForOutput(/.*listening on.*/);

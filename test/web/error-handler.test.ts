@@ -3,7 +3,6 @@ import type { AddressInfo } from 'node:net';
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import express from 'express';
-import getPort from 'get-port';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createDb } from '../../src/db/database.js';
 import { createLogger } from '../../src/logger.js';
@@ -16,6 +15,7 @@ import { bodyOf, type ApiError } from '../helpers/http-client.js';
 import { untilReady } from '../helpers/readiness.js';
 import { DisposableRedis } from '../helpers/redis-server.js';
 import { startStack, type Stack } from '../helpers/stack.js';
+import { freePort } from '../../src/dev/free-port.js';
 
 describe('while Redis is down, a signed-in request (its session is in Redis)', () => {
   let redis: DisposableRedis;
@@ -74,7 +74,7 @@ describe('the error handler', () => {
   }
 
   it('answers 503 with Retry-After when a command fails because ioredis cannot reach Redis', async () => {
-    const unreachable = createProducerConnection(`redis://127.0.0.1:${await getPort({ host: '127.0.0.1' })}`);
+    const unreachable = createProducerConnection(`redis://127.0.0.1:${await freePort()}`);
     const url = await appWith('/api/claim', async () => {
       await unreachable.set('claim', '1');
     });
@@ -89,7 +89,7 @@ describe('the error handler', () => {
   });
 
   it('answers 503 with Retry-After when a query fails because Postgres cannot be reached, and logs an error for the operator', async () => {
-    const unreachable = createDb({ kind: 'postgres', url: `postgres://postgres@127.0.0.1:${await getPort({ host: '127.0.0.1' })}/app`, poolSize: 1 });
+    const unreachable = createDb({ kind: 'postgres', url: `postgres://postgres@127.0.0.1:${await freePort()}/app`, poolSize: 1 });
     const url = await appWith('/api/me', async (_req, res) => {
       res.json(await unreachable.selectFrom('users').select('id').execute());
     });

@@ -1,6 +1,6 @@
-import getPort from 'get-port';
 import { findRedis } from '../find-redis.js';
 import { startDevStack, type AppProcess, type DevStack } from '../stack.js';
+import { freePort } from '../free-port.js';
 
 /** Short, so that the drain and the latency phase do not wait long; the latency is measured beyond it. */
 export const BENCH_SYNC_QUIET_MS = 1000;
@@ -36,8 +36,8 @@ export async function startBenchStack(profiling?: BenchProfiling): Promise<Bench
   const redis = await findRedis();
   const stack = await startDevStack({
     name: 'bench',
-    webPort: await getPort({ host: '127.0.0.1' }),
-    sandboxPort: await getPort({ host: '127.0.0.1' }),
+    webPort: await freePort(),
+    sandboxPort: await freePort(),
     redisUrl: redis.url,
     storage: { kind: 'throwaway' },
     code: 'compiled',

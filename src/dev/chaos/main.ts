@@ -1,6 +1,5 @@
 import { xoroshiro128plus } from 'pure-rand/generator/xoroshiro128plus';
 import type { RandomGenerator } from 'pure-rand/types/RandomGenerator';
-import getPort from 'get-port';
 import { dateDaysAgo } from '../bench/meals-workload.js';
 import { changeSandboxSettings } from '../bench/sandbox-records.js';
 import { LOAD_RUN_ENV } from '../bench/stack.js';
@@ -14,6 +13,7 @@ import { table, targets, writeResults, type ChaosResults, type PhaseResult } fro
 import { readSandbox } from './sandbox-view.js';
 import { waitToConverge } from './verdict.js';
 import { runWorkload, type ChaosUser } from './workload.js';
+import { freePort } from '../free-port.js';
 
 /**
  * `npm run chaos` (issue 12): the production build of the web app and N workers against a strict,
@@ -63,8 +63,8 @@ async function main(): Promise<void> {
 async function startChaosStack(flags: ChaosFlags, redisUrl: string): Promise<DevStack> {
   return startDevStack({
     name: 'chaos',
-    webPort: await getPort({ host: '127.0.0.1' }),
-    sandboxPort: await getPort({ host: '127.0.0.1' }),
+    webPort: await freePort(),
+    sandboxPort: await freePort(),
     redisUrl,
     storage: { kind: 'throwaway' },
     code: 'compiled',
