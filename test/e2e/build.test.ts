@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { freePort } from '../../src/dev/free-port.js';
 import { run, start } from '../helpers/processes.js';
 import { MINIMAL_APP_ENVIRONMENT } from '../helpers/minimal-environment.js';
-import { freePort } from '../../src/dev/free-port.js';
 
 /**
  * Each test builds a copy of the project, as a fresh clone would: the project's own dist/ is in

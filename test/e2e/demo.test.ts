@@ -2,9 +2,9 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
+import { freePort } from '../../src/dev/free-port.js';
 import { start } from '../helpers/processes.js';
 import { testRedisPrefix } from '../helpers/redis-keys.js';
-import { freePort } from '../../src/dev/free-port.js';
 
 describe('npm run demo', () => {
   it('starts sandbox, web and worker, shows their logs as readable lines, prints the URL to open, and stops them all on Ctrl+C', async () => {

@@ -2,10 +2,10 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { freePort } from '../../src/dev/free-port.js';
 import { MINIMAL_APP_ENVIRONMENT } from '../helpers/minimal-environment.js';
 import { run, start } from '../helpers/processes.js';
 import { eventually } from '../helpers/wait.js';
-import { freePort } from '../../src/dev/free-port.js';
 
 /** This machine's IPv4 addresses other than loopback. */
 function otherAddressesOfThisMachine(): string[] {

@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { freePort } from '../../src/dev/free-port.js';
 import { redisAnswers } from '../../src/queue/redis.js';
 import { eventually } from './wait.js';
-import { freePort } from '../../src/dev/free-port.js';
 
 /** A redis-server of the test's own, on a fixed port, that the test can stop and start again. */
 export class DisposableRedis {

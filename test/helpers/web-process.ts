@@ -1,8 +1,8 @@
 import { fileURLToPath } from 'node:url';
+import { freePort } from '../../src/dev/free-port.js';
 import { start, type Running } from './processes.js';
 import type { Stack } from './stack.js';
 import { appProcessEnvironment } from './worker-process.js';
-import { freePort } from '../../src/dev/free-port.js';
 
 const WEB_ENTRY_POINT = fileURLToPath(new URL('../../dist/src/server.js', import.meta.url));
 

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../src/dev/free-port.js';
 import { connectedUser } from '../helpers/flows.js';
 import { addMeal, syncStatus } from '../helpers/meals.js';
 import type { Running } from '../helpers/processes.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 import { eventually } from '../helpers/wait.js';
 import { startWorkerProcess } from '../helpers/worker-process.js';
-import { freePort } from '../../src/dev/free-port.js';
 
 const DATE = '2026-04-01';
 

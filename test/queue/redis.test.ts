@@ -1,12 +1,12 @@
 import { Queue } from 'bullmq';
 import { describe, expect, inject, it, onTestFinished } from 'vitest';
+import { freePort } from '../../src/dev/free-port.js';
 import { createLogger } from '../../src/logger.js';
 import { createProducerConnection, createRedisConnection, logReconnects, logUnlessRedisUnreachable, untilReady } from '../../src/queue/redis.js';
 import { UnreachableAtStartError } from '../../src/reach-at-start.js';
 import { createRedisSessionStore } from '../../src/web/session.js';
 import { DisposableRedis } from '../helpers/redis-server.js';
 import { eventually } from '../helpers/wait.js';
-import { freePort } from '../../src/dev/free-port.js';
 
 type LogLine = Record<string, unknown>;
 

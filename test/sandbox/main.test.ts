@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { run, start } from '../helpers/processes.js';
 import { freePort } from '../../src/dev/free-port.js';
+import { run, start } from '../helpers/processes.js';
 
 const environment = (settings: Record<string, string>) => ({
   PATH: process.env.PATH,

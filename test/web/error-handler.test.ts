@@ -5,6 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import express from 'express';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createDb } from '../../src/db/database.js';
+import { freePort } from '../../src/dev/free-port.js';
 import { createLogger } from '../../src/logger.js';
 import { createProducerConnection } from '../../src/queue/redis.js';
 import { createErrorHandler } from '../../src/web/error-handler.js';
@@ -15,7 +16,6 @@ import { bodyOf, type ApiError } from '../helpers/http-client.js';
 import { untilReady } from '../helpers/readiness.js';
 import { DisposableRedis } from '../helpers/redis-server.js';
 import { startStack, type Stack } from '../helpers/stack.js';
-import { freePort } from '../../src/dev/free-port.js';
 
 describe('while Redis is down, a signed-in request (its session is in Redis)', () => {
   let redis: DisposableRedis;

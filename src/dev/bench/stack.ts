@@ -1,6 +1,6 @@
 import { findRedis } from '../find-redis.js';
-import { startDevStack, type AppProcess, type DevStack } from '../stack.js';
 import { freePort } from '../free-port.js';
+import { startDevStack, type AppProcess, type DevStack } from '../stack.js';
 
 /** Short, so that the drain and the latency phase do not wait long; the latency is measured beyond it. */
 export const BENCH_SYNC_QUIET_MS = 1000;

@@ -5,6 +5,7 @@ import { changeSandboxSettings } from '../bench/sandbox-records.js';
 import { LOAD_RUN_ENV } from '../bench/stack.js';
 import { signUpAndConnect } from '../bench/users.js';
 import { startPrivateRedis, type PrivateRedis } from '../find-redis.js';
+import { freePort } from '../free-port.js';
 import { startDevStack, type DevStack } from '../stack.js';
 import { CrashWatch, restartRedisEmpty, restartWorkers } from './disruptions.js';
 import { CHAOS_USAGE, parseChaosFlags, type ChaosFlags } from './flags.js';
@@ -13,7 +14,6 @@ import { table, targets, writeResults, type ChaosResults, type PhaseResult } fro
 import { readSandbox } from './sandbox-view.js';
 import { waitToConverge } from './verdict.js';
 import { runWorkload, type ChaosUser } from './workload.js';
-import { freePort } from '../free-port.js';
 
 /**
  * `npm run chaos` (issue 12): the production build of the web app and N workers against a strict,
