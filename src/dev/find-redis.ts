@@ -46,7 +46,7 @@ export async function findRedis({
 export interface PrivateRedis extends FoundRedis {
   /** Kills it at once (SIGKILL), as a crash would. */
   kill(): Promise<void>;
-  /** Starts it again, empty, on the same port. */
+  /** Starts it again, empty, on the same port: after a stop or a kill, or stopping it first. */
   restart(): Promise<void>;
 }
 
@@ -73,7 +73,9 @@ export async function startPrivateRedis(env: NodeJS.ProcessEnv = process.env): P
     },
     kill: () => stopChild(server, 'SIGKILL'),
     restart: async () => {
+      await stopChild(server);
       server = await launch();
+      process.off('exit', stopOnExit).once('exit', stopOnExit);
     },
   };
 }

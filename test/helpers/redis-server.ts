@@ -1,37 +1,23 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
-import { freePort } from '../../src/dev/free-port.js';
-import { redisAnswers } from '../../src/queue/redis.js';
-import { eventually } from './wait.js';
+import { startPrivateRedis, type PrivateRedis } from '../../src/dev/find-redis.js';
 
-/** A redis-server of the test's own, on a fixed port, that the test can stop and start again. */
+/** A redis-server of the test's own (a private one, as `npm run chaos` starts) that the test can stop and start again. */
 export class DisposableRedis {
-  private server: ChildProcess | undefined;
-
-  private constructor(readonly port: number) {}
+  private constructor(private readonly redis: PrivateRedis) {}
 
   static async start(): Promise<DisposableRedis> {
-    const redis = new DisposableRedis(await freePort());
-    await redis.start();
-    return redis;
+    return new DisposableRedis(await startPrivateRedis());
   }
 
   get url(): string {
-    return `redis://127.0.0.1:${this.port}`;
+    return this.redis.url;
   }
 
-  async start(): Promise<void> {
-    this.server = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
-      stdio: 'ignore',
-    });
-    await eventually(`redis-server on port ${this.port}`, async () => ((await redisAnswers(this.url, 200)) ? true : undefined), 10_000);
+  /** Starts it again, empty, on the same port. */
+  start(): Promise<void> {
+    return this.redis.restart();
   }
 
-  async stop(): Promise<void> {
-    const server = this.server;
-    if (!server || server.exitCode !== null) return;
-    const exited = once(server, 'exit');
-    server.kill('SIGTERM');
-    await exited;
+  stop(): Promise<void> {
+    return this.redis.stop();
   }
 }
