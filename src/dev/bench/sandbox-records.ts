@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 
 const storedRecordSchema = z.object({ payload: z.unknown(), createdAt: z.iso.datetime(), receivedAt: z.iso.datetime(), writes: z.int() });
@@ -52,7 +53,7 @@ export async function waitForRecords(
     const records = await nutritionRecords(sandboxUrl, prefix);
     if (done(records)) return records;
     if (Date.now() > deadline) throw new Error(`the sandbox did not receive the expected days within ${timeoutMs / 1000} s`);
-    await new Promise((resolve) => setTimeout(resolve, POLL_INTERVAL_MS));
+    await sleep(POLL_INTERVAL_MS);
   }
 }
 

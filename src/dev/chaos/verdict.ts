@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import type { Item } from './ledger.js';
 import { readSandbox, sameItems, type SandboxView } from './sandbox-view.js';
@@ -66,6 +67,6 @@ export async function waitToConverge(
     const comparison = await compare(users, dates, sandboxUrl);
     if (comparison.wrongDays.length === 0) return { comparison, seconds: (Date.now() - started) / 1000 };
     if (Date.now() - started > timeoutMs) return { comparison, seconds: null };
-    await new Promise((resolve) => setTimeout(resolve, pollMs));
+    await sleep(pollMs);
   }
 }

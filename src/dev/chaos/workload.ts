@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { uniformInt } from 'pure-rand/distribution/uniformInt';
 import { xoroshiro128plus } from 'pure-rand/generator/xoroshiro128plus';
 import type { RandomGenerator } from 'pure-rand/types/RandomGenerator';
@@ -46,7 +47,7 @@ export async function appItems(user: ChaosUser, dates: string[]): Promise<Item[]
         break;
       }
       if (attempt === 10) throw new Error(`GET /api/meals?date=${date} for ${user.email}: ${response?.status ?? 'no answer'}`);
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      await sleep(500);
     }
   }
   return items;
@@ -75,7 +76,7 @@ export async function runWorkload(users: ChaosUser[], dates: string[], clients: 
     return (async () => {
       for (let turn = 0; Date.now() < until; turn++) {
         const answered = await writeOnce(mine[turn % mine.length]!, dates, own);
-        if (answered === undefined || answered === 503) await new Promise((resolve) => setTimeout(resolve, BACK_OFF_MS));
+        if (answered === undefined || answered === 503) await sleep(BACK_OFF_MS);
       }
     })();
   });
