@@ -43,7 +43,6 @@ async function main(): Promise<void> {
       watch.watch(stack.web, 'the web app');
       watch.watch(stack.sandbox, 'the sandbox');
       const results = await run(stack, redis, watch, flags);
-      watch.end();
       console.log(`\n${table(results)}\n`);
       console.log(`Results: ${await writeResults(results, startedAt, flags.results)}`);
       const missed = targets(results).filter((target) => !target.met);
