@@ -8,8 +8,8 @@ import type { Redis } from 'ioredis';
  * the lock if its holder dies; keep `ttlMs` well above the work it guards.
  */
 
-// Deletes the key only while it still holds our owner value (atomic in Redis).
-const RELEASE_IF_OWNER = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end`;
+/** Deletes the key only while it still holds our owner value (atomic in Redis). */
+export const RELEASE_IF_OWNER = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end`;
 
 export class LockTimeoutError extends Error {
   override name = 'LockTimeoutError';

@@ -1,0 +1,99 @@
+import { performance } from 'node:perf_hooks';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { createRedisConnection } from '../../src/queue/redis.js';
+import { createRequestBudget, type Lane, type RequestBudget } from '../../src/queue/request-budget.js';
+import { testRedisPrefix } from '../helpers/redis-keys.js';
+
+const connections = Array.from({ length: 3 }, () => createRedisConnection(inject('redisUrl')));
+
+afterAll(() => {
+  for (const connection of connections) connection.disconnect();
+});
+
+/** One budget as each of three processes would hold it: each on its own connection, sharing the keys. */
+function budgetsOfThreeProcesses(ratePerS: number): RequestBudget[] {
+  const prefix = testRedisPrefix();
+  return connections.map((redis) => createRequestBudget({ redis, prefix, ratePerS }));
+}
+
+async function takeAndRelease(budget: RequestBudget, lane: Lane, userId: number): Promise<number> {
+  const permit = await budget.take(lane, userId);
+  const grantedAt = performance.now();
+  await permit.release();
+  return grantedAt;
+}
+
+describe('the request budget', () => {
+  it('spaces the requests of every process to the rate, whatever their number', async () => {
+    const budgets = budgetsOfThreeProcesses(20);
+    const started = performance.now();
+    const grants = await Promise.all(Array.from({ length: 30 }, (_, index) => takeAndRelease(budgets[index % 3]!, 'backfill', index + 1)));
+    // 30 slots 50 ms apart: the last starts 1.45 s after the first, however fast the machine.
+    expect(Math.max(...grants) - started).toBeGreaterThanOrEqual(1400);
+  });
+
+  it('grants a fresh request ahead of the backfill waiting for the same slots', async () => {
+    const budgets = budgetsOfThreeProcesses(20);
+    const backfillGrants: number[] = [];
+    let stop = false;
+    // History from every process keeps the budget busy: four turns each, taking slots as soon as they may.
+    const loops = budgets.flatMap((budget, process) =>
+      [1, 2, 3, 4].map(async (turn) => {
+        for (let user = 1000 * (4 * process + turn); !stop; user++) backfillGrants.push(await takeAndRelease(budget, 'backfill', user));
+      }),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const asked = performance.now();
+    const freshGranted = await takeAndRelease(budgets[0]!, 'fresh', 1);
+    stop = true;
+    await Promise.all(loops);
+    // Backfill books no more than the next slot, so a fresh request has at most that one ahead of it.
+    expect(backfillGrants.filter((at) => at > asked && at < freshGranted).length).toBeLessThanOrEqual(2);
+    expect(backfillGrants.length).toBeGreaterThan(10);
+  });
+
+  it('lets one request of a person be in flight at a time, across lanes and processes', async () => {
+    const [first, second] = budgetsOfThreeProcesses(1000);
+    const events: string[] = [];
+    const history = await first!.take('backfill', 7);
+    const fresh = second!.take('fresh', 7).then((permit) => {
+      events.push('fresh granted');
+      return permit;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    events.push('history released');
+    await history.release();
+    await (await fresh).release();
+    expect(events).toEqual(['history released', 'fresh granted']);
+    // Another person is not held up meanwhile.
+    await (await first!.take('backfill', 8)).release();
+  });
+
+  it('keeps a person’s lock while its request runs, however long, and frees it soon after its holder dies', async () => {
+    const prefix = testRedisPrefix();
+    const holder = connections[0]!.duplicate();
+    const living = createRequestBudget({ redis: connections[1]!, prefix, ratePerS: 1000, lockTtlMs: 1000 });
+    const dying = createRequestBudget({ redis: holder, prefix, ratePerS: 1000, lockTtlMs: 1000 });
+    const slow = await living.take('backfill', 9);
+    const waiting = dying.take('fresh', 9);
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    expect(await Promise.race([waiting.then(() => 'granted'), Promise.resolve('still waiting')])).toBe('still waiting');
+    await slow.release();
+    await (await waiting).release();
+
+    // A holder whose process dies: its renewals stop with its connection.
+    await dying.take('backfill', 10);
+    holder.disconnect();
+    const started = performance.now();
+    await (await living.take('fresh', 10)).release();
+    expect(performance.now() - started).toBeLessThan(5_000);
+  });
+
+  it('holds every lane of every process for a pause the service asked for (429 Retry-After)', async () => {
+    const [first, second] = budgetsOfThreeProcesses(1000);
+    await first!.pause(400);
+    const asked = performance.now();
+    await (await second!.take('fresh', 1)).release();
+    expect(performance.now() - asked).toBeGreaterThanOrEqual(350);
+  });
+});
