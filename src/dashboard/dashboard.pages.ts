@@ -63,7 +63,7 @@ export function dashboardPages({ db, renderPage, clock }: Dependencies): Router 
           reconnectBy: reconnectNeededSoon(connection, clock()) ? connection.refreshExpiresAt?.toISOString() : undefined,
         },
         capabilities: describeCapabilities(connection?.scopes ?? []),
-        sync: await syncOverview(db, user, connection?.scopes ?? [], clock()),
+        sync: await syncOverview(db, user, connection, clock()),
         notice,
         ...extra,
       },

@@ -13,7 +13,7 @@ export function syncOverviewApi({ db, clock }: { db: Db; clock: () => Date }): R
   router.get('/api/sync/overview', requireUserApi, async (_req, res) => {
     const user = currentUser(res);
     const connection = await findConnection(db, user.id);
-    res.json(await syncOverview(db, user, connection?.scopes ?? [], clock()));
+    res.json(await syncOverview(db, user, connection, clock()));
   });
   return router;
 }

@@ -2,12 +2,13 @@ import { DateTime } from 'luxon';
 import type { User } from '../accounts/user.table.js';
 import { activityNames } from '../activities/activity.repository.js';
 import { capabilityOf, hasCapability } from '../connections/capabilities.js';
+import type { Connection } from '../connections/connection.repository.js';
 import { addDays, localToday } from '../dates/local-today.js';
 import type { Db } from '../db/database.js';
-import type { Scope } from '../provider/scopes.js';
 import { dailySyncStatuses, entryCountsOf, recentSyncStatuses, type EntrySyncStatus } from '../sync/outbox.js';
 import { SYNC_KINDS, isDailyKind, type SyncKind } from '../sync/sync-kinds.js';
 import { describeSync, type SyncWords } from '../sync/sync-words.js';
+import { historyWords } from './history-progress.js';
 
 /** The overview covers the days of the daily kinds' pages, and as many of the newest activities. */
 const OVERVIEW_DAYS = 14;
@@ -30,6 +31,8 @@ export interface SyncOverview {
   /** Whether anything waits to be sent: the page keeps refreshing the overview while it does. */
   pending: boolean;
   counts: string;
+  /** The person's history on its way (history-progress.ts), while any waits. */
+  history?: string;
   /** The newest failure among the entries shown, in plain words. */
   lastProblem?: string;
   kinds: KindOverview[];
@@ -38,9 +41,10 @@ export interface SyncOverview {
 /**
  * Where the sync of each kind stands, for kinds the person granted or has entries of (entries wait
  * while a kind is not granted): the last 14 days of each daily kind, the newest activities, how
- * many entries wait, and the last thing that went wrong.
+ * many entries wait, how far their history has come, and the last thing that went wrong.
  */
-export async function syncOverview(db: Db, user: User, grantedScopes: readonly Scope[], now: Date): Promise<SyncOverview> {
+export async function syncOverview(db: Db, user: User, connection: Connection | undefined, now: Date): Promise<SyncOverview> {
+  const grantedScopes = connection?.scopes ?? [];
   const counts = await entryCountsOf(db, user.id);
   const shown = SYNC_KINDS.filter((kind) => hasCapability(grantedScopes, kind) || counts.some((row) => row.kind === kind));
   const today = localToday(now, user.timezone);
@@ -56,9 +60,11 @@ export async function syncOverview(db: Db, user: User, grantedScopes: readonly S
   );
   const waiting = counts.reduce((sum, row) => sum + row.waiting, 0);
   const refused = counts.reduce((sum, row) => sum + row.refused, 0);
+  const history = await historyWords(db, user.id, connection, user.timezone, now);
   return {
     pending: waiting > 0,
     counts: countWords(waiting, refused),
+    ...(history && { history }),
     ...lastProblemOf(kinds, user.timezone, now),
     kinds: kinds.map(({ kind, statuses, label }) => ({
       kind,

@@ -21,6 +21,9 @@ function showEntry(entry) {
 function showOverview(data) {
   overview.dataset.pending = String(data.pending);
   overview.querySelector('[data-testid="sync-counts"]').textContent = data.counts;
+  const history = overview.querySelector('[data-testid="sync-history"]');
+  history.hidden = data.history === undefined;
+  history.textContent = data.history ?? '';
   const lastProblem = overview.querySelector('[data-testid="sync-last-problem"]');
   lastProblem.hidden = data.lastProblem === undefined;
   lastProblem.textContent = data.lastProblem ?? '';
