@@ -1,0 +1,140 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { addDays, localToday } from '../../src/dates/local-today.js';
+import { connect, signUpNewUser } from '../helpers/flows.js';
+import type { CookieClient } from '../helpers/http-client.js';
+import { addMeal } from '../helpers/meals.js';
+import type { Running } from '../helpers/processes.js';
+import { DisposableRedis } from '../helpers/redis-server.js';
+import { startStack, type Stack } from '../helpers/stack.js';
+import { eventually } from '../helpers/wait.js';
+import { startWorkerProcess } from '../helpers/worker-process.js';
+
+/**
+ * Who waits when the request budget is short, with real worker processes against the sandbox: a
+ * person's change of now goes ahead of any history, and people with history share the rate.
+ */
+
+const RATE_PER_S = 10;
+const QUIET_MS = 1000;
+const PASSWORD = 'a long password';
+
+let stack: Stack;
+let redis: DisposableRedis | undefined;
+const workers: Running[] = [];
+
+afterEach(async () => {
+  await stopWorkers();
+  await stack.close();
+  await redis?.stop();
+  redis = undefined;
+});
+
+async function stopWorkers(): Promise<void> {
+  await Promise.all(workers.splice(0).map((worker) => worker.stop('SIGTERM')));
+}
+
+async function startWorkers(count: number, ratePerS: number): Promise<void> {
+  for (let index = 0; index < count; index++) {
+    workers.push(await startWorkerProcess(stack, { ATHLETE_RATE_LIMIT_PER_S: String(ratePerS), SYNC_QUIET_MS: String(QUIET_MS) }));
+  }
+}
+
+interface Person {
+  athlete: string;
+  email: string;
+  client: CookieClient;
+}
+
+async function connectedPerson(athlete: string): Promise<Person> {
+  await stack.changeSandbox({ autoApprove: athlete });
+  const client = stack.browser();
+  const email = await signUpNewUser(client);
+  expect((await connect(client)).status).toBe(303);
+  return { athlete, email, client };
+}
+
+/** One item on each of `days` days before today, in one import. */
+async function importHistory(person: Person, days: number): Promise<void> {
+  const today = localToday(new Date(), 'Europe/Berlin');
+  const items = Array.from({ length: days }, (_, index) => ({ name: `Day ${index}`, carbs: 40, logged_at: `${addDays(today, -1 - index)}T12:00:00` }));
+  expect((await person.client.postJson('/api/meals/batch', { items })).status).toBe(201);
+}
+
+/** When the sandbox first received each day of each athlete: an imported day is upserted once. */
+async function arrivals(): Promise<Map<string, number[]>> {
+  const { athletes } = await stack.sandboxState();
+  return new Map(
+    Object.entries(athletes).map(([athlete, { nutrition }]) => [
+      athlete,
+      Object.values(nutrition).map((day) => Date.parse((day as unknown as { createdAt: string }).createdAt)),
+    ]),
+  );
+}
+
+async function arrivedCount(athlete: string): Promise<number> {
+  return (await arrivals()).get(athlete)?.length ?? 0;
+}
+
+/** The most requests the sandbox received in any window of `windowMs`. */
+function busiestWindow(times: number[], windowMs: number): number {
+  const sorted = [...times].sort((a, b) => a - b);
+  let most = 0;
+  for (let first = 0, last = 0; last < sorted.length; last++) {
+    while (sorted[last]! - sorted[first]! >= windowMs) first++;
+    most = Math.max(most, last - first + 1);
+  }
+  return most;
+}
+
+describe('who waits when the request budget is short', () => {
+  it.each([
+    ['one worker process', 1, false],
+    ['two worker processes', 2, false],
+    ['Redis restarted empty mid-import', 1, true],
+  ])(
+    'with %s: a change of now goes ahead of a 600-day import, two imports share the rate, and every day arrives once',
+    async (_, workerCount, restartRedis) => {
+      redis = restartRedis ? await DisposableRedis.start() : undefined;
+      stack = await startStack({ env: { MEALS_BATCH_MAX: '600', ...(redis && { REDIS_URL: redis.url }) } });
+      const [a, b, c] = [await connectedPerson('A'), await connectedPerson('B'), await connectedPerson('C')];
+      await startWorkers(workerCount, RATE_PER_S);
+
+      await importHistory(a, 600);
+      await eventually('A’s history to reach the service', async () => ((await arrivedCount('A')) >= 5 ? true : undefined));
+      if (redis) {
+        await redis.stop();
+        await redis.start();
+        const before = await arrivedCount('A');
+        await eventually('A’s history to go on after the restart', async () => ((await arrivedCount('A')) > before + 5 ? true : undefined));
+        // Sessions lived in the lost Redis too.
+        for (const person of [b, c]) expect((await person.client.postJson('/api/login', { email: person.email, password: PASSWORD })).status).toBe(200);
+      }
+
+      await addMeal(b.client, { name: 'Lunch', carbs: 60, logged_at: new Date().toISOString() });
+      const posted = Date.now();
+      const arrived = await eventually('B’s change to reach the service', async () => (await arrivals()).get('B')?.[0]);
+      expect(arrived - posted - QUIET_MS).toBeLessThan(1000);
+
+      await importHistory(c, 300);
+      const cStarted = await eventually('C’s history to reach the service', async () => (await arrivals()).get('C')?.sort((x, y) => x - y)[0]);
+      await new Promise((resolve) => setTimeout(resolve, 11_000));
+      const sharing = await arrivals();
+      const inWindow = (athlete: string) => sharing.get(athlete)!.filter((at) => at > cStarted + 500 && at <= cStarted + 10_500).length;
+      const [shareOfA, shareOfC] = [inWindow('A'), inWindow('C')];
+      expect(Math.max(shareOfA, shareOfC) / Math.min(shareOfA, shareOfC)).toBeLessThanOrEqual(1.5);
+      // Every process together kept to the rate (a day's arrival is one request); arrivals jitter
+      // around their evenly spaced slots by a few milliseconds, hence one more at either end.
+      expect(busiestWindow([...sharing.values()].flat(), 3000)).toBeLessThanOrEqual(3 * RATE_PER_S + 2);
+
+      // The rest at a rate without limit, then every day exactly once.
+      await stopWorkers();
+      await startWorkers(workerCount, 100_000);
+      await eventually('every imported day to arrive', async () => ((await arrivedCount('A')) === 600 && (await arrivedCount('C')) === 300 ? true : undefined), 60_000);
+      const { athletes } = await stack.sandboxState();
+      for (const athlete of ['A', 'B', 'C']) {
+        expect(Object.values(athletes[athlete]!.nutrition).filter((day) => day.writes !== 1)).toEqual([]);
+      }
+    },
+    150_000,
+  );
+});
