@@ -1,5 +1,4 @@
 import { fileURLToPath } from 'node:url';
-import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import express, { type Express } from 'express';
 import type { Store } from 'express-session';
@@ -30,7 +29,9 @@ import type { Metrics } from './observability/metrics.js';
 import { observeRequests } from './observability/requests.js';
 import type { ServiceApi } from './provider/api.js';
 import type { OAuthClient } from './provider/oauth.js';
-import { createChangeHint } from './sync/hint.js';
+import type { RequestBudget } from './queue/request-budget.js';
+import { createHistoryHint } from './sync/hint.js';
+import type { SyncQueues } from './sync/queue.js';
 import { syncStatusApi } from './sync/sync-status.api.js';
 import { loadCurrentUser } from './web/authentication.js';
 import { createCsrfProtection } from './web/csrf.js';
@@ -57,9 +58,11 @@ export interface AppDependencies {
   cipher: TokenCipher;
   /** For short-lived keys of the web (OAuth state claims) and /readyz; commands fail fast while Redis is away. */
   redis: Redis;
-  syncQueue: Queue;
+  syncQueues: SyncQueues;
   /** The service's data API, for what the web reads from it (the workouts list). */
   serviceApi: ServiceApi;
+  /** Paces those reads with the workers' requests (the fresh lane: a person is waiting). */
+  budget: RequestBudget;
   clock: () => Date;
 }
 
@@ -68,14 +71,13 @@ const FAVICON = fileURLToPath(new URL('../views/assets/favicon.svg', import.meta
 
 /** Builds the web app: middleware, routes, error handler. It never listens; `server.ts` does. */
 export function createApp(deps: AppDependencies): Express {
-  const { config, logger, metrics, db, sessionStore, oauth, cipher, redis, syncQueue, serviceApi, clock } = deps;
+  const { config, logger, metrics, db, sessionStore, oauth, cipher, redis, syncQueues, serviceApi, budget, clock } = deps;
   const app = express();
   const renderPage = createPageRenderer(createViewRenderer());
-  const changed = createChangeHint(syncQueue, config.sync.quietMs, logger);
-  const meals = createMeals({ db, limits: config.meals, clock, changed });
-  const activities = createActivities({ db, files: createDatabaseActivityFileStore(db), checkFile: createFitFileChecker(), clock, changed });
+  const meals = createMeals({ db, limits: config.meals, clock, historyAdded: createHistoryHint(syncQueues, logger) });
+  const activities = createActivities({ db, files: createDatabaseActivityFileStore(db), checkFile: createFitFileChecker(), clock });
   const { maxBytes } = config.activities;
-  const wellness = createWellness({ db, clock, changed });
+  const wellness = createWellness({ db, clock });
   const accounts = createAccounts({
     db,
     passwords: createPasswordHasher(),
@@ -118,7 +120,7 @@ export function createApp(deps: AppDependencies): Express {
   );
   app.use(loadCurrentUser(db));
   // Before the forms' CSRF check: Bull Board sends JSON, guarded by the origin check above.
-  app.use(queueDashboard({ queue: syncQueue, adminEmails: config.admin.emails, allowActions: config.admin.queueActions }));
+  app.use(queueDashboard({ queues: syncQueues, adminEmails: config.admin.emails, allowActions: config.admin.queueActions }));
 
   // Uploads are multipart (§2.2): before the JSON-only guard of the rest of the API.
   app.use(activityUploadApi({ activities, maxBytes }));
@@ -131,7 +133,7 @@ export function createApp(deps: AppDependencies): Express {
   app.use(wellnessApi({ wellness }));
   app.use(syncStatusApi({ db }));
   app.use(syncOverviewApi({ db, clock }));
-  app.use(workoutsApi({ db, api: serviceApi }));
+  app.use(workoutsApi({ db, api: serviceApi, budget }));
   app.use('/api', (_req, res) => {
     res.status(404).json({ error: 'not_found', message: 'No such endpoint.' });
   });
@@ -142,7 +144,7 @@ export function createApp(deps: AppDependencies): Express {
   app.use(accountPages({ accounts, renderPage, clock }));
   app.use(dashboardPages({ db, renderPage, clock }));
   app.use(mealsPages({ db, meals, limits: config.meals, renderPage, clock }));
-  app.use(workoutsPages({ db, api: serviceApi, renderPage }));
+  app.use(workoutsPages({ db, api: serviceApi, budget, renderPage }));
   app.use(activitiesPages({ activities, renderPage, clock }));
   app.use(wellnessPages({ wellness, renderPage, clock }));
   app.use(
@@ -152,7 +154,7 @@ export function createApp(deps: AppDependencies): Express {
       redisPrefix: config.redis.prefix,
       oauth,
       cipher,
-      syncQueue,
+      syncQueues,
       redirectUri: config.athlete.redirectUri,
       renderPage,
       logger,

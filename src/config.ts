@@ -158,7 +158,8 @@ const envSchema = z.object({
   SYNC_ATTEMPTS: positiveInt('a number of attempts, e.g. 8', 8),
   WORKER_CONCURRENCY: positiveInt('a number of jobs, e.g. 16', 16),
   WORKER_LOCK_DURATION_MS: positiveInt('milliseconds, e.g. 30000', 30_000),
-  ATHLETE_RATE_LIMIT_PER_S: positiveInt('sync jobs per second, e.g. 10', 10),
+  // Bounded: the budget spaces requests in microseconds of Redis's clock.
+  ATHLETE_RATE_LIMIT_PER_S: wholeUpTo(1_000_000, 'requests per second up to 1000000, e.g. 10').default(10),
   ABSORPTION_TYPES: z
     .string()
     .default('RAPID')
@@ -256,8 +257,9 @@ function toConfig(env: z.infer<typeof envSchema>) {
       attempts: env.SYNC_ATTEMPTS,
       concurrency: env.WORKER_CONCURRENCY,
       lockDurationMs: env.WORKER_LOCK_DURATION_MS,
-      rateLimitPerS: env.ATHLETE_RATE_LIMIT_PER_S,
     },
+    /** The requests to the service that every process shares (queue/request-budget.ts). */
+    requestBudget: { ratePerS: env.ATHLETE_RATE_LIMIT_PER_S },
     meals: {
       absorptionTypes: env.ABSORPTION_TYPES,
       maxItemsPerDay: env.MEAL_MAX_ITEMS_PER_DAY,

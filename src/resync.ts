@@ -23,7 +23,7 @@ function readArguments(): unknown {
   }
 }
 
-/** `npm run resync`: marks a user's days dirty again; running workers send them at their next sweep. */
+/** `npm run resync`: marks a user's days dirty again, as history; running workers send them in the person's turns. */
 runEntryPoint(async () => {
   const parsed = argumentsSchema.safeParse(readArguments());
   if (!parsed.success) {
@@ -40,7 +40,7 @@ runEntryPoint(async () => {
     console.log(
       dates.length === 0
         ? `Nothing to resync: ${email} has no days between ${from} and ${to}.`
-        : `Marked ${dates.length} day(s) of ${email} for sync (${dates.join(', ')}); running workers send them at their next sweep.`,
+        : `Marked ${dates.length} day(s) of ${email} for sync (${dates.join(', ')}), as history: running workers start sending them within a sweep interval.`,
     );
   } finally {
     await db.destroy();

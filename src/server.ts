@@ -12,7 +12,8 @@ import { createPrometheusMetrics } from './observability/metrics.js';
 import { createServiceApi } from './provider/api.js';
 import { createOAuthClient } from './provider/oauth.js';
 import { createProducerConnection, logUnlessRedisUnreachable, logReconnects, untilReady } from './queue/redis.js';
-import { createSyncQueue } from './sync/queue.js';
+import { createRequestBudget } from './queue/request-budget.js';
+import { closeSyncQueues, createSyncQueues } from './sync/queue.js';
 import { createRedisSessionStore } from './web/session.js';
 
 runEntryPoint(async () => {
@@ -28,7 +29,7 @@ runEntryPoint(async () => {
     untilReady(redis, redisAtStart),
     assertMigratedWithin(db, config.database, config.startupTimeoutS),
   ]);
-  const syncQueue = createSyncQueue({ connection: redis, prefix: config.redis.prefix, attempts: config.sync.attempts });
+  const syncQueues = createSyncQueues(redis, config.redis.prefix);
   const clock = () => new Date();
   const metrics = createPrometheusMetrics();
   const accessTokens = accessTokensFromConfig(config, { db, redis, clock, logger, metrics });
@@ -43,8 +44,9 @@ runEntryPoint(async () => {
     oauth: createOAuthClient(config.athlete, clock),
     cipher: createTokenCipher(config.tokenEncryption.key, config.tokenEncryption.previousKeys),
     redis,
-    syncQueue,
+    syncQueues,
     serviceApi,
+    budget: createRequestBudget({ redis, prefix: config.redis.prefix, ...config.requestBudget }),
     clock,
   });
   const server = app.listen(config.port, config.host);
@@ -53,13 +55,13 @@ runEntryPoint(async () => {
   logger.info({ url: config.appBaseUrl }, `web listening on ${address}`);
   const metricsServer = await serveMetrics(config.metrics, metrics.registry, logger);
 
-  syncQueue.on('error', logUnlessRedisUnreachable(logger, 'sync queue: Redis error'));
+  for (const queue of Object.values(syncQueues)) queue.on('error', logUnlessRedisUnreachable(logger, 'sync queue: Redis error'));
 
   closeOnSignal(
     [
       { what: 'the HTTP server (requests in flight)', close: () => new Promise((resolve) => server.close(resolve)) },
       { what: 'the metrics server', close: () => metricsServer.close() },
-      { what: 'the sync queue', close: () => syncQueue.close() },
+      { what: 'the sync queues', close: () => closeSyncQueues(syncQueues) },
       { what: 'the Redis connection', close: () => redis.disconnect() },
       { what: 'the session store', close: () => sessions.close() },
       { what: 'the database', close: () => db.destroy() },

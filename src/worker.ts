@@ -10,8 +10,9 @@ import { createPrometheusMetrics } from './observability/metrics.js';
 import { observeWaitingWork } from './observability/work-gauges.js';
 import { createServiceApi } from './provider/api.js';
 import { createRedisConnection, logUnlessRedisUnreachable, logReconnects, untilReady } from './queue/redis.js';
-import { createSyncQueue, scheduleRepeatingJobs } from './sync/queue.js';
-import { createSyncWorker } from './sync/worker.js';
+import { createRequestBudget } from './queue/request-budget.js';
+import { startSyncEngine } from './sync/engine.js';
+import { closeSyncQueues, createSyncQueues } from './sync/queue.js';
 
 runEntryPoint(async () => {
   const config = loadConfig(readEnvironment());
@@ -26,43 +27,47 @@ runEntryPoint(async () => {
   ]);
   const clock = () => new Date();
   const metrics = createPrometheusMetrics();
+  const { prefix } = config.redis;
 
   const accessTokens = accessTokensFromConfig(config, { db, redis, clock, logger, metrics });
   const api = createServiceApi({ baseUrl: config.athlete.baseUrl, timeoutS: config.athlete.timeoutS, accessTokens, clock, metrics });
-  const queue = createSyncQueue({ connection: redis, prefix: config.redis.prefix, attempts: config.sync.attempts });
-  queue.on('error', logUnlessRedisUnreachable(logger, 'sync queue: Redis error'));
-  await scheduleRepeatingJobs(queue, config.sync.sweepIntervalMs);
-  // Redis may come back empty (restarted without persistence, or failed over to an empty replica),
-  // and the schedules with it would be gone: the sweeper is what sends again the jobs lost with them.
-  redis.on('ready', () => {
-    scheduleRepeatingJobs(queue, config.sync.sweepIntervalMs).catch(logUnlessRedisUnreachable(logger, 'repeating jobs not scheduled again'));
-  });
-  const worker = createSyncWorker({
+  const queues = createSyncQueues(redis, prefix);
+  for (const queue of Object.values(queues)) queue.on('error', logUnlessRedisUnreachable(logger, 'sync queue: Redis error'));
+  const sync = await startSyncEngine({
     connection: redis,
-    prefix: config.redis.prefix,
+    redis,
+    prefix,
+    sweepIntervalMs: config.sync.sweepIntervalMs,
     concurrency: config.sync.concurrency,
-    rateLimitPerS: config.sync.rateLimitPerS,
     lockDurationMs: config.sync.lockDurationMs,
-    queue,
-    deps: { db, api, clock, activityFiles: { store: createDatabaseActivityFileStore(db), retention: config.activities.retention } },
+    queues,
+    turns: { quietMs: config.sync.quietMs, freshAttempts: config.sync.attempts },
+    deps: {
+      db,
+      api,
+      clock,
+      activityFiles: { store: createDatabaseActivityFileStore(db), retention: config.activities.retention },
+      budget: createRequestBudget({ redis, prefix, ...config.requestBudget }),
+      logger,
+    },
     accessTokens,
     logger,
     metrics,
   });
-  await worker.waitUntilReady();
-  observeWaitingWork(metrics.registry, { db, queue, clock, logger });
+  observeWaitingWork(metrics.registry, { db, queues, clock, logger });
   const metricsServer = await serveMetrics(config.metrics, metrics.registry, logger);
   logger.info({ concurrency: config.sync.concurrency }, 'worker ready');
 
   closeOnSignal(
     [
+      { what: 'the fresh poller and the sweeper', close: () => sync.stopLooking() },
       // Takes no new jobs and lets running ones finish. Every token refresh of this process runs
-      // inside a job (a day's upload, the keep-alive), so a rotated refresh token is stored before
-      // the exit. A job cut short by a kill is retried, its day still dirty, and a refresh cut short
-      // leaves its lease behind for the next worker (connections/access-token.ts).
-      { what: 'the worker (its running jobs and their token refreshes)', close: () => worker.close() },
+      // inside a job (a turn, the keep-alive), so a rotated refresh token is stored before the exit.
+      // A turn cut short by a kill is taken up again, its entries still dirty, and a refresh cut
+      // short leaves its lease behind for the next worker (connections/access-token.ts).
+      { what: 'the workers (their running turns and token refreshes)', close: () => sync.closeWorkers() },
       { what: 'the metrics server', close: () => metricsServer.close() },
-      { what: 'the sync queue', close: () => queue.close() },
+      { what: 'the sync queues', close: () => closeSyncQueues(queues) },
       { what: 'the Redis connection', close: () => redis.disconnect() },
       { what: 'the database', close: () => db.destroy() },
     ],

@@ -1,7 +1,6 @@
 import { lockUser } from '../accounts/user.repository.js';
 import type { User } from '../accounts/user.table.js';
 import type { Db } from '../db/database.js';
-import type { ChangeHint } from '../sync/hint.js';
 import { forgetEntry, markDirty, syncFactsOf, syncStatusesOf, type EntrySyncStatus, type OutboxKey, type SyncFacts } from '../sync/outbox.js';
 import { activityFileKey, sha256Hex, type ActivityFileStore } from './activity-file-store.js';
 import {
@@ -52,8 +51,6 @@ export interface ActivitiesDependencies {
   /** Whether an upload is one valid .fit file (createFitFileChecker: off the event loop). */
   checkFile: FitFileCheck;
   clock: () => Date;
-  /** Told after commit which activities changed. */
-  changed: ChangeHint;
 }
 
 /** How many activities a list shows: the newest ones. */
@@ -67,7 +64,7 @@ const FALLBACK_FILE_NAME = 'activity.fit';
  * name (the service upserts by a hash of the file, §4.4), so each write marks the activity's outbox
  * entry dirty only when what the service would receive changed: its name or metadata.
  */
-export function createActivities({ db, files, checkFile, clock, changed }: ActivitiesDependencies) {
+export function createActivities({ db, files, checkFile, clock }: ActivitiesDependencies) {
   async function viewOne(activity: Activity): Promise<ActivityView> {
     const [shown] = await activityViews(db, activity.user_id, [activity]);
     return shown!;
@@ -115,7 +112,6 @@ export function createActivities({ db, files, checkFile, clock, changed }: Activ
         if (resend) await markDirty(trx, activityEntry(activity), now);
         return { created: false, resend, activity };
       });
-      if (outcome.resend) await changed([activityEntry(outcome.activity)]);
       return { ok: true, created: outcome.created, activity: await viewOne(outcome.activity) };
     },
 
@@ -137,7 +133,6 @@ export function createActivities({ db, files, checkFile, clock, changed }: Activ
         return { ok: true as const, resend: true, activity };
       });
       if (!outcome.ok) return outcome;
-      if (outcome.resend) await changed([activityEntry(outcome.activity)]);
       return { ok: true, activity: await viewOne(outcome.activity) };
     },
 

@@ -1,11 +1,11 @@
-import type { Queue } from 'bullmq';
 import { Router, type Express, type RequestHandler } from 'express';
 import type { User } from '../accounts/user.table.js';
+import { LANES, type SyncQueues } from '../sync/queue.js';
 
 export const QUEUE_DASHBOARD_PATH = '/admin/queues';
 
 export interface QueueDashboardSettings {
-  queue: Queue;
+  queues: SyncQueues;
   /** ADMIN_EMAILS, lower-cased. */
   adminEmails: string[];
   /** ADMIN_QUEUE_ACTIONS: retry, clean, pause, remove; otherwise Bull Board answers 405 to each. */
@@ -36,14 +36,15 @@ export function queueDashboard(settings: QueueDashboardSettings): Router {
   return router;
 }
 
-async function createBoard({ queue, allowActions }: QueueDashboardSettings): Promise<Express> {
+async function createBoard({ queues, allowActions }: QueueDashboardSettings): Promise<Express> {
   const [{ createBullBoard }, { BullMQAdapter }, { ExpressAdapter }] = await Promise.all([
     import('@bull-board/api'),
     import('@bull-board/api/bullMQAdapter'),
     import('@bull-board/express'),
   ]);
   const board = new ExpressAdapter().setBasePath(QUEUE_DASHBOARD_PATH);
-  createBullBoard({ queues: [new BullMQAdapter(queue, { readOnlyMode: !allowActions })], serverAdapter: board });
+  const adapters = LANES.map((lane) => new BullMQAdapter(queues[lane], { readOnlyMode: !allowActions }));
+  createBullBoard({ queues: adapters, serverAdapter: board });
   const boardApp: Express = board.getRouter();
   // An Express app of its own, which would otherwise name Express in every answer.
   boardApp.disable('x-powered-by');

@@ -1,4 +1,3 @@
-import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
@@ -7,7 +6,8 @@ import type { Logger } from '../logger.js';
 import type { OAuthClient } from '../provider/oauth.js';
 import type { TokenSet } from '../provider/token-set.js';
 import { classifyTokenRequestError, serviceWords } from '../provider/token-errors.js';
-import { dropQueuedEntries, resumeWaitingEntries } from '../sync/connection-changes.js';
+import { dropQueuedEntries, queueFirstHistoryTurn, startHistoryOnConnect } from '../sync/connection-changes.js';
+import type { SyncQueues } from '../sync/queue.js';
 import { currentUser, requireUserPage } from '../web/authentication.js';
 import type { RenderPage } from '../web/pages.js';
 import { renewUserSession, saveSession } from '../web/session.js';
@@ -22,7 +22,7 @@ interface Dependencies {
   redisPrefix: string;
   oauth: OAuthClient;
   cipher: TokenCipher;
-  syncQueue: Queue;
+  syncQueues: SyncQueues;
   /** The registered redirect URI; the callback's URL is rebuilt on it for the code exchange. */
   redirectUri: string;
   renderPage: RenderPage;
@@ -81,7 +81,7 @@ function deniedOutcome(standing: Standing): Outcome {
 
 /** Connect (OAuth authorization code flow with PKCE), its callback, and Disconnect. */
 export function connectRoutes(deps: Dependencies): Router {
-  const { db, redis, redisPrefix, oauth, cipher, syncQueue, redirectUri, renderPage, logger, clock } = deps;
+  const { db, redis, redisPrefix, oauth, cipher, syncQueues, redirectUri, renderPage, logger, clock } = deps;
   const router = Router();
   const log = logger.child({ module: 'connect' });
   const callbackQuery = callbackQuerySchema(oauth.issuer);
@@ -144,14 +144,17 @@ export function connectRoutes(deps: Dependencies): Router {
       const detail = serviceWords(failure);
       return showOutcome(req, res, 502, { ...NOT_COMPLETED, ...(detail && { detail }) });
     }
-    if (!tokens.refreshToken) {
+    const { refreshToken } = tokens;
+    if (!refreshToken) {
       log.warn({ userId: user.id }, 'code exchange returned no refresh token');
       return showOutcome(req, res, 502, NOT_COMPLETED);
     }
-    await saveConnection(db, cipher, user.id, { ...tokens, refreshToken: tokens.refreshToken }, clock());
-    await resumeWaitingEntries({ db, queue: syncQueue, logger: log, clock }, user.id).catch((error: unknown) =>
-      log.warn({ err: error, userId: user.id }, 'could not resume waiting entries; the sweeper will'),
-    );
+    const historyWaits = await db.transaction().execute(async (trx) => {
+      const waits = await startHistoryOnConnect(trx, user.id, clock());
+      await saveConnection(trx, cipher, user.id, { ...tokens, refreshToken }, clock());
+      return waits;
+    });
+    if (historyWaits) await queueFirstHistoryTurn({ db, queues: syncQueues, logger: log }, user.id);
     await renewUserSession(req);
     res.redirect(303, '/?notice=connected');
   });
@@ -159,9 +162,7 @@ export function connectRoutes(deps: Dependencies): Router {
   router.post('/disconnect', requireUserPage, async (_req, res) => {
     const userId = currentUser(res).id;
     await deleteConnection(db, userId);
-    await dropQueuedEntries({ db, queue: syncQueue, logger: log, clock }, userId).catch((error: unknown) =>
-      log.warn({ err: error, userId }, 'could not drop queued entries; they will find no connection and wait'),
-    );
+    await dropQueuedEntries({ db, queues: syncQueues, logger: log }, userId);
     res.redirect(303, '/?notice=disconnected');
   });
 

@@ -4,6 +4,7 @@ import type { ActivityFileTable } from '../activities/activity-file.table.js';
 import type { ActivityTable } from '../activities/activity.table.js';
 import type { ConnectionTable } from '../connections/connection.table.js';
 import type { MealItemTable } from '../nutrition/meal.table.js';
+import type { BackfillTable } from '../sync/backfill.table.js';
 import type { OutboxTable } from '../sync/outbox.table.js';
 import type { WellnessDayTable } from '../wellness/wellness-day.table.js';
 import type { Config } from '../config.js';
@@ -19,6 +20,7 @@ export interface Database {
   activity_files: ActivityFileTable;
   activities: ActivityTable;
   wellness_days: WellnessDayTable;
+  backfills: BackfillTable;
 }
 
 export type Db = Kysely<Database>;

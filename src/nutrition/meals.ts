@@ -1,8 +1,8 @@
 import { lockUser } from '../accounts/user.repository.js';
 import type { User } from '../accounts/user.table.js';
 import type { Db } from '../db/database.js';
-import type { ChangeHint } from '../sync/hint.js';
-import { markDirty, type OutboxKey } from '../sync/outbox.js';
+import type { HistoryHint } from '../sync/hint.js';
+import { markDirty, markHistoryDirty, type OutboxKey } from '../sync/outbox.js';
 import { placeLoggedAt, type PlacedTime, type Placement } from './local-date.js';
 import {
   countMealsOfDay,
@@ -44,16 +44,17 @@ export interface MealsDependencies {
   db: Db;
   limits: MealLimits;
   clock: () => Date;
-  /** Told after commit which days changed. */
-  changed: ChangeHint;
+  /** Told after commit that an import added to the person's history. */
+  historyAdded: HistoryHint;
 }
 
 /**
  * Logging meals: every write changes the items and marks their local day(s) dirty in one
- * transaction, then hints the queue. A move to another day marks both days. Each transaction
- * first locks the user, so a person's concurrent writes cannot both pass a day's limit.
+ * transaction; the workers find them there. A move to another day marks both days. An import is
+ * history (sent after people's changes of now); everything else is a change of now. Each
+ * transaction first locks the user, so a person's concurrent writes cannot both pass a day's limit.
  */
-export function createMeals({ db, limits, clock, changed }: MealsDependencies) {
+export function createMeals({ db, limits, clock, historyAdded }: MealsDependencies) {
   const nutritionDay = (user: User, date: string): OutboxKey => ({ userId: user.id, kind: 'nutrition', subject: date });
   const dayFull = (date: string): DayFull => ({
     ok: false,
@@ -85,13 +86,12 @@ export function createMeals({ db, limits, clock, changed }: MealsDependencies) {
         return item;
       });
       if (!meal) return dayFull(placed.localDate);
-      await changed([nutritionDay(user, meal.local_date)]);
       return { ok: true, meal: toView(meal) };
     },
 
     /**
-     * Stores every item or none, in one transaction: one insert, and each touched day counted,
-     * marked dirty and hinted once, however many of the items it holds.
+     * Stores every item or none, in one transaction: one insert, and each touched day counted and
+     * marked dirty once, as history, however many of the items it holds.
      */
     async importMany(user: User, inputs: MealInput[]): Promise<ImportOutcome> {
       const now = clock();
@@ -109,10 +109,10 @@ export function createMeals({ db, limits, clock, changed }: MealsDependencies) {
         const overfull = days.find((day) => (held.get(day) ?? 0) + (added.get(day) ?? 0) > limits.maxItemsPerDay);
         if (overfull !== undefined) return dayOverfull(overfull, held.get(overfull) ?? 0, added.get(overfull) ?? 0);
         const items = await insertMeals(trx, inputs.map((input, index) => newMealItem(user, input, placed[index]!, now)));
-        for (const day of days) await markDirty(trx, nutritionDay(user, day), now);
+        await markHistoryDirty(trx, user.id, days.map((day) => ({ kind: 'nutrition' as const, subject: day })), now);
         return { ok: true as const, meals: items.map(toView), days };
       });
-      if (outcome.ok) await changed(days.map((day) => nutritionDay(user, day)));
+      if (outcome.ok) await historyAdded(user.id);
       return outcome;
     },
 
@@ -139,12 +139,10 @@ export function createMeals({ db, limits, clock, changed }: MealsDependencies) {
           ...(placed && { logged_at: placed.loggedAt, local_date: placed.localDate }),
           updated_at: now.toISOString(),
         });
-        const days = [...new Set([before.local_date, after.local_date])].map((day) => nutritionDay(user, day));
-        for (const day of days) await markDirty(trx, day, now);
-        return { ok: true as const, meal: after, days };
+        for (const day of new Set([before.local_date, after.local_date])) await markDirty(trx, nutritionDay(user, day), now);
+        return { ok: true as const, meal: after };
       });
       if (!outcome.ok) return outcome;
-      await changed(outcome.days);
       return { ok: true, meal: toView(outcome.meal) };
     },
 
@@ -159,7 +157,6 @@ export function createMeals({ db, limits, clock, changed }: MealsDependencies) {
         return item;
       });
       if (!removed) return { ok: false, reason: 'not_found' };
-      await changed([nutritionDay(user, removed.local_date)]);
       return { ok: true, meal: toView(removed) };
     },
   };

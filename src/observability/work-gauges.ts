@@ -1,14 +1,14 @@
-import type { Queue } from 'bullmq';
 import { Gauge, type Registry } from 'prom-client';
 import type { Db } from '../db/database.js';
 import type { Logger } from '../logger.js';
 import { waitingEntries } from '../sync/outbox.js';
+import { LANES, type SyncQueues } from '../sync/queue.js';
 import { SYNC_KINDS, type SyncKind } from '../sync/sync-kinds.js';
 import { METRIC_PREFIX } from './metrics.js';
 
 export interface WorkGaugeSources {
   db: Db;
-  queue: Queue;
+  queues: SyncQueues;
   clock: () => Date;
   logger: Logger;
 }
@@ -21,7 +21,7 @@ const QUEUE_STATES = ['waiting', 'prioritized', 'delayed', 'active', 'failed'] a
  * Redis), never kept up to date in between. A source that does not answer leaves its gauges
  * empty for that scrape, so the rest of the scrape still arrives.
  */
-export function observeWaitingWork(registry: Registry, { db, queue, clock, logger }: WorkGaugeSources): void {
+export function observeWaitingWork(registry: Registry, { db, queues, clock, logger }: WorkGaugeSources): void {
   const registers = [registry];
   // Both outbox gauges are collected at once in a scrape: they share one query.
   let outboxRead: ReturnType<typeof waitingEntries> | undefined;
@@ -55,13 +55,15 @@ export function observeWaitingWork(registry: Registry, { db, queue, clock, logge
   });
   new Gauge({
     name: `${METRIC_PREFIX}queue_jobs`,
-    help: 'Jobs in the sync queue, by state.',
-    labelNames: ['state'],
+    help: 'Jobs (people\'s turns) in the sync queues, by lane (fresh, backfill) and state.',
+    labelNames: ['lane', 'state'],
     registers,
     async collect() {
       await readInto(this, 'queue', async () => {
-        const counts = await queue.getJobCounts(...QUEUE_STATES);
-        for (const state of QUEUE_STATES) this.set({ state }, counts[state] ?? 0);
+        for (const lane of LANES) {
+          const counts = await queues[lane].getJobCounts(...QUEUE_STATES);
+          for (const state of QUEUE_STATES) this.set({ lane, state }, counts[state] ?? 0);
+        }
       });
     },
   });

@@ -1,22 +1,38 @@
-import type { Queue } from 'bullmq';
-import { dirtyEntriesOf, type OutboxKey } from './outbox.js';
-import { enqueueSweptEntries, removeQueuedEntries } from './queue.js';
-import { setAsideUnsendableEntries, type OutboxLoopDependencies } from './unsendable-entries.js';
+import type { Transaction } from 'kysely';
+import { lockUser } from '../accounts/user.repository.js';
+import type { Database, Db } from '../db/database.js';
+import type { Logger } from '../logger.js';
+import { endHistory } from './backfill.js';
+import { moveToHistory } from './outbox.js';
+import { queueNextTurn, removeQueuedTurns, type SyncQueues } from './queue.js';
 
-export interface ConnectionChangeDependencies extends OutboxLoopDependencies {
-  queue: Queue;
+export interface ConnectionChangeDependencies {
+  db: Db;
+  queues: SyncQueues;
+  logger: Logger;
 }
 
-/** After Connect or Reconnect: the user's waiting entries go to the queue at once, not at the next sweep. */
-export async function resumeWaitingEntries(deps: ConnectionChangeDependencies, userId: number): Promise<void> {
-  await enqueueSweptEntries(deps.queue, await sendableEntriesOf(deps, userId));
+/**
+ * In the transaction that stores a new grant (Connect or Reconnect): all that waited of the
+ * person's (logged before Connect, or while the connection needed them) becomes history, sent in
+ * their turns. Returns whether anything waits; if so, queue the first turn after the commit.
+ */
+export async function startHistoryOnConnect(trx: Transaction<Database>, userId: number, now: Date): Promise<boolean> {
+  await lockUser(trx, userId);
+  return moveToHistory(trx, userId, now);
 }
 
-/** After Disconnect: nothing queued for the user runs. Their entries stay dirty for a later Connect. */
-export async function dropQueuedEntries(deps: ConnectionChangeDependencies, userId: number): Promise<void> {
-  await removeQueuedEntries(deps.queue, await sendableEntriesOf(deps, userId));
+/** After the commit: the first history turn at once, not at the next sweep (a hint: the sweeper is the guarantee). */
+export async function queueFirstHistoryTurn({ queues, logger }: ConnectionChangeDependencies, userId: number): Promise<void> {
+  await queueNextTurn(queues, 'backfill', { userId, failures: 0 }).catch((error: unknown) =>
+    logger.warn({ err: error, userId }, 'could not queue the history turn; the sweeper will'),
+  );
 }
 
-async function sendableEntriesOf(deps: ConnectionChangeDependencies, userId: number): Promise<OutboxKey[]> {
-  return setAsideUnsendableEntries(deps, await dirtyEntriesOf(deps.db, userId));
+/** After Disconnect: nothing queued for the person runs. Their entries wait for a later Connect. */
+export async function dropQueuedEntries({ db, queues, logger }: ConnectionChangeDependencies, userId: number): Promise<void> {
+  await endHistory(db, userId);
+  await removeQueuedTurns(queues, userId).catch((error: unknown) =>
+    logger.warn({ err: error, userId }, 'could not drop queued turns; they will find no connection and end'),
+  );
 }

@@ -1,22 +1,20 @@
-import type { Queue } from 'bullmq';
 import type { Logger } from '../logger.js';
-import type { OutboxKey } from './outbox.js';
-import { enqueueChangedEntry } from './queue.js';
+import { queueNextTurn, type SyncQueues } from './queue.js';
 
-/** Told after commit which outbox entries changed; a hint only, so it never throws. */
-export type ChangeHint = (keys: OutboxKey[]) => Promise<void>;
+/** Told after commit that a person's history grew (an import); a hint only, so it never throws. */
+export type HistoryHint = (userId: number) => Promise<void>;
 
 /**
- * Tells the queue that entries changed, after their change committed. Only a hint: if Redis is
- * unreachable the change is still marked dirty in the store and the sweeper enqueues it later,
- * so a failure here is logged, never passed on to the person who made the change.
+ * Queues the person's history turn at once rather than at the next sweep. Only a hint: the history
+ * is in the store already, and if Redis is unreachable the sweeper queues the turn later, so a
+ * failure here is logged, never passed on to the person who imported.
  */
-export function createChangeHint(queue: Queue, quietMs: number, logger: Logger): ChangeHint {
-  return async (keys) => {
+export function createHistoryHint(queues: SyncQueues, logger: Logger): HistoryHint {
+  return async (userId) => {
     try {
-      await Promise.all(keys.map((key) => enqueueChangedEntry(queue, key, quietMs)));
+      await queueNextTurn(queues, 'backfill', { userId, failures: 0 });
     } catch (error) {
-      logger.warn({ err: error, entries: keys }, 'could not enqueue changed entries; the sweeper will');
+      logger.warn({ err: error, userId }, 'could not queue the history turn; the sweeper will');
     }
   };
 }

@@ -25,7 +25,13 @@ export interface OutboxTable {
    * read: a newer version may have recorded a word this one does not know.
    */
   problem: ColumnType<string | null, SyncProblem | null, SyncProblem | null>;
-  /** When a queued retry of a pending entry runs, when known (the worker records it as BullMQ schedules one). */
+  /** When a queued retry of a pending entry runs, when known (the worker records it as it schedules one). */
   next_attempt_at: string | null;
+  /**
+   * When the person's own change that is not yet in the service was made: the entry goes in the
+   * fresh lane, ahead of every history. Null when nothing of the kind waits, or what waits is
+   * history (an import, a resync, entries from before Connect): the backfill lane.
+   */
+  fresh_at: string | null;
   updated_at: string;
 }

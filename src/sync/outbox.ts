@@ -1,6 +1,6 @@
 import { sql, type ExpressionBuilder, type Selectable, type Transaction } from 'kysely';
-import { scopeOf } from '../connections/capabilities.js';
 import type { Database, Db } from '../db/database.js';
+import { noteHistory } from './backfill.js';
 import { DAILY_KINDS, SYNC_KINDS, type SyncKind } from './sync-kinds.js';
 import { isSyncProblem, type SyncProblem } from './sync-problem.js';
 
@@ -78,16 +78,35 @@ function isEntry(key: OutboxKey) {
   return (eb: ExpressionBuilder<Database, 'outbox'>) => eb.and(keyColumns(key));
 }
 
-/** Bumps the entry's version: whatever was sent before no longer counts as the latest. */
+/**
+ * A person's own change: bumps the entry's version, so whatever was sent before no longer counts as
+ * the latest, and puts it in the fresh lane, ahead of every history (docs/architecture.md, "Who waits").
+ */
 export async function markDirty(trx: Writer, key: OutboxKey, now: Date): Promise<void> {
+  await bumpVersion(trx, key, now, now.toISOString());
+}
+
+/**
+ * History to send (an import, a resync): bumps each entry's version in the backfill lane and notes
+ * that the person has history waiting. An entry with a fresh change still waiting keeps its lane:
+ * its whole record goes out promptly, the history included.
+ */
+export async function markHistoryDirty(trx: Transaction<Database>, userId: number, keys: Omit<OutboxKey, 'userId'>[], now: Date): Promise<void> {
+  for (const key of keys) await bumpVersion(trx, { ...key, userId }, now, null);
+  await noteHistory(trx, userId, now);
+}
+
+async function bumpVersion(trx: Writer, key: OutboxKey, now: Date, freshAt: string | null): Promise<void> {
+  const at = now.toISOString();
   await trx
     .insertInto('outbox')
-    .values({ ...keyColumns(key), version: 1, updated_at: now.toISOString() })
+    .values({ ...keyColumns(key), version: 1, fresh_at: freshAt, updated_at: at })
     .onConflict((conflict) =>
       conflict
         .columns(['user_id', 'kind', 'subject'])
         // A new version has not been tried yet: whatever went wrong before no longer describes it.
-        .doUpdateSet((eb) => ({ version: eb('outbox.version', '+', 1), ...NO_FAILURE, updated_at: now.toISOString() })),
+        // A clean entry's fresh_at is null already, so history leaves a waiting fresh change as it is.
+        .doUpdateSet((eb) => ({ version: eb('outbox.version', '+', 1), ...NO_FAILURE, updated_at: at, ...(freshAt && { fresh_at: freshAt }) })),
     )
     .execute();
 }
@@ -115,7 +134,7 @@ export async function markSynced(db: Db, key: OutboxKey, version: number, now: D
   // The row as this write left it says whether it is clean: one query per sync, not two.
   const written = await db
     .updateTable('outbox')
-    .set({ synced_version: version, synced_at: now.toISOString(), ...NO_FAILURE, updated_at: now.toISOString() })
+    .set((eb) => ({ synced_version: version, synced_at: now.toISOString(), ...NO_FAILURE, fresh_at: leftFresh(eb, version), updated_at: now.toISOString() }))
     .where(isEntry(key))
     .where((eb) => eb.or([eb('synced_version', 'is', null), eb('synced_version', '<', version)]))
     .returning((eb) => needsSending(eb).as('dirty'))
@@ -128,7 +147,7 @@ export async function markSynced(db: Db, key: OutboxKey, version: number, now: D
 export async function markFailed(db: Db, key: OutboxKey, version: number, failure: SyncFailure, now: Date): Promise<void> {
   await db
     .updateTable('outbox')
-    .set({ failed_version: version, ...failureColumns(failure), next_attempt_at: null, updated_at: now.toISOString() })
+    .set((eb) => ({ failed_version: version, ...failureColumns(failure), next_attempt_at: null, fresh_at: leftFresh(eb, version), updated_at: now.toISOString() }))
     .where(isEntry(key))
     .execute();
 }
@@ -153,44 +172,117 @@ export async function recordNextAttempt(db: Db, key: OutboxKey, at: Date): Promi
     .execute();
 }
 
+/** Once `version` is settled, nothing of the person's waits in the fresh lane unless they changed the entry since. */
+function leftFresh(eb: ExpressionBuilder<Database, 'outbox'>, version: number) {
+  return eb.case().when('outbox.version', '=', version).then(sql<null>`null`).else(eb.ref('outbox.fresh_at')).end();
+}
+
 function failureColumns({ problem, text }: SyncFailure) {
   return { last_error: text, problem };
 }
 
 /**
- * Entries to send for users who can be synced now (connected, with the kind's scope granted),
- * oldest change first: what the sweeper hands to the queue. Others wait until they reconnect.
+ * People with fresh changes due (made at or before `dueBefore`: the quiet period has passed), and
+ * whether each is connected. At most `limit`; the fresh lane's index keeps this cheap however much
+ * history waits.
  */
-export async function dirtyEntriesOfConnectedUsers(db: Db, kind: SyncKind, limit: number): Promise<DirtyEntry[]> {
+export async function peopleWithFreshChangesDue(db: Db, dueBefore: Date, limit: number): Promise<Array<{ userId: number; connected: boolean }>> {
   const rows = await db
     .selectFrom('outbox')
-    .innerJoin('connections', 'connections.user_id', 'outbox.user_id')
-    .select(['outbox.user_id', 'outbox.subject', 'outbox.version'])
-    .where('outbox.kind', '=', kind)
-    .where('connections.status', '=', 'connected')
-    // Scopes are stored space-separated; padding both sides matches whole names only. Filtered
-    // before the limit, so entries that cannot be sent never crowd out those that can.
-    .where(sql<string>`' ' || connections.scopes || ' '`, 'like', `% ${scopeOf(kind)} %`)
-    .where(needsSending)
-    .orderBy('outbox.updated_at')
+    .leftJoin('connections', 'connections.user_id', 'outbox.user_id')
+    .select(['outbox.user_id', 'connections.status'])
+    .distinct()
+    .where('outbox.fresh_at', '<=', dueBefore.toISOString())
     .limit(limit)
     .execute();
-  return rows.map((row) => ({ userId: row.user_id, kind, subject: row.subject, version: row.version }));
+  return rows.map((row) => ({ userId: row.user_id, connected: row.status === 'connected' }));
 }
 
-/**
- * A user's entries to send, e.g. to resume them right after reconnecting. Only kinds this version
- * knows: a kind added by a newer version, met during a rolling deploy, is left for that version.
- */
-export async function dirtyEntriesOf(db: Db, userId: number): Promise<DirtyEntry[]> {
+/** The person's fresh changes due to be sent, of these kinds, the oldest first. */
+export async function freshEntriesDue(db: Db, userId: number, kinds: readonly SyncKind[], dueBefore: Date, limit: number): Promise<DirtyEntry[]> {
+  if (kinds.length === 0) return [];
   const rows = await db
     .selectFrom('outbox')
     .select(['kind', 'subject', 'version'])
     .where('user_id', '=', userId)
-    .where('kind', 'in', SYNC_KINDS)
+    .where('kind', 'in', kinds)
+    .where('fresh_at', '<=', dueBefore.toISOString())
     .where(needsSending)
+    .orderBy('fresh_at')
+    .limit(limit)
     .execute();
   return rows.map((row) => ({ userId, kind: row.kind, subject: row.subject, version: row.version }));
+}
+
+/**
+ * The person's history to send, of these kinds: entries tried least recently first (a failing one
+ * goes behind the rest), then the newest dates, which matter most to the service's scores.
+ */
+export async function historyEntries(db: Db, userId: number, kinds: readonly SyncKind[], limit: number): Promise<DirtyEntry[]> {
+  if (kinds.length === 0) return [];
+  const rows = await historyOf(db, userId, kinds)
+    .select(['kind', 'subject', 'version'])
+    .orderBy('updated_at')
+    .orderBy('subject', 'desc')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => ({ userId, kind: row.kind, subject: row.subject, version: row.version }));
+}
+
+/** How many of the person's history entries of these kinds wait to be sent. */
+export async function historyWaiting(db: Writer, userId: number, kinds: readonly SyncKind[]): Promise<number> {
+  const byKind = await historyWaitingByKind(db, userId, kinds);
+  return [...byKind.values()].reduce((sum, waiting) => sum + waiting, 0);
+}
+
+/** The same, per kind. */
+export async function historyWaitingByKind(db: Writer, userId: number, kinds: readonly SyncKind[]): Promise<Map<SyncKind, number>> {
+  if (kinds.length === 0) return new Map();
+  const rows = await historyOf(db, userId, kinds)
+    .select((eb) => ['kind', eb.fn.countAll().as('waiting')])
+    .groupBy('kind')
+    .execute();
+  return new Map(rows.map((row) => [row.kind, Number(row.waiting)]));
+}
+
+function historyOf(db: Writer, userId: number, kinds: readonly SyncKind[]) {
+  return db.selectFrom('outbox').where('user_id', '=', userId).where('kind', 'in', kinds).where('fresh_at', 'is', null).where(needsSending);
+}
+
+/**
+ * Moves the person's waiting fresh changes (of `kinds`, or all; those made at or before `changedBefore`,
+ * or all) into the backfill lane: they cannot be sent now, or no longer count as a change of now.
+ */
+export interface FreshLaneScope {
+  kinds?: readonly SyncKind[];
+  changedBefore?: Date;
+}
+
+export async function leaveFreshLane(trx: Writer, userId: number, { kinds, changedBefore }: FreshLaneScope = {}): Promise<void> {
+  if (kinds?.length === 0) return;
+  let update = trx.updateTable('outbox').set({ fresh_at: null }).where('user_id', '=', userId).where('fresh_at', 'is not', null);
+  if (kinds) update = update.where('kind', 'in', kinds);
+  if (changedBefore) update = update.where('fresh_at', '<=', changedBefore.toISOString());
+  await update.execute();
+}
+
+/**
+ * The person's waiting fresh changes (those `scope` names, or all) become history, and their history
+ * goes on or begins if anything of theirs waits. In a transaction that holds the person's lock
+ * (lockUser), so a history that is ending cannot miss it. Returns whether anything waits.
+ */
+export async function moveToHistory(trx: Transaction<Database>, userId: number, now: Date, scope: FreshLaneScope = {}): Promise<boolean> {
+  await leaveFreshLane(trx, userId, scope);
+  const waiting = await trx
+    .selectFrom('outbox')
+    .select('version')
+    .where('user_id', '=', userId)
+    .where('kind', 'in', SYNC_KINDS)
+    .where(needsSending)
+    .limit(1)
+    .executeTakeFirst();
+  if (waiting) await noteHistory(trx, userId, now);
+  return waiting !== undefined;
 }
 
 /** Per kind, how many entries wait to be sent (whatever holds them up) and when the longest-waiting one last changed. */

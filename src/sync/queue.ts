@@ -1,93 +1,93 @@
-import { Queue, type ConnectionOptions, type JobsOptions } from 'bullmq';
+import { Queue, type ConnectionOptions } from 'bullmq';
 import { z } from 'zod';
-import type { OutboxKey } from './outbox.js';
-import { SUBJECT_SCHEMAS, SYNC_KINDS } from './sync-kinds.js';
+import type { Lane } from '../queue/request-budget.js';
 
-/** One queue for all sync work; its keys live under REDIS_PREFIX like every key the app writes. */
-export const SYNC_QUEUE = 'sync';
+/**
+ * The sync queues, one per lane (docs/architecture.md, "Who waits"), so that a person's fresh change
+ * never waits for a worker slot that history holds. A job is one person's turn in a lane: it sends
+ * a few of their entries, then queues their next turn behind everyone else's. What to send is
+ * always read from the store when the turn runs; a queue lost with Redis is rebuilt from it.
+ */
+export const SYNC_QUEUES: Record<Lane, string> = { fresh: 'sync-fresh', backfill: 'sync-backfill' };
 
-export const JOB = { syncEntry: 'sync-entry', sweep: 'sweep-dirty-days', keepAlive: 'keep-connections-alive' } as const;
+export const LANES = ['fresh', 'backfill'] as const satisfies readonly Lane[];
+
+export type SyncQueues = Record<Lane, Queue>;
+
+export const JOB = { turn: 'turn', keepAlive: 'keep-connections-alive' } as const;
 
 /** How often idle connections are checked for a keep-alive refresh (connections/keep-alive.ts). */
 const KEEP_ALIVE_INTERVAL_MS = 60 * 60 * 1000;
 
-/** Job data comes back from Redis: parsed like any other input from outside, the subject by its kind's schema. */
-export const entryJobSchema = z
-  .object({
-    userId: z.number().int().positive(),
-    kind: z.enum(SYNC_KINDS),
-    subject: z.string(),
-  })
-  .superRefine(({ kind, subject }, context) => {
-    const parsed = SUBJECT_SCHEMAS[kind].safeParse(subject);
-    for (const issue of parsed.error?.issues ?? []) context.addIssue({ code: 'custom', message: issue.message, path: ['subject'] });
-  });
+/**
+ * Job data comes back from Redis: parsed like any other input from outside. `failures` counts the
+ * retryable failures in a row that led to this turn, for its backoff.
+ */
+export const turnJobSchema = z.object({
+  userId: z.number().int().positive(),
+  failures: z.number().int().min(0).default(0),
+});
 
-export interface SyncQueueSettings {
-  connection: ConnectionOptions;
-  prefix: string;
-  attempts: number;
+export type TurnJob = z.infer<typeof turnJobSchema>;
+
+/** Whether a user id read from the store can be queued at all (a hand edit may have made one 0). */
+export function canTakeTurns(userId: number): boolean {
+  return turnJobSchema.shape.userId.safeParse(userId).success;
 }
 
-export function createSyncQueue({ connection, prefix, attempts }: SyncQueueSettings): Queue {
-  return new Queue(SYNC_QUEUE, {
-    connection,
-    prefix,
-    defaultJobOptions: {
-      attempts,
-      // 5xx, timeouts, resets: exponential backoff with jitter (docs/architecture.md, decision 6).
-      backoff: { type: 'exponential', delay: 1000, jitter: 0.5 },
-      removeOnComplete: { count: 1000 },
-      removeOnFail: { count: 5000 },
-    },
-  });
+export function createSyncQueues(connection: ConnectionOptions, prefix: string): SyncQueues {
+  const queue = (lane: Lane) =>
+    new Queue(SYNC_QUEUES[lane], {
+      connection,
+      prefix,
+      // A turn retries by queuing its next turn (turn.ts); BullMQ's own retries would not know the lane's rules.
+      defaultJobOptions: { attempts: 1, removeOnComplete: { age: 3600, count: 1000 }, removeOnFail: { age: 7 * 24 * 3600, count: 5000 } },
+    });
+  return { fresh: queue('fresh'), backfill: queue('backfill') };
 }
 
-/** Custom ids and deduplication ids may not contain ':' (BullMQ). */
-function entryJobKey(key: OutboxKey): string {
-  return `${key.kind}-${key.userId}-${key.subject}`;
+/** Custom ids and deduplication ids may not contain ':' (BullMQ). One job per person and lane. */
+function turnKey(lane: Lane, userId: number): string {
+  return `${lane}-${userId}`;
+}
+
+function turnJob(lane: Lane, data: TurnJob) {
+  return { name: JOB.turn, data: turnJobSchema.parse(data), opts: { deduplication: { id: turnKey(lane, data.userId) } } };
 }
 
 /**
- * After a change: one job per entry, run `quietMs` after the last change of a burst (debounce).
- * A change while the entry's job is running queues exactly one more run after it.
+ * A turn for each of these people, in this order, unless one is already queued or running (the
+ * fresh poller and the sweeper, every few moments: a queued turn keeps its place).
  */
-export async function enqueueChangedEntry(queue: Queue, key: OutboxKey, quietMs: number): Promise<void> {
-  const { name, data, opts } = entryJob(key, {
-    delay: quietMs,
-    deduplication: { id: entryJobKey(key), reschedule: true, keepLastIfActive: true },
-  });
-  await queue.add(name, data, opts);
+export async function queueTurns(queues: SyncQueues, lane: Lane, userIds: number[]): Promise<void> {
+  if (userIds.length === 0) return;
+  await queues[lane].addBulk(userIds.map((userId) => turnJob(lane, { userId, failures: 0 })));
 }
 
 /**
- * From the sweeper and on Connect: at once, unless a job for the entry is already waiting or
- * running. In one round trip: a sweep can hand over a thousand entries while the workers drain.
+ * The person's next turn, at the back of the lane (after `delayMs`, to back off). Queued even while
+ * their current turn runs: BullMQ adds it once that one finishes, so their turns never overlap.
  */
-export async function enqueueSweptEntries(queue: Queue, keys: OutboxKey[]): Promise<void> {
-  if (keys.length === 0) return;
-  await queue.addBulk(keys.map((key) => entryJob(key, { deduplication: { id: entryJobKey(key) } })));
+export async function queueNextTurn(queues: SyncQueues, lane: Lane, job: TurnJob, delayMs = 0): Promise<void> {
+  const { name, data, opts } = turnJob(lane, job);
+  await queues[lane].add(name, data, { delay: delayMs, deduplication: { ...opts.deduplication, keepLastIfActive: true } });
 }
 
-function entryJob(key: OutboxKey, opts: JobsOptions) {
-  return { name: JOB.syncEntry, data: entryJobSchema.parse(key), opts };
-}
-
-/**
- * The repeating jobs, each run once per interval whatever the number of worker processes (BullMQ
- * job schedulers): the sweep every SYNC_SWEEP_INTERVAL_MS, the keep-alive every hour.
- */
-export async function scheduleRepeatingJobs(queue: Queue, sweepIntervalMs: number): Promise<void> {
-  await queue.upsertJobScheduler(JOB.sweep, { every: sweepIntervalMs }, { name: JOB.sweep, opts: { attempts: 1 } });
-  await queue.upsertJobScheduler(JOB.keepAlive, { every: KEEP_ALIVE_INTERVAL_MS }, { name: JOB.keepAlive, opts: { attempts: 1 } });
-}
-
-/** Drops the user's queued jobs (on Disconnect); their entries stay dirty in the outbox. */
-export async function removeQueuedEntries(queue: Queue, keys: OutboxKey[]): Promise<void> {
-  for (const key of keys) {
-    const jobId = await queue.getDeduplicationJobId(entryJobKey(key));
-    // A running job cannot be removed; its key must stay, or a second job for the entry could start
-    // beside it. It will find no connection when it asks for a token, and end.
-    if (jobId && (await queue.remove(jobId)) === 1) await queue.removeDeduplicationKey(entryJobKey(key));
+/** Drops the person's queued turns (on Disconnect). A running one finds no connection at its next entry and ends. */
+export async function removeQueuedTurns(queues: SyncQueues, userId: number): Promise<void> {
+  for (const lane of LANES) {
+    const key = turnKey(lane, userId);
+    const jobId = await queues[lane].getDeduplicationJobId(key);
+    // A running job cannot be removed; its key must stay, or a second turn could start beside it.
+    if (jobId && (await queues[lane].remove(jobId)) === 1) await queues[lane].removeDeduplicationKey(key);
   }
+}
+
+/** The keep-alive, run once an hour whatever the number of worker processes (a BullMQ job scheduler). */
+export async function scheduleKeepAlive(queues: SyncQueues): Promise<void> {
+  await queues.backfill.upsertJobScheduler(JOB.keepAlive, { every: KEEP_ALIVE_INTERVAL_MS }, { name: JOB.keepAlive, opts: { attempts: 1 } });
+}
+
+export async function closeSyncQueues(queues: SyncQueues): Promise<void> {
+  await Promise.all(LANES.map((lane) => queues[lane].close()));
 }

@@ -1,13 +1,13 @@
 import { lockUser } from '../accounts/user.repository.js';
 import type { Db } from '../db/database.js';
-import { markDirty } from './outbox.js';
+import { markHistoryDirty } from './outbox.js';
 import { DAILY_KINDS } from './sync-kinds.js';
 
 /**
- * Marks a user's days from `from` to `to` (inclusive) dirty again, of every daily kind, for support
- * and backfills. Only days already in the outbox: every local change puts its day there, so days
- * the app never touched are left alone and a resync cannot blank a day in the service that this
- * app never wrote. Returns the dates.
+ * Marks a user's days from `from` to `to` (inclusive) dirty again, of every daily kind, as history
+ * (sent after people's changes of now), for support and backfills. Only days already in the outbox:
+ * every local change puts its day there, so days the app never touched are left alone and a resync
+ * cannot blank a day in the service that this app never wrote. Returns the dates.
  */
 export async function markDaysForResync(db: Db, userId: number, from: string, to: string, now: Date): Promise<string[]> {
   return db.transaction().execute(async (trx) => {
@@ -22,7 +22,7 @@ export async function markDaysForResync(db: Db, userId: number, from: string, to
       .where('subject', '<=', to)
       .orderBy('subject')
       .execute();
-    for (const { kind, subject } of days) await markDirty(trx, { userId, kind, subject }, now);
+    if (days.length > 0) await markHistoryDirty(trx, userId, days, now);
     return [...new Set(days.map((day) => day.subject))];
   });
 }

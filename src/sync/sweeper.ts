@@ -1,27 +1,44 @@
-import type { Queue } from 'bullmq';
-import { dirtyEntriesOfConnectedUsers } from './outbox.js';
-import { enqueueSweptEntries } from './queue.js';
-import { SYNC_KINDS } from './sync-kinds.js';
-import { setAsideUnsendableEntries, type OutboxLoopDependencies } from './unsendable-entries.js';
+import type { Redis } from 'ioredis';
+import type { Db } from '../db/database.js';
+import { endHistory, peopleInTurnOrder, type TurnPosition } from './backfill.js';
+import { canTakeTurns, queueTurns, scheduleKeepAlive, type SyncQueues } from './queue.js';
 
-/** How many entries of each kind one sweep enqueues at most; the rest wait for the next sweep. */
+/** People whose history turn the sweeper makes sure of, per sweep; those whose turn is longest ago first. */
 const SWEEP_BATCH = 1000;
 
-export interface SweepDependencies extends OutboxLoopDependencies {
-  queue: Queue;
+export interface SweepDependencies {
+  db: Db;
+  queues: SyncQueues;
+  redis: Redis;
+  /** REDIS_PREFIX: where the mark of a queue built from the store lives. */
+  redisPrefix: string;
 }
 
 /**
- * The guarantee behind the hints: every dirty entry of a connected user gets a job, even when the
- * enqueue after its change was lost (Redis down, process killed). Entries already queued are left
- * as they are; entries that can never be sent are marked failed. Returns how many it looked at.
+ * The guarantee behind the backfill lane: every person with history waiting has a turn queued,
+ * whatever was lost. Turns already queued keep their place. A person whose turn was lost stops
+ * taking turns, so they soon rank among the longest waiting and get one again; a Redis that lost
+ * everything (restarted empty, flushed, failed over to an empty replica) lost the mark below, and
+ * then the whole rotation is queued again at once, in its order, with the keep-alive's schedule.
+ * Returns how many people it queued a turn for.
  */
-export async function sweepDirtyEntries(deps: SweepDependencies): Promise<number> {
-  let seen = 0;
-  for (const kind of SYNC_KINDS) {
-    const dirty = await dirtyEntriesOfConnectedUsers(deps.db, kind, SWEEP_BATCH);
-    await enqueueSweptEntries(deps.queue, await setAsideUnsendableEntries(deps, dirty));
-    seen += dirty.length;
+export async function sweepHistory({ db, queues, redis, redisPrefix }: SweepDependencies): Promise<number> {
+  const markKey = `${redisPrefix}:sync:queue-built`;
+  const lost = (await redis.exists(markKey)) === 0;
+  let queued = 0;
+  for (let after: TurnPosition | undefined; ; ) {
+    const people = await peopleInTurnOrder(db, SWEEP_BATCH, after);
+    const ready = people.map((person) => person.userId).filter(canTakeTurns);
+    // A user id no turn can be queued for (a hand edit) would come first in every sweep.
+    for (const { userId } of people) if (!canTakeTurns(userId)) await endHistory(db, userId);
+    await queueTurns(queues, 'backfill', ready);
+    queued += ready.length;
+    if (!lost || people.length < SWEEP_BATCH) break;
+    after = people.at(-1);
   }
-  return seen;
+  if (lost) {
+    await scheduleKeepAlive(queues);
+    await redis.set(markKey, new Date().toISOString());
+  }
+  return queued;
 }

@@ -1,7 +1,7 @@
 import type { Db } from '../db/database.js';
 import type { Logger } from '../logger.js';
-import { markFailed, type DirtyEntry, type OutboxKey } from './outbox.js';
-import { entryJobSchema } from './queue.js';
+import { markFailed, type DirtyEntry } from './outbox.js';
+import { SUBJECT_SCHEMAS } from './sync-kinds.js';
 
 export interface OutboxLoopDependencies {
   db: Db;
@@ -10,17 +10,13 @@ export interface OutboxLoopDependencies {
 }
 
 /**
- * Of dirty entries read from the outbox, those that can be sent. A row the queue's job schema
- * refuses (a date outside SUPPORTED_DATES written before the bounds existed, or a hand edit such as
- * a user id of 0) can never be queued or sent: it is logged, marked failed with the reason, and
- * left out. So one bad row never stops a loop over many users' entries (the sweep, resume and
- * drop on Connect and Disconnect) at the entries after it, and the sweeper stops picking it.
+ * Of dirty entries read from the outbox, those that can be sent. A row the service can never be
+ * sent (a date outside SUPPORTED_DATES written before the bounds existed, or by a hand edit) is
+ * logged, marked failed with the reason, and left out: one bad row never stops a turn at the
+ * entries after it, and no turn picks it again.
  */
-export async function setAsideUnsendableEntries(
-  { db, logger, clock }: OutboxLoopDependencies,
-  entries: DirtyEntry[],
-): Promise<OutboxKey[]> {
-  const sendable: OutboxKey[] = [];
+export async function setAsideUnsendableEntries({ db, logger, clock }: OutboxLoopDependencies, entries: DirtyEntry[]): Promise<DirtyEntry[]> {
+  const sendable: DirtyEntry[] = [];
   for (const entry of entries) {
     const reason = unsendableReason(entry);
     if (reason === undefined) {
@@ -33,11 +29,8 @@ export async function setAsideUnsendableEntries(
   return sendable;
 }
 
-/** Why an entry can never be queued, or undefined when it can: the job schema decides, as it does at the enqueue. */
-function unsendableReason(entry: DirtyEntry): string | undefined {
-  const parsed = entryJobSchema.safeParse(entry);
-  if (parsed.success) return undefined;
-  const subjectIssue = parsed.error.issues.find((issue) => issue.path[0] === 'subject');
-  if (subjectIssue) return `Not sent: "${entry.subject}" ${subjectIssue.message}.`;
-  return `Not sent: user id ${String(entry.userId)} is not a positive whole number.`;
+/** Why an entry can never be sent, or undefined when it can: its kind's subject schema decides. */
+function unsendableReason({ kind, subject }: DirtyEntry): string | undefined {
+  const issue = SUBJECT_SCHEMAS[kind].safeParse(subject).error?.issues[0];
+  return issue && `Not sent: "${subject}" ${issue.message}.`;
 }

@@ -1,74 +1,68 @@
 import { performance } from 'node:perf_hooks';
-import { RateLimitError, UnrecoverableError, Worker, type ConnectionOptions, type Job, type Queue } from 'bullmq';
+import { UnrecoverableError, Worker, type ConnectionOptions, type Job } from 'bullmq';
 import { z } from 'zod';
 import type { AccessTokens } from '../connections/access-token.js';
 import { keepConnectionsAlive } from '../connections/keep-alive.js';
 import type { Logger } from '../logger.js';
 import { withLogContext } from '../observability/log-context.js';
 import type { Metrics } from '../observability/metrics.js';
-import { ServiceError } from '../provider/service-error.js';
+import type { Lane } from '../queue/request-budget.js';
 import { logUnlessRedisUnreachable } from '../queue/redis.js';
-import { syncEntry, type SyncEntryDependencies } from './jobs.js';
-import { recordNextAttempt, type OutboxKey } from './outbox.js';
-import { JOB, SYNC_QUEUE, entryJobSchema } from './queue.js';
-import { sweepDirtyEntries } from './sweeper.js';
+import { JOB, LANES, SYNC_QUEUES, queueNextTurn, turnJobSchema, type SyncQueues } from './queue.js';
+import { takeTurn, type TurnDependencies, type TurnSettings } from './turn.js';
 
 export interface SyncWorkerSettings {
   connection: ConnectionOptions;
   prefix: string;
+  /** Turns one process runs at once in each lane; each mostly waits for the service or the budget. */
   concurrency: number;
-  rateLimitPerS: number;
   /** A job whose worker died is taken up again within about twice this (BullMQ stalled-job check). */
   lockDurationMs: number;
-  queue: Queue;
-  deps: SyncEntryDependencies;
+  queues: SyncQueues;
+  turns: TurnSettings;
+  deps: TurnDependencies;
   accessTokens: AccessTokens;
   logger: Logger;
   metrics: Metrics;
 }
 
-/** What a job returns: an entry's SyncEntryOutcome, or 'done' and a count for the repeating jobs. */
+/** What a job returns: the turn's next step and how many entries it sent, or 'done' and a count for the keep-alive. */
 interface JobResult {
   outcome: string;
-  swept?: number;
+  sent?: number;
   refreshed?: number;
 }
 
 /**
- * The BullMQ worker: it only parses job data and maps outcomes to the queue's terms. A 429's
- * Retry-After pauses this worker without spending an attempt; other retryable failures are
- * thrown, and BullMQ retries them with exponential backoff and jitter.
+ * A BullMQ worker per lane: it parses the job, runs the turn (turn.ts) and queues what comes next.
+ * Pacing is the request budget's (shared by every process), not BullMQ's limiter, which counts jobs
+ * rather than requests.
  */
-export function createSyncWorker(settings: SyncWorkerSettings): Worker {
-  const { connection, prefix, concurrency, rateLimitPerS, lockDurationMs, queue, deps, accessTokens, logger, metrics } = settings;
-  const log = logger.child({ module: 'sync-worker' });
+export function createSyncWorkers(settings: SyncWorkerSettings): Worker[] {
+  return LANES.map((lane) => createLaneWorker(settings, lane));
+}
+
+function createLaneWorker(settings: SyncWorkerSettings, lane: Lane): Worker {
+  const { connection, prefix, concurrency, lockDurationMs, queues, turns, deps, accessTokens, logger, metrics } = settings;
+  const log = logger.child({ module: 'sync-worker', lane });
 
   async function runJob(job: Job): Promise<JobResult> {
-    if (job.name === JOB.sweep) return { outcome: 'done', swept: await sweepDirtyEntries({ ...deps, queue, logger: log }) };
     if (job.name === JOB.keepAlive) {
       return { outcome: 'done', refreshed: await keepConnectionsAlive(deps.db, accessTokens, deps.clock, log) };
     }
-    const parsed = entryJobSchema.safeParse(job.data);
+    const parsed = turnJobSchema.safeParse(job.data);
     if (!parsed.success) {
-      // Queued by an older version (before the date bounds, say): no retry can make it valid.
+      // Queued by another version: no retry can make it valid. The sweeper queues the person's turn anew.
       const problem = z.prettifyError(parsed.error);
       log.warn({ data: job.data, problem }, 'sync job with invalid data; not retried');
       throw new UnrecoverableError(`invalid sync job data: ${problem}`);
     }
-    const entry = parsed.data;
-    try {
-      const outcome = await syncEntry(deps, entry);
-      log.info({ entry, outcome, attempt: job.attemptsMade + 1 }, 'entry processed');
-      return { outcome };
-    } catch (error) {
-      log.warn({ entry, err: error, attempt: job.attemptsMade + 1 }, 'entry not synced yet');
-      if (error instanceof ServiceError && error.retryAfterMs !== undefined) {
-        await worker.rateLimit(error.retryAfterMs);
-        await recordNextAttempt(deps.db, entry, new Date(deps.clock().getTime() + error.retryAfterMs));
-        throw Worker.RateLimitError();
-      }
-      throw error;
-    }
+    const { userId, failures } = parsed.data;
+    const { sent, next } = await takeTurn({ ...deps, logger: log }, turns, lane, userId, failures);
+    if (next.next === 'again') await queueNextTurn(queues, lane, { userId, failures: 0 });
+    if (next.next === 'retry') await queueNextTurn(queues, lane, { userId, failures: failures + 1 }, next.afterMs);
+    if (next.next === 'history') await queueNextTurn(queues, 'backfill', { userId, failures: 0 });
+    return { outcome: next.next, sent };
   }
 
   /** Every line a job logs, wherever it is written, carries the job's id; every job is counted. */
@@ -81,46 +75,17 @@ export function createSyncWorker(settings: SyncWorkerSettings): Worker {
         outcome = result.outcome;
         return result;
       } catch (error) {
-        outcome = errorOutcome(error);
+        outcome = error instanceof UnrecoverableError ? 'invalid' : 'error';
         throw error;
       } finally {
-        metrics.jobDone({ kind: job.name, outcome }, (performance.now() - started) / 1000);
+        metrics.jobDone({ kind: `${lane}-${job.name}`, outcome }, (performance.now() - started) / 1000);
       }
     });
   }
 
-  const worker: Worker = new Worker(
-    SYNC_QUEUE,
-    observedJob,
-    {
-      connection,
-      prefix,
-      concurrency,
-      limiter: { max: rateLimitPerS, duration: 1000 },
-      lockDuration: lockDurationMs,
-      stalledInterval: lockDurationMs,
-    },
-  );
+  const worker = new Worker(SYNC_QUEUES[lane], observedJob, { connection, prefix, concurrency, lockDuration: lockDurationMs, stalledInterval: lockDurationMs });
   worker.on('error', logUnlessRedisUnreachable(log, 'worker error'));
-  worker.on('failed', (job, error) => {
-    if (job && job.name !== JOB.syncEntry) log.error({ job: job.name, err: error }, 'repeating job failed');
-    const entry = entryJobSchema.safeParse(job?.data).data;
-    if (job && entry) recordRetry(job, entry).catch((err: unknown) => log.warn({ entry, err }, 'next attempt not recorded'));
-  });
-
-  /**
-   * BullMQ emits 'failed' after scheduling the retry, with the job's backoff in `delay`; a job
-   * failed for good has `finishedOn`, and its entry waits for the sweeper (its next try unknown).
-   */
-  async function recordRetry(job: Job, entry: OutboxKey): Promise<void> {
-    if (job.finishedOn !== undefined || job.delay <= 0) return;
-    await recordNextAttempt(deps.db, entry, new Date(deps.clock().getTime() + job.delay));
-  }
+  // A turn that failed for good (the database away, say) is queued again by the sweeper.
+  worker.on('failed', (job, error) => log.error({ job: job?.name, data: job?.data, err: error }, 'sync job failed'));
   return worker;
-}
-
-function errorOutcome(error: unknown): string {
-  if (error instanceof UnrecoverableError) return 'invalid';
-  if (error instanceof RateLimitError) return 'rate-limited';
-  return 'error';
 }

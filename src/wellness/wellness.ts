@@ -2,7 +2,6 @@ import { lockUser } from '../accounts/user.repository.js';
 import type { User } from '../accounts/user.table.js';
 import { addDays, localToday } from '../dates/local-today.js';
 import type { Db } from '../db/database.js';
-import type { ChangeHint } from '../sync/hint.js';
 import { forgetEntry, markDirty, syncFactsOf, syncStatusesOf, type OutboxKey, type SyncFacts } from '../sync/outbox.js';
 import { measurementColumns, measurementsOf, sameMeasurements } from './measurements.js';
 import { deleteWellnessDay, findWellnessDay, saveWellnessDay, wellnessDaysBetween } from './wellness-day.repository.js';
@@ -23,8 +22,6 @@ export type WellnessOutcome = { ok: true; day: WellnessRecordView } | InvalidDat
 export interface WellnessDependencies {
   db: Db;
   clock: () => Date;
-  /** Told after commit which days changed. */
-  changed: ChangeHint;
 }
 
 /**
@@ -40,7 +37,7 @@ export function latestWellnessDate(user: User, now: Date): string {
  * Recording wellness: each write locks the user, changes the day and marks its outbox entry in one
  * transaction, then hints the queue. A day is replaced whole (§4.5 upserts by date).
  */
-export function createWellness({ db, clock, changed }: WellnessDependencies) {
+export function createWellness({ db, clock }: WellnessDependencies) {
   const wellnessDay = (user: User, date: string): OutboxKey => ({ userId: user.id, kind: 'wellness', subject: date });
 
   return {
@@ -63,10 +60,10 @@ export function createWellness({ db, clock, changed }: WellnessDependencies) {
         const message = `must not be after ${latest}, tomorrow in ${user.timezone}: a measurement cannot be of a later day`;
         return { ok: false, reason: 'invalid_field', field: 'date', message };
       }
-      const { day, isNew } = await db.transaction().execute(async (trx) => {
+      const { day } = await db.transaction().execute(async (trx) => {
         await lockUser(trx, user.id);
         const before = await findWellnessDay(trx, user.id, date);
-        if (before && sameMeasurements(before, measurements)) return { day: before, isNew: false };
+        if (before && sameMeasurements(before, measurements)) return { day: before };
         const after = await saveWellnessDay(trx, {
           user_id: user.id,
           date,
@@ -75,9 +72,8 @@ export function createWellness({ db, clock, changed }: WellnessDependencies) {
           updated_at: now.toISOString(),
         });
         await markDirty(trx, wellnessDay(user, date), now);
-        return { day: after, isNew: true };
+        return { day: after };
       });
-      if (isNew) await changed([wellnessDay(user, date)]);
       return { ok: true, day: toView(day) };
     },
 

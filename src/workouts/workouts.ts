@@ -3,11 +3,14 @@ import { findConnection } from '../connections/connection.repository.js';
 import type { Db } from '../db/database.js';
 import type { ServiceApi } from '../provider/api.js';
 import { ServiceError } from '../provider/service-error.js';
+import { withPermit, type RequestBudget } from '../queue/request-budget.js';
 import { readWorkoutListing, type WorkoutListing } from './workout-listing.js';
 
 export interface WorkoutsDependencies {
   db: Db;
   api: ServiceApi;
+  /** The requests to the service that every process shares; a person looking at a page goes in the fresh lane. */
+  budget: RequestBudget;
 }
 
 /**
@@ -26,14 +29,16 @@ const SCOPE_MISSING = `Your connection does not allow reading your workouts (${s
 const UNAVAILABLE = 'The Athlete Data Service is unavailable right now; try again in a moment.';
 
 /** The person's workouts from the service (§4.3), read leniently; the service is not asked when the grant cannot allow it. */
-export async function listWorkouts({ db, api }: WorkoutsDependencies, userId: number): Promise<WorkoutsOutcome> {
+export async function listWorkouts({ db, api, budget }: WorkoutsDependencies, userId: number): Promise<WorkoutsOutcome> {
   const connection = await findConnection(db, userId);
   if (!connection) return { ok: false, reason: 'not-connected', message: NOT_CONNECTED };
   if (!hasCapability(connection.scopes, 'workouts')) return { ok: false, reason: 'reconnect', message: SCOPE_MISSING };
   try {
-    return { ok: true, ...readWorkoutListing(await api.listWorkouts(userId)) };
+    return { ok: true, ...readWorkoutListing(await withPermit(budget, 'fresh', userId, () => api.listWorkouts(userId))) };
   } catch (error) {
     if (!(error instanceof ServiceError)) throw error;
+    // The service asked every client of ours to slow down, the workers included.
+    if (error.retryAfterMs !== undefined) await budget.pause(error.retryAfterMs);
     return failureOutcome(error);
   }
 }

@@ -19,8 +19,9 @@ async function dashboardUrl(): Promise<string> {
     next();
   });
   // What Bull Board's BullMQ adapter takes for a BullMQ queue; the page itself reads nothing from it.
-  const queue = { name: 'sync', metaValues: { version: 'bullmq:5' } } as unknown as Queue;
-  app.use(queueDashboard({ queue, adminEmails: ['ops@example.com'], allowActions: false }));
+  const queue = (name: string) => ({ name, metaValues: { version: 'bullmq:6' } }) as unknown as Queue;
+  const queues = { fresh: queue('sync-fresh'), backfill: queue('sync-backfill') };
+  app.use(queueDashboard({ queues, adminEmails: ['ops@example.com'], allowActions: false }));
   app.use((_error: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => void res.sendStatus(500));
   const server = app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));

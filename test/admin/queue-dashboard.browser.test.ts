@@ -30,7 +30,7 @@ describe('the queue dashboard in a browser', () => {
 
     const response = await page.goto(`${stack.appUrl}/admin/queues`);
     expect(response?.headers()['content-security-policy']).toBeDefined();
-    await page.getByText('sync', { exact: true }).first().waitFor({ timeout: 15_000 });
+    await page.getByText('sync-fresh', { exact: true }).first().waitFor({ timeout: 15_000 });
     expect(refused).toEqual([]);
   });
 });

@@ -5,14 +5,14 @@ import { startStack, type Stack } from '../helpers/stack.js';
 
 const ADMIN = 'Ops@Example.com';
 
-/** A job due in an hour, for the dashboard's "promote" (run it now) to act on. */
+/** A history turn due in an hour, for the dashboard's "promote" (run it now) to act on. */
 async function delayedJob(stack: Stack): Promise<string> {
-  const job = await stack.syncQueue.add('sync-entry', { userId: 1, kind: 'nutrition', subject: '2026-04-01' }, { delay: 3600_000 });
+  const job = await stack.syncQueues.backfill.add('turn', { userId: 1, failures: 3 }, { delay: 3600_000 });
   return job.id!;
 }
 
 function promote(admin: CookieClient, jobId: string): Promise<Response> {
-  return admin.request(`/admin/queues/api/queues/sync/${jobId}/promote`, { method: 'PUT' });
+  return admin.request(`/admin/queues/api/queues/sync-backfill/${jobId}/promote`, { method: 'PUT' });
 }
 
 describe('the queue dashboard', () => {
@@ -47,7 +47,9 @@ describe('the queue dashboard', () => {
     expect(await page.text()).toContain('<base href="/admin/queues/"');
     const api = await admin.get('/admin/queues/api/queues');
     expect(api.status).toBe(200);
-    expect(await api.json()).toMatchObject({ queues: [expect.objectContaining({ readOnlyMode: true })] });
+    expect(await api.json()).toMatchObject({
+      queues: [expect.objectContaining({ name: 'sync-fresh', readOnlyMode: true }), expect.objectContaining({ name: 'sync-backfill', readOnlyMode: true })],
+    });
   });
 
   it('cannot be claimed by signing up with an address in ADMIN_EMAILS: that sign-up is refused like a taken address', async () => {
@@ -61,7 +63,7 @@ describe('the queue dashboard', () => {
   it('refuses to change jobs while ADMIN_QUEUE_ACTIONS is not true', async () => {
     const jobId = await delayedJob(stack);
     expect((await promote(admin, jobId)).status).toBe(405);
-    expect(await stack.syncQueue.getJobState(jobId)).toBe('delayed');
+    expect(await stack.syncQueues.backfill.getJobState(jobId)).toBe('delayed');
   });
 });
 
@@ -72,7 +74,7 @@ describe('the queue dashboard with ADMIN_QUEUE_ACTIONS=true', () => {
       const admin = await signedInToExistingAccount(stack, ADMIN);
       const jobId = await delayedJob(stack);
       expect((await promote(admin, jobId)).status).toBe(204);
-      expect(await stack.syncQueue.getJobState(jobId)).toBe('waiting');
+      expect(await stack.syncQueues.backfill.getJobState(jobId)).toBe('waiting');
     } finally {
       await stack.close();
     }

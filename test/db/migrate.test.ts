@@ -106,6 +106,30 @@ describe('migrations', () => {
     ]);
   });
 
+  it('20261128090000_add_sync_lanes makes what waited history: one backfill per person with entries to send', async () => {
+    db = await freshDb();
+    expect((await (await createMigrator(db)).migrateTo('20261127090000_item_ids_never_reused')).error).toBeUndefined();
+    const at = '2026-11-20T10:00:00.000Z';
+    const user = (email: string) => ({ email, password_hash: 'x', timezone: 'UTC', created_at: at });
+    const ids = await db.insertInto('users').values([user('a@example.com'), user('b@example.com')]).returning('id').execute();
+    const [waiting, clean] = ids.map((row) => row.id);
+    const entry = { kind: 'nutrition' as const, updated_at: at };
+    await db
+      .insertInto('outbox')
+      .values([
+        { ...entry, user_id: waiting!, subject: '2026-03-01', version: 2, synced_version: 1 },
+        { ...entry, user_id: waiting!, subject: '2026-03-02', version: 1, updated_at: '2026-11-19T09:00:00.000Z' },
+        { ...entry, user_id: clean!, subject: '2026-03-01', version: 3, synced_version: 3 },
+        { ...entry, user_id: clean!, subject: '2026-03-02', version: 2, synced_version: 1, failed_version: 2 },
+      ])
+      .execute();
+    await migrateToLatest(db);
+    expect(await db.selectFrom('backfills').selectAll().execute()).toEqual([
+      { user_id: waiting, started_at: '2026-11-19T09:00:00.000Z', sent: 0, last_turn_at: '2026-11-19T09:00:00.000Z' },
+    ]);
+    expect(await db.selectFrom('outbox').select('fresh_at').distinct().execute()).toEqual([{ fresh_at: null }]);
+  });
+
   describe.runIf(testDatabaseKind() === 'sqlite')('20261127090000_item_ids_never_reused', () => {
     const before = '2026-11-21T00:00:00.000Z';
 
@@ -155,7 +179,7 @@ describe('migrations', () => {
       await expect(migrateToLatest(db)).rejects.toThrow();
       expect(await rows()).toEqual({ tables: [], items: [{ id: 5 }, { id: 9 }], activities: 200 });
       await sql.raw('pragma max_page_count = 1073741823').execute(db);
-      expect(await migrateToLatest(db)).toEqual(['20261127090000_item_ids_never_reused']);
+      expect(await migrateToLatest(db)).toContain('20261127090000_item_ids_never_reused');
       expect(await rows()).toEqual({ tables: [], items: [{ id: 5 }, { id: 9 }], activities: 200 });
     });
   });

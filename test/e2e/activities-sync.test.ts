@@ -1,4 +1,3 @@
-import type { Worker } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ActivityView } from '../../src/activities/activities.js';
 import { activityFileKey, sha256Hex } from '../../src/activities/activity-file-store.js';
@@ -8,15 +7,15 @@ import { fitFile, fitFileWithBadCrc } from '../helpers/fit-files.js';
 import { connectedUser } from '../helpers/flows.js';
 import type { CookieClient } from '../helpers/http-client.js';
 import { startStack, type SandboxWorkout, type Stack } from '../helpers/stack.js';
-import { startSyncWorker } from '../helpers/sync-worker.js';
+import { startSync, type RunningSync } from '../helpers/sync-worker.js';
 import { eventually } from '../helpers/wait.js';
 
 let stack: Stack;
-let worker: Worker | undefined;
+let sync: RunningSync | undefined;
 
 afterEach(async () => {
-  await worker?.close();
-  worker = undefined;
+  await sync?.close();
+  sync = undefined;
   await stack.close();
 });
 
@@ -25,8 +24,8 @@ async function startWith(env: Record<string, string> = {}) {
   return connectedUser(stack);
 }
 
-function startWorker() {
-  worker = startSyncWorker(stack, stack.sendDependencies());
+async function startWorker() {
+  sync = await startSync(stack);
 }
 
 /** The workouts the sandbox holds for its one athlete, by SHA-256. */
@@ -45,7 +44,7 @@ async function settled(client: CookieClient, id: number, status: 'synced' | 'fai
 describe('an activity on its way to the service', () => {
   it('arrives as the same file, once per name: uploading it again sends nothing, a rename sends it once more', async () => {
     const { client } = await startWith();
-    startWorker();
+    await startWorker();
     const file = fitFile(1);
     const activity = await uploadActivity(client, file, { name: 'Morning ride', metadata: '{"localId":"42"}' });
     await settled(client, activity.id, 'synced');
@@ -74,7 +73,7 @@ describe('an activity on its way to the service', () => {
       .set({ bytes: Buffer.from(fitFileWithBadCrc(2)) })
       .where('key', '=', activityFileKey(userId, activity.sha256))
       .execute();
-    startWorker();
+    await startWorker();
     const failed = await settled(client, activity.id, 'failed');
     expect(failed).toMatchObject({ fileStored: true, sync: { status: 'failed', error: expect.stringMatching(/^HTTP 400: .*CRC does not match/) } });
     expect(await sandboxWorkouts()).toEqual({});
@@ -93,7 +92,7 @@ describe('an activity on its way to the service', () => {
     expect((await activityTraces(stack, userId)).files).toBe(1);
 
     await stack.changeSandbox({ faultRate: 0 });
-    startWorker();
+    await startWorker();
     const synced = await settled(client, activity.id, 'synced');
     expect(synced).toMatchObject({ name: 'Ride', sha256: sha256Hex(file), bytes: file.length });
     await eventually('the bytes to be pruned', async () => ((await activityTraces(stack, userId)).files === 0 ? true : undefined));

@@ -1,12 +1,11 @@
 import { mkdirSync } from 'node:fs';
-import type { Worker } from 'bullmq';
 import { DateTime } from 'luxon';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../helpers/browser.js';
 import { fitFile } from '../helpers/fit-files.js';
 import { startStack, type Stack } from '../helpers/stack.js';
-import { startSyncWorker } from '../helpers/sync-worker.js';
+import { startSync, type RunningSync } from '../helpers/sync-worker.js';
 import { eventually } from '../helpers/wait.js';
 
 const SCREENSHOTS = 'test-output';
@@ -14,18 +13,18 @@ const ZONE = 'Pacific/Auckland';
 
 let stack: Stack;
 let browser: Browser;
-let worker: Worker;
+let sync: RunningSync | undefined;
 let page: Page;
 
 beforeAll(async () => {
   stack = await startStack({ sandbox: { autoApprove: 'Ana' }, env: { SYNC_QUIET_MS: '200' } });
-  worker = startSyncWorker(stack, stack.sendDependencies());
+  sync = await startSync(stack);
   browser = await launchChromium();
   page = await (await browser.newContext({ timezoneId: ZONE })).newPage();
   mkdirSync(SCREENSHOTS, { recursive: true });
 });
 afterAll(async () => {
-  await worker?.close();
+  await sync?.close();
   await browser?.close();
   await stack?.close();
 });

@@ -1,7 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/logger.js';
 import { createMeals, type MealView } from '../../src/nutrition/meals.js';
-import { createChangeHint } from '../../src/sync/hint.js';
 import { WAITING_FOR_CONNECTION } from '../../src/sync/jobs.js';
 import { dailySyncStatuses } from '../../src/sync/outbox.js';
 import { connect, signUpNewUser } from '../helpers/flows.js';
@@ -147,7 +145,7 @@ describe('nothing is lost when a part fails', () => {
     await stack.changeSandbox({ faultRate: 1, faultKinds: ['stall'], faultTargets: ['data'], stallMs: 60_000 });
     const doomed = await startWorkerProcess(stack, { SYNC_QUIET_MS: '100' });
     await add(person, { name: 'Toast', carbs: 30, logged_at: '2026-05-01T08:00:00+02:00' });
-    await eventually('the upsert to be in flight', async () => ((await stack.syncQueue.getActiveCount()) > 0 ? true : undefined));
+    await eventually('the upsert to be in flight', async () => ((await stack.syncQueues.fresh.getActiveCount()) > 0 ? true : undefined));
 
     await doomed.stop('SIGKILL');
     await stack.changeSandbox({ faultRate: 0 });
@@ -157,8 +155,8 @@ describe('nothing is lost when a part fails', () => {
     expect((await syncStatus(person.client, '2026-05-01'))[0]).toMatchObject({ status: 'synced' });
   }, 90_000);
 
-  // A worker running through the outage finds Redis back empty: its repeating jobs' schedules are
-  // gone with it, and must be made again for the sweeper to send the day.
+  // A worker running through the outage finds Redis back empty: whatever it had queued is gone, and
+  // the store is what it queues from again.
   it.each([
     ['a worker started once Redis is back', false],
     ['a worker that ran through the outage (Redis back empty)', true],
@@ -168,26 +166,21 @@ describe('nothing is lost when a part fails', () => {
     const person = await newPerson('Ana', 'Europe/Berlin');
     if (runningThrough) workers.push(await startWorkerProcess(stack));
     const user = await stack.db.selectFrom('users').selectAll().where('id', '=', person.userId).executeTakeFirstOrThrow();
-    const meals = createMeals({
-      db: stack.db,
-      limits: stack.config.meals,
-      clock: () => new Date(),
-      changed: createChangeHint(stack.syncQueue, 100, createLogger('silent')),
-    });
+    // The meals of the web process, without its sessions (which need Redis): a change needs only the store.
+    const meals = createMeals({ db: stack.db, limits: stack.config.meals, clock: () => new Date(), historyAdded: async () => {} });
 
     await redis.stop();
-    // The store write commits; the enqueue after it fails, and the write still succeeds.
     const added = await meals.add(user, { name: 'Soup', carbs: 20, logged_at: '2026-05-02T12:00:00+02:00' });
     expect(added.ok).toBe(true);
     if (added.ok) {
       person.items.set(added.meal.id, added.meal);
       person.dates.add(added.meal.date);
     }
-    expect(await stack.syncQueue.count().catch(() => 'unreachable')).toBe('unreachable');
+    expect(await stack.syncQueues.fresh.count().catch(() => 'unreachable')).toBe('unreachable');
 
     await redis.start();
     if (!runningThrough) workers.push(await startWorkerProcess(stack));
-    await eventually('the sweeper to sync the day', () => serviceMatchesModel([person]), 60_000);
+    await eventually('the day to be synced', () => serviceMatchesModel([person]), 60_000);
     await Promise.all(workers.splice(0).map((worker) => worker.stop('SIGTERM')));
     await stack.close();
     await redis.stop();
@@ -210,7 +203,7 @@ describe('a revoked grant', () => {
     );
     const [waiting] = await syncStatus(person.client, '2026-05-03');
     expect(waiting).toMatchObject({ status: 'pending', error: WAITING_FOR_CONNECTION });
-    expect(await stack.syncQueue.getFailedCount()).toBe(0);
+    expect(await stack.syncQueues.fresh.getFailedCount()).toBe(0);
     expect(await (await person.client.get('/')).text()).toContain('Needs reconnecting');
 
     expect((await connect(person.client)).status).toBe(303);

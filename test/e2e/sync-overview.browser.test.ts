@@ -1,5 +1,4 @@
 import { mkdirSync } from 'node:fs';
-import type { Worker } from 'bullmq';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SyncOverview } from '../../src/dashboard/sync-overview.js';
@@ -10,7 +9,7 @@ import { connectedUser } from '../helpers/flows.js';
 import { bodyOf, type CookieClient } from '../helpers/http-client.js';
 import { addMeal } from '../helpers/meals.js';
 import { startStack, type Stack } from '../helpers/stack.js';
-import { startSyncWorker } from '../helpers/sync-worker.js';
+import { startSync, type RunningSync } from '../helpers/sync-worker.js';
 import { eventually } from '../helpers/wait.js';
 
 const SCREENSHOTS = 'test-output';
@@ -18,16 +17,16 @@ const ZONE = 'Pacific/Kiritimati';
 
 let stack: Stack;
 let browser: Browser;
-let worker: Worker;
+let sync: RunningSync | undefined;
 
 beforeAll(async () => {
   stack = await startStack({ sandbox: { autoApprove: 'Ana' }, env: { SYNC_QUIET_MS: '100' } });
-  worker = startSyncWorker(stack, stack.sendDependencies());
+  sync = await startSync(stack);
   browser = await launchChromium();
   mkdirSync(SCREENSHOTS, { recursive: true });
 });
 afterAll(async () => {
-  await worker?.close();
+  await sync?.close();
   await browser?.close();
   await stack?.close();
 });

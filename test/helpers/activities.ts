@@ -1,6 +1,5 @@
 import { expect } from 'vitest';
 import type { ActivityView } from '../../src/activities/activities.js';
-import { entryJobSchema } from '../../src/sync/queue.js';
 import { bodyOf, type CookieClient } from './http-client.js';
 import type { Stack } from './stack.js';
 
@@ -39,13 +38,11 @@ export async function renameActivity(client: CookieClient, id: number, changes: 
   });
 }
 
-/** What the user has of activities anywhere in the app: rows, stored bytes, outbox entries and queued jobs. */
+/** What the user has of activities anywhere in the app: rows, stored bytes, outbox entries, and those waiting in the fresh lane. */
 export async function activityTraces(stack: Stack, userId: number) {
   const rows = await stack.db.selectFrom('activities').select('id').where('user_id', '=', userId).execute();
   const files = await stack.db.selectFrom('activity_files').select('key').where('key', 'like', `${userId}/%`).execute();
-  const outbox = await stack.db.selectFrom('outbox').select('subject').where('user_id', '=', userId).where('kind', '=', 'activities').execute();
-  const jobs = (await stack.syncQueue.getJobs(['delayed', 'waiting', 'active']))
-    .map((job) => entryJobSchema.parse(job.data))
-    .filter((entry) => entry.userId === userId && entry.kind === 'activities');
-  return { rows: rows.length, files: files.length, outbox: outbox.length, jobs: jobs.length };
+  const outbox = await stack.db.selectFrom('outbox').select('fresh_at').where('user_id', '=', userId).where('kind', '=', 'activities').execute();
+  const fresh = outbox.filter((entry) => entry.fresh_at !== null);
+  return { rows: rows.length, files: files.length, outbox: outbox.length, fresh: fresh.length };
 }

@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
 import { inject } from 'vitest';
 import { createDatabaseActivityFileStore } from '../../src/activities/activity-file-store.js';
 import { createApp } from '../../src/app.js';
@@ -18,7 +18,8 @@ import { createPrometheusMetrics, type PrometheusMetrics } from '../../src/obser
 import { createServiceApi, type ServiceApi } from '../../src/provider/api.js';
 import { createOAuthClient, type OAuthClient } from '../../src/provider/oauth.js';
 import { createProducerConnection, createRedisConnection, logReconnects, logUnlessRedisUnreachable, untilReady } from '../../src/queue/redis.js';
-import { createSyncQueue } from '../../src/sync/queue.js';
+import { createRequestBudget, type RequestBudget } from '../../src/queue/request-budget.js';
+import { closeSyncQueues, createSyncQueues, type SyncQueues } from '../../src/sync/queue.js';
 import type { SendDependencies } from '../../src/sync/sender.js';
 import { createRedisSessionStore } from '../../src/web/session.js';
 import { createSandbox, type Sandbox } from '../../src/sandbox/app.js';
@@ -57,8 +58,12 @@ export interface Stack {
   serviceApi(accessTokens?: AccessTokens): ServiceApi;
   /** What the sync jobs get, as worker.ts builds it over the stack's database and settings; `api` defaults to serviceApi(). */
   sendDependencies(api?: ServiceApi): SendDependencies;
-  /** The app's queue, on the stack's own Redis prefix. */
-  syncQueue: Queue;
+  /** The app's queues (fresh and backfill lanes), on the stack's own Redis prefix. */
+  syncQueues: SyncQueues;
+  /** The web's connection to the stack's Redis. */
+  redis: Redis;
+  /** The request budget as the app's processes share it (ATHLETE_RATE_LIMIT_PER_S, on the stack's Redis prefix). */
+  budget: RequestBudget;
   /** The environment the app was configured from: what a worker process of this stack needs. */
   env: Record<string, string>;
   /** What the app logged, when started with captureLogs. */
@@ -165,8 +170,9 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const cipher = createTokenCipher(config.tokenEncryption.key);
   const redisAtStart = { url: config.redis.url, timeoutS: config.startupTimeoutS };
   const producer = await untilReady(createProducerConnection(config.redis.url), redisAtStart);
-  const syncQueue = createSyncQueue({ connection: producer, prefix: config.redis.prefix, attempts: config.sync.attempts });
-  syncQueue.on('error', logUnlessRedisUnreachable(logger, 'sync queue: Redis error'));
+  const syncQueues = createSyncQueues(producer, config.redis.prefix);
+  for (const queue of Object.values(syncQueues)) queue.on('error', logUnlessRedisUnreachable(logger, 'sync queue: Redis error'));
+  const budget = createRequestBudget({ redis: producer, prefix: config.redis.prefix, ...config.requestBudget });
   await migrateToLatest(db);
   const sessions = await createRedisSessionStore({ ...redisAtStart, prefix: config.redis.prefix }, logger);
   const clock = options.clock ?? (() => new Date());
@@ -201,8 +207,9 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     oauth: createOAuthClient(config.athlete, clock),
     cipher,
     redis: producer,
-    syncQueue,
+    syncQueues,
     serviceApi: serviceApi(),
+    budget,
     clock,
   });
   appServer.on('request', app);
@@ -252,7 +259,9 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       clock: () => new Date(),
       activityFiles: { store: createDatabaseActivityFileStore(db), retention: config.activities.retention },
     }),
-    syncQueue,
+    syncQueues,
+    redis: producer,
+    budget,
     env,
     logs,
     metrics,
@@ -261,7 +270,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       sandboxServer.closeAllConnections();
       await Promise.all([new Promise((r) => appServer.close(r)), new Promise((r) => sandboxServer.close(r))]);
       await sessions.close();
-      await syncQueue.close();
+      await closeSyncQueues(syncQueues);
       // Its sessions, attempt counts, OAuth states, locks and queue: under a REDIS_PREFIX a test chose too.
       await deleteKeys(producer, `${config.redis.prefix}:*`);
       producer.disconnect();

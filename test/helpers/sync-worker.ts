@@ -1,26 +1,41 @@
-import type { Worker } from 'bullmq';
 import { createLogger, type Logger } from '../../src/logger.js';
 import { createPrometheusMetrics } from '../../src/observability/metrics.js';
 import { createRedisConnection } from '../../src/queue/redis.js';
+import { startSyncEngine } from '../../src/sync/engine.js';
 import type { SendDependencies } from '../../src/sync/sender.js';
-import { createSyncWorker } from '../../src/sync/worker.js';
 import type { Stack } from './stack.js';
 
-/** A BullMQ worker of the app's own making, in this process, on the stack's queue; closing it closes its connection. */
-export function startSyncWorker(stack: Stack, deps: SendDependencies, logger: Logger = createLogger('silent')): Worker {
+export interface RunningSync {
+  /** Stops looking for work, lets running turns finish, and closes the connection. */
+  close(): Promise<void>;
+}
+
+/**
+ * A worker process's sync in this process (its lane workers, fresh poller and sweeper), on the
+ * stack's queues and settings, as worker.ts builds it. `deps` defaults to the stack's own.
+ */
+export async function startSync(stack: Stack, deps: SendDependencies = stack.sendDependencies(), logger: Logger = createLogger('silent')): Promise<RunningSync> {
   const connection = createRedisConnection(stack.config.redis.url);
-  const worker = createSyncWorker({
+  const { sync, redis } = stack.config;
+  const engine = await startSyncEngine({
     connection,
-    prefix: stack.config.redis.prefix,
+    redis: connection,
+    prefix: redis.prefix,
+    sweepIntervalMs: sync.sweepIntervalMs,
     concurrency: 2,
-    rateLimitPerS: 50,
     lockDurationMs: 30_000,
-    queue: stack.syncQueue,
-    deps,
+    queues: stack.syncQueues,
+    turns: { quietMs: sync.quietMs, freshAttempts: sync.attempts },
+    deps: { ...deps, budget: stack.budget, logger },
     accessTokens: stack.accessTokens(),
     logger,
     metrics: createPrometheusMetrics(),
   });
-  worker.on('closed', () => connection.disconnect());
-  return worker;
+  return {
+    close: async () => {
+      await engine.stopLooking();
+      await engine.closeWorkers();
+      connection.disconnect();
+    },
+  };
 }

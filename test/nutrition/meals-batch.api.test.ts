@@ -47,12 +47,15 @@ async function outboxVersions(userId: number): Promise<Record<string, number>> {
   return Object.fromEntries(rows.map((row) => [row.subject, row.version]));
 }
 
-async function queuedDays(userId: number): Promise<string[]> {
-  const jobs = await stack.syncQueue.getJobs(['waiting', 'delayed']);
-  return jobs
-    .filter((job) => job.data.userId === userId)
-    .map((job) => job.data.subject as string)
-    .sort();
+/** The person's days by lane (a change of now, or history), and whether their history turn is queued. */
+async function lanesOf(userId: number) {
+  const rows = await stack.db.selectFrom('outbox').select(['subject', 'fresh_at']).where('user_id', '=', userId).orderBy('subject').execute();
+  const historyTurn = await stack.syncQueues.backfill.getDeduplicationJobId(`backfill-${userId}`);
+  return {
+    fresh: rows.filter((row) => row.fresh_at !== null).map((row) => row.subject),
+    history: rows.filter((row) => row.fresh_at === null).map((row) => row.subject),
+    historyTurnQueued: historyTurn !== null,
+  };
 }
 
 describe('POST /api/meals/batch', () => {
@@ -87,7 +90,7 @@ describe('POST /api/meals/batch', () => {
     expect(listed.meals).toEqual([imported.items[1], imported.items[3]]);
   });
 
-  it('marks each touched day dirty once (one new version a day) and queues one job a day', async () => {
+  it('marks each touched day dirty once (one new version a day) as history, and queues the person’s history turn', async () => {
     const { client, userId } = await newUser();
     await addMeal(client, { ...meal, logged_at: '2026-03-01T08:00:00+01:00' });
     expect(await outboxVersions(userId)).toEqual({ '2026-03-01': 1 });
@@ -96,7 +99,8 @@ describe('POST /api/meals/batch', () => {
     expect(response.status).toBe(201);
     expect((await bodyOf<Imported>(response)).days).toEqual(['2026-03-01', '2026-03-02', '2026-03-03']);
     expect(await outboxVersions(userId)).toEqual({ '2026-03-01': 2, '2026-03-02': 1, '2026-03-03': 1 });
-    expect(await queuedDays(userId)).toEqual(['2026-03-01', '2026-03-02', '2026-03-03']);
+    // The day with a change of now still waiting keeps its lane: its whole record goes out promptly.
+    expect(await lanesOf(userId)).toEqual({ fresh: ['2026-03-01'], history: ['2026-03-02', '2026-03-03'], historyTurnQueued: true });
   });
 
   it(`takes ${BATCH_MAX} items with the longest names in one request`, async () => {
@@ -122,7 +126,7 @@ describe('POST /api/meals/batch', () => {
     });
     expect(await storedMealIds(stack, email)).toEqual([]);
     expect(await outboxVersions(userId)).toEqual({});
-    expect(await queuedDays(userId)).toEqual([]);
+    expect(await lanesOf(userId)).toEqual({ fresh: [], history: [], historyTurnQueued: false });
   });
 
   it('refuses the whole import when a time cannot be placed in the user’s zone, naming its index', async () => {
@@ -177,7 +181,7 @@ describe('POST /api/meals/batch', () => {
     expect(await storedMealIds(stack, owner.email)).toEqual([owned.id]);
     expect(await storedMealIds(stack, other.email)).toEqual([imported!.id]);
     expect(await outboxVersions(owner.userId)).toEqual({ '2026-03-10': 1 });
-    expect(await queuedDays(owner.userId)).toEqual(['2026-03-10']);
+    expect(await lanesOf(owner.userId)).toEqual({ fresh: ['2026-03-10'], history: [], historyTurnQueued: false });
   });
 
   it('answers 401 when signed out', async () => {

@@ -60,8 +60,9 @@ describe('metrics', () => {
   it('a worker serves its own on METRICS_PORT: jobs, upserts, refreshes, 429s, waiting days and the queue', async () => {
     const text = await scrapeWorker();
     const expected: Array<[string, Record<string, string>?]> = [
-      ['athlete_sync_job_duration_seconds_count', { kind: 'sync-entry', outcome: 'synced' }],
-      ['athlete_sync_job_duration_seconds_count', { kind: 'sync-entry', outcome: 'rate-limited' }],
+      ['athlete_sync_job_duration_seconds_count', { kind: 'fresh-turn', outcome: 'done' }],
+      // After a 429 the turn queues the person's next one, which waits for Retry-After in the budget.
+      ['athlete_sync_job_duration_seconds_count', { kind: 'fresh-turn', outcome: 'again' }],
       ['athlete_sync_service_request_duration_seconds_count', { path: '/api/nutrition', status: '429' }],
       ['athlete_sync_service_request_duration_seconds_bucket', { path: '/api/nutrition', status: '201' }],
       ['athlete_sync_service_retry_after_seconds_sum'],
@@ -72,8 +73,10 @@ describe('metrics', () => {
     // Gauges read at scrape time: nothing waits now, and they say so rather than vanish.
     expect(text).toMatch(/^athlete_sync_outbox_entries_waiting\{kind="nutrition"\} 0$/m);
     expect(text).toMatch(/^athlete_sync_outbox_oldest_waiting_seconds\{kind="nutrition"\} 0$/m);
-    expect(text).toMatch(/^athlete_sync_queue_jobs\{state="waiting"\} \d+$/m);
-    expect(text).toMatch(/^athlete_sync_queue_jobs\{state="failed"\} 0$/m);
+    for (const lane of ['fresh', 'backfill']) {
+      expect(text).toMatch(new RegExp(`^athlete_sync_queue_jobs\\{lane="${lane}",state="waiting"\\} \\d+$`, 'm'));
+      expect(text).toMatch(new RegExp(`^athlete_sync_queue_jobs\\{lane="${lane}",state="failed"\\} 0$`, 'm'));
+    }
   });
 
   it('the waiting-days gauges count a dirty day and its age', async () => {

@@ -9,48 +9,64 @@ afterEach(async () => {
   await stack.close();
 });
 
-describe('resuming waiting days on Connect', () => {
-  it('queues every day that can be sent, marks one that never can failed, and leaves kinds it does not know', async () => {
+async function newUser() {
+  const client = stack.browser();
+  const email = await signUpNewUser(client);
+  const { id: userId } = await stack.db.selectFrom('users').select('id').where('email', '=', email).executeTakeFirstOrThrow();
+  return { client, userId };
+}
+
+async function historyOf(userId: number) {
+  const backfill = await stack.db.selectFrom('backfills').selectAll().where('user_id', '=', userId).executeTakeFirst();
+  const fresh = await stack.db.selectFrom('outbox').select('subject').where('user_id', '=', userId).where('fresh_at', 'is not', null).execute();
+  const turn = await stack.syncQueues.backfill.getDeduplicationJobId(`backfill-${userId}`);
+  return { noted: backfill !== undefined, fresh: fresh.length, turnQueued: turn !== null };
+}
+
+describe('Connect', () => {
+  it('makes everything that waited history: out of the fresh lane, noted, and its first turn queued', async () => {
     stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
-    const client = stack.browser();
-    const email = await signUpNewUser(client);
-    const { id: userId } = await stack.db.selectFrom('users').select('id').where('email', '=', email).executeTakeFirstOrThrow();
-    const waiting = ['2026-04-01', '2026-04-02'];
-    for (const date of waiting) await markDirty(stack.db, { userId, kind: 'nutrition', subject: date }, new Date());
-    // A row an older version could write, and a kind of a newer version (met during a rolling deploy).
-    await stack.db
-      .insertInto('outbox')
-      .values([
-        { user_id: userId, kind: 'nutrition', subject: '+010000-01-01', version: 1, updated_at: new Date().toISOString() },
-        { user_id: userId, kind: 'sleep-scores' as 'nutrition', subject: '2026-04-01', version: 1, updated_at: new Date().toISOString() },
-      ])
-      .execute();
+    const { client, userId } = await newUser();
+    for (const date of ['2026-04-01', '2026-04-02']) await markDirty(stack.db, { userId, kind: 'nutrition', subject: date }, new Date());
+    expect(await historyOf(userId)).toEqual({ noted: false, fresh: 2, turnQueued: false });
 
     expect((await connect(client)).status).toBe(303);
 
-    const queued = await stack.syncQueue.getJobs(['waiting', 'delayed']);
-    expect(queued.map((job) => job.data).sort((a, b) => a.subject.localeCompare(b.subject))).toEqual(
-      waiting.map((date) => ({ userId, kind: 'nutrition', subject: date })),
-    );
-    const unsent = { failed_version: null, last_error: null };
-    expect(
-      await stack.db
-        .selectFrom('outbox')
-        .select(['kind', 'subject', 'failed_version', 'last_error'])
-        .where('user_id', '=', userId)
-        .orderBy('kind')
-        .orderBy('subject')
-        .execute(),
-    ).toEqual([
-      {
-        kind: 'nutrition',
-        subject: '+010000-01-01',
-        failed_version: 1,
-        last_error: 'Not sent: "+010000-01-01" must be a date as YYYY-MM-DD from 1900-01-01 to 2100-12-31.',
-      },
-      { kind: 'nutrition', subject: '2026-04-01', ...unsent },
-      { kind: 'nutrition', subject: '2026-04-02', ...unsent },
-      { kind: 'sleep-scores', subject: '2026-04-01', ...unsent },
-    ]);
+    expect(await historyOf(userId)).toEqual({ noted: true, fresh: 0, turnQueued: true });
+  });
+
+  it('starts no history when nothing waits', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
+    const { client, userId } = await newUser();
+    expect((await connect(client)).status).toBe(303);
+    expect(await historyOf(userId)).toEqual({ noted: false, fresh: 0, turnQueued: false });
+  });
+
+  it('ignores the entries of a kind it does not know (a newer version’s, met during a rolling deploy)', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
+    const { client, userId } = await newUser();
+    await stack.db
+      .insertInto('outbox')
+      .values({ user_id: userId, kind: 'sleep-scores' as 'nutrition', subject: '2026-04-01', version: 1, updated_at: new Date().toISOString() })
+      .execute();
+    expect((await connect(client)).status).toBe(303);
+    expect(await historyOf(userId)).toEqual({ noted: false, fresh: 0, turnQueued: false });
+  });
+});
+
+describe('Disconnect', () => {
+  it('ends the history and drops the queued turn; the entries wait for the next Connect', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
+    const { client, userId } = await newUser();
+    await markDirty(stack.db, { userId, kind: 'nutrition', subject: '2026-04-01' }, new Date());
+    await connect(client);
+    const csrf = (await (await client.get('/')).text()).match(/name="_csrf" value="([^"]+)"/)![1]!;
+    expect((await client.postForm('/disconnect', { _csrf: csrf })).status).toBe(303);
+    expect(await historyOf(userId)).toEqual({ noted: false, fresh: 0, turnQueued: false });
+    const waiting = await stack.db.selectFrom('outbox').select('subject').where('user_id', '=', userId).execute();
+    expect(waiting).toEqual([{ subject: '2026-04-01' }]);
+
+    expect((await connect(client)).status).toBe(303);
+    expect(await historyOf(userId)).toEqual({ noted: true, fresh: 0, turnQueued: true });
   });
 });

@@ -4,7 +4,8 @@ import { createTokenCipher } from '../../src/connections/token-crypto.js';
 import { ServiceError } from '../../src/provider/service-error.js';
 import { WAITING_FOR_CONNECTION, syncEntry } from '../../src/sync/jobs.js';
 import { findConnection } from '../../src/connections/connection.repository.js';
-import { dirtyEntriesOfConnectedUsers } from '../../src/sync/outbox.js';
+import { createLogger } from '../../src/logger.js';
+import { takeTurn } from '../../src/sync/turn.js';
 import { connect, connectedUser } from '../helpers/flows.js';
 import { serviceApiWith } from '../helpers/service-api.js';
 import { addMeal, changeMeal, deleteMeal, syncStatus } from '../helpers/meals.js';
@@ -151,7 +152,7 @@ describe('syncing a nutrition day', () => {
     expect(await syncEntry(stack.sendDependencies(), dayOf(userId))).toBe('synced');
   });
 
-  it('on a 403 insufficient_scope, waits for a reconnect and drops the scope, so the sweeper stops sending the day', async () => {
+  it('on a 403 insufficient_scope, waits for a reconnect and drops the scope, so no turn sends the kind again until then', async () => {
     stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
     const { client, userId } = await connectedUser(stack);
     await addMeal(client, breakfast);
@@ -161,7 +162,9 @@ describe('syncing a nutrition day', () => {
     expect(await syncEntry(deps, dayOf(userId))).toBe('waiting-for-connection');
     expect(await syncStatus(client, DATE)).toEqual([{ kind: 'nutrition', date: DATE, status: 'pending', error: WAITING_FOR_CONNECTION, problem: 'needs-connection' }]);
     expect((await findConnection(stack.db, userId))!.scopes).not.toContain('nutrition:write');
-    expect(await dirtyEntriesOfConnectedUsers(stack.db, 'nutrition', 10)).toEqual([]);
+    const turnDeps = { ...deps, budget: stack.budget, logger: createLogger('silent') };
+    expect(await takeTurn(turnDeps, { quietMs: 0, freshAttempts: 8 }, 'fresh', userId, 0)).toEqual({ sent: 0, next: { next: 'done' } });
+    expect((await stack.sandboxState()).counters.requests['POST /api/nutrition']).toEqual({ '403': 1 });
 
     await stack.changeSandbox({ withdrawnScopes: [] });
     await connect(client);

@@ -1,52 +1,51 @@
-import type { Job, Worker } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
 import type { NutritionRecord, ServiceApi } from '../../src/provider/api.js';
 import { ServiceError } from '../../src/provider/service-error.js';
+import { queueFreshTurns } from '../../src/sync/fresh-poller.js';
 import { markDirty } from '../../src/sync/outbox.js';
-import { JOB, scheduleRepeatingJobs } from '../../src/sync/queue.js';
-import { sweepDirtyEntries } from '../../src/sync/sweeper.js';
+import { JOB, queueTurns } from '../../src/sync/queue.js';
+import { sweepHistory } from '../../src/sync/sweeper.js';
 import { connectedUser } from '../helpers/flows.js';
 import { serviceApiWith } from '../helpers/service-api.js';
 import { addMeal, changeMeal, syncStatus } from '../helpers/meals.js';
 import { testRedisPrefix } from '../helpers/redis-keys.js';
 import { startStack, type Stack } from '../helpers/stack.js';
-import { startSyncWorker } from '../helpers/sync-worker.js';
+import { startSync, type RunningSync } from '../helpers/sync-worker.js';
 import { eventually } from '../helpers/wait.js';
 
 let stack: Stack;
-let worker: Worker | undefined;
+let sync: RunningSync | undefined;
 
 afterEach(async () => {
-  await worker?.close();
-  worker = undefined;
+  await sync?.close();
+  sync = undefined;
   await stack.close();
 });
 
 const DATE = '2026-04-01';
 const meal = { name: 'Banana', carbs: 27, absorptionType: 'RAPID', logged_at: `${DATE}T10:00:00+02:00` };
 
-function startWorker(api: Partial<ServiceApi>, logger = createLogger('silent')): Worker {
-  worker = startSyncWorker(stack, stack.sendDependencies(serviceApiWith(api)), logger);
-  return worker;
+async function startWorker(api: Partial<ServiceApi>, logger = createLogger('silent')): Promise<void> {
+  sync = await startSync(stack, stack.sendDependencies(serviceApiWith(api)), logger);
 }
 
-function sweep(): Promise<number> {
-  return sweepDirtyEntries({ db: stack.db, queue: stack.syncQueue, logger: createLogger('silent'), clock: () => new Date() });
+function daySynced(client: Parameters<typeof syncStatus>[0], date = DATE) {
+  return eventually(`${date} to sync`, async () => ((await syncStatus(client, date))[0]?.status === 'synced' ? true : undefined));
 }
 
-function completedDayJobs(): Promise<Job[]> {
-  return stack.syncQueue.getJobs(['completed']).then((jobs) => jobs.filter((job) => job.name === JOB.syncEntry));
+function completedTurns(lane: 'fresh' | 'backfill') {
+  return stack.syncQueues[lane].getJobs(['completed']).then((jobs) => jobs.filter((job) => job.name === JOB.turn));
 }
 
-describe('the sync worker', () => {
-  it('debounces a burst of edits into one upsert', async () => {
+describe('the fresh lane', () => {
+  it('sends a burst of edits as one upsert, once the person has left the day alone for the quiet period', async () => {
     stack = await startStack({ sandbox: { autoApprove: 'Ana' }, env: { SYNC_QUIET_MS: '1500' } });
     const { client } = await connectedUser(stack);
-    startWorker(stack.serviceApi());
+    await startWorker(stack.serviceApi());
     const item = await addMeal(client, meal);
     for (let carbs = 1; carbs <= 5; carbs++) await changeMeal(client, item.id, { carbs });
-    await eventually('the day to sync', async () => ((await syncStatus(client, DATE))[0]?.status === 'synced' ? true : undefined));
+    await daySynced(client);
     const day = Object.values((await stack.sandboxState()).athletes)[0]!.nutrition[DATE]!;
     expect(day.writes).toBe(1);
     expect(day.payload.items[0]).toMatchObject({ carbs: 5 });
@@ -56,21 +55,21 @@ describe('the sync worker', () => {
     const prefix = `{${testRedisPrefix()}}`;
     stack = await startStack({ sandbox: { autoApprove: 'Ana' }, env: { SYNC_QUIET_MS: '200', REDIS_PREFIX: prefix } });
     const { client } = await connectedUser(stack);
-    startWorker(stack.serviceApi());
+    await startWorker(stack.serviceApi());
     await addMeal(client, meal);
-    await eventually('the day to sync', async () => ((await syncStatus(client, DATE))[0]?.status === 'synced' ? true : undefined));
-    expect(await stack.syncQueue.getJobCounts('completed')).toEqual({ completed: 1 });
-    expect(stack.syncQueue.keys.completed).toMatch(new RegExp(`^${prefix.replace(/[{}]/g, '\\$&')}:`));
+    await daySynced(client);
+    expect(await completedTurns('fresh')).toHaveLength(1);
+    expect(stack.syncQueues.fresh.keys.completed).toMatch(new RegExp(`^${prefix.replace(/[{}]/g, '\\$&')}:`));
   });
 
-  it('syncs an edit made while the day’s upsert is in flight, in one more run after it', async () => {
+  it('syncs an edit made while the day’s upsert is in flight, in one more turn after it', async () => {
     stack = await startStack({ sandbox: { autoApprove: 'Ana' }, env: { SYNC_QUIET_MS: '100' } });
     const { client } = await connectedUser(stack);
     const real = stack.serviceApi();
     let releaseFirstUpsert!: () => void;
     const firstUpsertHeld = new Promise<void>((resolve) => (releaseFirstUpsert = resolve));
     const sent: NutritionRecord[] = [];
-    startWorker({
+    await startWorker({
       upsertNutrition: async (userId, record) => {
         sent.push(record);
         if (sent.length === 1) await firstUpsertHeld;
@@ -90,24 +89,24 @@ describe('the sync worker', () => {
     expect((await syncStatus(client, DATE))[0]!.status).toBe('synced');
   });
 
-  it('waits out a 429’s Retry-After without spending an attempt', async () => {
+  it('waits out a 429’s Retry-After without spending a try', async () => {
     stack = await startStack({ sandbox: { autoApprove: 'Ana' }, env: { SYNC_QUIET_MS: '50', SYNC_ATTEMPTS: '1' } });
-    const { client } = await connectedUser(stack);
+    const { client, userId } = await connectedUser(stack);
     const real = stack.serviceApi();
     const calls: number[] = [];
-    startWorker({
-      upsertNutrition: async (userId, record) => {
+    await startWorker({
+      upsertNutrition: async (id, record) => {
         calls.push(Date.now());
         if (calls.length === 1) throw new ServiceError('retryable', 'HTTP 429: slow down', { retryAfterMs: 700 });
-        await real.upsertNutrition(userId, record);
+        await real.upsertNutrition(id, record);
       },
     });
     await addMeal(client, meal);
-    await eventually('the day to sync', async () => ((await syncStatus(client, DATE))[0]?.status === 'synced' ? true : undefined));
-    // With a single attempt allowed, a spent attempt would have failed the job for good.
+    await daySynced(client);
+    // With a single try allowed, a spent one would have moved the day into the person's history.
     expect(calls).toHaveLength(2);
     expect(calls[1]! - calls[0]!).toBeGreaterThanOrEqual(650);
-    expect(await stack.syncQueue.getFailedCount()).toBe(0);
+    expect(await stack.db.selectFrom('backfills').selectAll().where('user_id', '=', userId).execute()).toEqual([]);
   });
 
   it('retries a 5xx with backoff and records why the day is still pending meanwhile', async () => {
@@ -116,7 +115,7 @@ describe('the sync worker', () => {
     const real = stack.serviceApi();
     let failures = 0;
     let pendingWhileFailing: unknown;
-    startWorker({
+    await startWorker({
       upsertNutrition: async (userId, record) => {
         if (failures++ === 0) throw new ServiceError('retryable', 'HTTP 503: temporarily_unavailable');
         pendingWhileFailing = (await syncStatus(client, DATE))[0];
@@ -124,14 +123,35 @@ describe('the sync worker', () => {
       },
     });
     await addMeal(client, meal);
-    await eventually('the day to sync', async () => ((await syncStatus(client, DATE))[0]?.status === 'synced' ? true : undefined));
-    // The retry's time, recorded as BullMQ scheduled it (backoff of 1 s, jitter 0.5), is due when it runs.
+    await daySynced(client);
+    // The retry's time, recorded as the turn queued it (a backoff of 0.5 to 1 s), is due when it runs.
     expect(pendingWhileFailing).toMatchObject({ status: 'pending', error: 'HTTP 503: temporarily_unavailable', problem: 'service-busy' });
     const { nextAttemptAt } = pendingWhileFailing as { nextAttemptAt: string };
     expect(Date.parse(nextAttemptAt) - Date.now()).toBeLessThan(200);
     expect(Date.now() - Date.parse(nextAttemptAt)).toBeLessThan(1500);
-    const [job] = await completedDayJobs();
-    expect(job!.attemptsMade).toBe(2); // the failed attempt and the one that succeeded
+    expect((await completedTurns('fresh')).map((turn) => turn.returnvalue)).toEqual(
+      expect.arrayContaining([{ outcome: 'retry', sent: 0 }, { outcome: 'done', sent: 1 }]),
+    );
+  });
+
+  it('moves a change still failing after SYNC_ATTEMPTS tries into the person’s history, which sends it later', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' }, env: { SYNC_QUIET_MS: '50', SYNC_ATTEMPTS: '2' } });
+    const { client, userId } = await connectedUser(stack);
+    const real = stack.serviceApi();
+    let calls = 0;
+    await startWorker({
+      upsertNutrition: async (id, record) => {
+        if (++calls <= 2) throw new ServiceError('retryable', 'HTTP 500: internal_error');
+        await real.upsertNutrition(id, record);
+      },
+    });
+    await addMeal(client, meal);
+    await eventually('the day to join the history', async () =>
+      (await stack.db.selectFrom('backfills').select('user_id').where('user_id', '=', userId).executeTakeFirst()) ? true : undefined,
+    );
+    expect(await stack.db.selectFrom('outbox').select('fresh_at').where('user_id', '=', userId).execute()).toEqual([{ fresh_at: null }]);
+    await daySynced(client);
+    expect(calls).toBe(3);
   });
 });
 
@@ -141,11 +161,11 @@ describe('job logs', () => {
     const { client } = await connectedUser(stack);
     const anHourLater = () => new Date(Date.now() + 3600_000);
     const workerLogger = createLogger('info', 'worker', { write: (line: string) => void stack.logs.push(line) });
-    startWorker(stack.serviceApi(stack.accessTokens({ clock: anHourLater })), workerLogger);
+    sync = await startSync(stack, stack.sendDependencies(stack.serviceApi(stack.accessTokens({ clock: anHourLater }))), workerLogger);
     await addMeal(client, meal);
-    await eventually('the day to sync', async () => ((await syncStatus(client, DATE))[0]?.status === 'synced' ? true : undefined));
+    await daySynced(client);
 
-    const [job] = await completedDayJobs();
+    const [job] = await completedTurns('fresh');
     const lines = stack.logs.map((line) => JSON.parse(line) as { msg: string; jobId?: string });
     const ofTheJob = lines.filter((line) => line.msg === 'tokens refreshed' || line.msg === 'entry processed');
     expect(ofTheJob.map((line) => line.msg)).toEqual(['tokens refreshed', 'entry processed']);
@@ -153,107 +173,116 @@ describe('job logs', () => {
   });
 });
 
-describe('the sweeper', () => {
-  it('enqueues a dirty day that has no job, once, and skips users who cannot be synced', async () => {
-    stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
-    await stack.changeSandbox({ withheldScopes: ['nutrition:write'] });
-    const withoutScope = await connectedUser(stack);
-    await stack.changeSandbox({ withheldScopes: [] });
+describe('the fresh poller', () => {
+  it('queues a turn for each connected person with a change due; the changes of those who cannot be synced become history', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' }, env: { SYNC_QUIET_MS: '1000' } });
+    const due = await connectedUser(stack);
+    const tooRecent = await connectedUser(stack);
     const needsReconnect = await connectedUser(stack);
     await stack.db.updateTable('connections').set({ status: 'needs_reconnect' }).where('user_id', '=', needsReconnect.userId).execute();
-    const { userId } = await connectedUser(stack);
     const notConnected = await stack.db
       .insertInto('users')
       .values({ email: 'idle@example.com', password_hash: 'x', timezone: 'UTC', created_at: new Date().toISOString() })
       .returning('id')
       .executeTakeFirstOrThrow();
-    // The days that cannot be sent are older, so they come first in the sweep's order.
-    for (const other of [withoutScope.userId, needsReconnect.userId, notConnected.id]) {
-      await markDirty(stack.db, { userId: other, kind: 'nutrition', subject: DATE }, new Date(Date.now() - 60_000));
-    }
-    await markDirty(stack.db, { userId, kind: 'nutrition', subject: DATE }, new Date());
+    const aWhileAgo = new Date(Date.now() - 5_000);
+    for (const userId of [due.userId, needsReconnect.userId, notConnected.id]) await markDirty(stack.db, { userId, kind: 'nutrition', subject: DATE }, aWhileAgo);
+    await markDirty(stack.db, { userId: tooRecent.userId, kind: 'nutrition', subject: DATE }, new Date());
 
-    expect(await sweep()).toBe(1);
-    expect(await sweep()).toBe(1);
-    const waiting = await stack.syncQueue.getJobs(['waiting', 'delayed']);
-    expect(waiting.map((job) => job.data)).toEqual([{ userId, kind: 'nutrition', subject: DATE }]);
+    const poll = () => queueFreshTurns({ db: stack.db, queues: stack.syncQueues, clock: () => new Date(), quietMs: 1000 });
+    expect(await poll()).toBe(1);
+    expect(await poll()).toBe(1);
+    const waiting = await stack.syncQueues.fresh.getJobs(['waiting']);
+    expect(waiting.map((job) => job.data)).toEqual([{ userId: due.userId, failures: 0 }]);
+    const fresh = await stack.db.selectFrom('outbox').select('user_id').where('fresh_at', 'is not', null).orderBy('user_id').execute();
+    expect(fresh.map((row) => row.user_id)).toEqual([due.userId, tooRecent.userId].sort((a, b) => a - b));
   });
 
-  it('marks a day that can never be sent failed with its reason, and sweeps every other user’s days past it', async () => {
-    stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
-    const first = await connectedUser(stack);
-    const second = await connectedUser(stack);
-    // Rows an older version could write (a meal logged at 9999-12-31T23:30:00Z in Berlin), or a
-    // hand edit: older than every other change, so first in the sweep's order.
-    const unsendable = [
-      { user_id: first.userId, subject: '+010000-01-01' },
-      { user_id: second.userId, subject: '-000001-12-31' },
-      { user_id: second.userId, subject: '2026-02-30' },
-    ];
-    const longAgo = new Date(Date.now() - 60_000).toISOString();
-    await stack.db
-      .insertInto('outbox')
-      .values(unsendable.map((row) => ({ ...row, kind: 'nutrition' as const, version: 2, updated_at: longAgo })))
-      .execute();
-    // Dirty days whose hints were lost: only the sweeper can find them.
-    await markDirty(stack.db, { userId: first.userId, kind: 'nutrition', subject: '2026-04-01' }, new Date());
-    await markDirty(stack.db, { userId: second.userId, kind: 'nutrition', subject: '2026-04-02' }, new Date());
-
-    startWorker(stack.serviceApi());
-    await scheduleRepeatingJobs(stack.syncQueue, 200);
-
-    for (const [{ client }, date] of [[first, '2026-04-01'], [second, '2026-04-02']] as const) {
-      await eventually(`${date} to sync`, async () => ((await syncStatus(client, date))[0]?.status === 'synced' ? true : undefined), 15_000);
-    }
-    const failed = await stack.db
-      .selectFrom('outbox')
-      .select(['subject', 'version', 'failed_version', 'last_error'])
-      .where('subject', 'in', unsendable.map((row) => row.subject))
-      .execute();
-    expect(failed).toHaveLength(3);
-    for (const row of failed) {
-      expect(row.failed_version).toBe(row.version);
-      expect(row.last_error).toBe(`Not sent: "${row.subject}" must be a date as YYYY-MM-DD from 1900-01-01 to 2100-12-31.`);
-    }
-  });
-
-  it('marks failed a dirty day whose user id cannot be queued, and sweeps every other user’s days past it', async () => {
+  it('sets aside a change whose user id no turn can be queued for, and queues everyone else', async () => {
     stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
     const { userId } = await connectedUser(stack);
-    // A hand edit: a user with id 0, connected with a copy of a real grant, whose dirty day is
-    // older than every other change, so first in the sweep's order.
+    // A hand edit: a user with id 0, connected with a copy of a real grant.
     await stack.db
       .insertInto('users')
       .values({ id: 0, email: 'zero@example.com', password_hash: 'x', timezone: 'UTC', created_at: new Date().toISOString() })
       .execute();
     const grant = await stack.db.selectFrom('connections').selectAll().where('user_id', '=', userId).executeTakeFirstOrThrow();
     await stack.db.insertInto('connections').values({ ...grant, user_id: 0 }).execute();
-    await markDirty(stack.db, { userId: 0, kind: 'nutrition', subject: DATE }, new Date(Date.now() - 60_000));
-    await markDirty(stack.db, { userId, kind: 'nutrition', subject: DATE }, new Date());
+    const aWhileAgo = new Date(Date.now() - 60_000);
+    for (const id of [0, userId]) await markDirty(stack.db, { userId: id, kind: 'nutrition', subject: DATE }, aWhileAgo);
 
-    expect(await sweep()).toBe(2);
-    const waiting = await stack.syncQueue.getJobs(['waiting', 'delayed']);
-    expect(waiting.map((job) => job.data)).toEqual([{ userId, kind: 'nutrition', subject: DATE }]);
-    const unsendable = await stack.db
-      .selectFrom('outbox')
-      .select(['version', 'failed_version', 'last_error'])
-      .where('user_id', '=', 0)
-      .executeTakeFirstOrThrow();
-    expect(unsendable.failed_version).toBe(unsendable.version);
-    expect(unsendable.last_error).toBe('Not sent: user id 0 is not a positive whole number.');
+    expect(await queueFreshTurns({ db: stack.db, queues: stack.syncQueues, clock: () => new Date(), quietMs: 0 })).toBe(1);
+    expect((await stack.syncQueues.fresh.getJobs(['waiting'])).map((job) => job.data)).toEqual([{ userId, failures: 0 }]);
+    expect(await stack.db.selectFrom('outbox').select('fresh_at').where('user_id', '=', 0).execute()).toEqual([{ fresh_at: null }]);
   });
 });
 
-describe('a day job whose data can never be valid', () => {
-  it('fails at once, without retries, and the worker goes on with other days', async () => {
+describe('a turn', () => {
+  it('marks an entry that can never be sent failed with its reason, and sends the person’s other entries', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' }, env: { SYNC_QUIET_MS: '50' } });
+    const { client, userId } = await connectedUser(stack);
+    // Rows an older version could write (a meal logged at 9999-12-31T23:30:00Z in Berlin), or a hand edit.
+    const unsendable = ['+010000-01-01', '-000001-12-31', '2026-02-30'];
+    const aWhileAgo = new Date(Date.now() - 60_000);
+    for (const subject of unsendable) await markDirty(stack.db, { userId, kind: 'nutrition', subject }, aWhileAgo);
+    await startWorker(stack.serviceApi());
+    await addMeal(client, meal);
+    await daySynced(client);
+
+    const failed = await stack.db
+      .selectFrom('outbox')
+      .select(['subject', 'version', 'failed_version', 'last_error', 'fresh_at'])
+      .where('subject', 'in', unsendable)
+      .execute();
+    expect(failed).toHaveLength(3);
+    for (const row of failed) {
+      expect(row).toMatchObject({ failed_version: row.version, fresh_at: null });
+      expect(row.last_error).toBe(`Not sent: "${row.subject}" must be a date as YYYY-MM-DD from 1900-01-01 to 2100-12-31.`);
+    }
+  });
+
+  it('whose job data can never be valid fails at once, without retries, and the worker goes on', async () => {
     stack = await startStack({ sandbox: { autoApprove: 'Ana' }, env: { SYNC_QUIET_MS: '50' } });
     const { client } = await connectedUser(stack);
-    // Queued by a version before the date bounds.
-    const invalid = await stack.syncQueue.add(JOB.syncEntry, { userId: 1, kind: 'nutrition', subject: '+010000-01-01' });
-    startWorker(stack.serviceApi());
+    // Queued by another version of the app.
+    const invalid = await stack.syncQueues.fresh.add(JOB.turn, { userId: 'Ana', kind: 'nutrition' });
+    await startWorker(stack.serviceApi());
     await addMeal(client, meal);
-    await eventually('the day to sync', async () => ((await syncStatus(client, DATE))[0]?.status === 'synced' ? true : undefined));
+    await daySynced(client);
     await eventually('the invalid job to fail', async () => ((await invalid.getState()) === 'failed' ? true : undefined), 5_000);
-    expect((await stack.syncQueue.getJob(invalid.id!))!.attemptsMade).toBe(1);
+    expect((await stack.syncQueues.fresh.getJob(invalid.id!))!.attemptsMade).toBe(1);
+  });
+});
+
+describe('the history lane', () => {
+  it('sends what waited until Connect, in the person’s turns, and ends their history once all is sent', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
+    const { client, userId } = await connectedUser(stack);
+    const days = ['2026-03-01', '2026-03-02', '2026-03-03'];
+    const response = await client.postJson('/api/meals/batch', { items: days.map((date) => ({ ...meal, logged_at: `${date}T08:00:00+01:00` })) });
+    expect(response.status).toBe(201);
+    expect(await completedTurns('backfill')).toEqual([]);
+    await startWorker(stack.serviceApi());
+    for (const date of days) await daySynced(client, date);
+    await eventually('the history to end', async () =>
+      (await stack.db.selectFrom('backfills').select('user_id').where('user_id', '=', userId).executeTakeFirst()) ? undefined : true,
+    );
+    expect(await completedTurns('backfill')).toHaveLength(1);
+  });
+
+  it('is queued again from the store, in the rotation’s order, when Redis lost the queue', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
+    const people = [await connectedUser(stack), await connectedUser(stack), await connectedUser(stack)];
+    const lastTurns = ['2026-11-20T10:00:02Z', '2026-11-20T10:00:00Z', '2026-11-20T10:00:01Z'];
+    for (const [index, { userId }] of people.entries()) {
+      await stack.db.insertInto('backfills').values({ user_id: userId, started_at: lastTurns[index]!, sent: 0, last_turn_at: lastTurns[index]! }).execute();
+    }
+    const sweep = () => sweepHistory({ db: stack.db, queues: stack.syncQueues, redis: stack.redis, redisPrefix: stack.config.redis.prefix });
+    await queueTurns(stack.syncQueues, 'backfill', [people[0]!.userId]);
+    expect(await sweep()).toBe(3);
+    const waiting = await stack.syncQueues.backfill.getJobs(['waiting'], 0, -1, true);
+    const queued = waiting.filter((job) => job.name === JOB.turn).map((job) => (job.data as { userId: number }).userId);
+    // The turn already queued keeps its place; the rest follow in the order of their last turns.
+    expect(queued).toEqual([people[0]!.userId, people[1]!.userId, people[2]!.userId]);
   });
 });

@@ -212,7 +212,7 @@ describe('a Redis outage', () => {
     // Back whatever the answer, so that the stack can close.
     const restoreRedis = async () => {
       await redis.start();
-      await eventually('the app to reach Redis again', () => stack.syncQueue.count().then(() => true, () => undefined));
+      await eventually('the app to reach Redis again', () => stack.syncQueues.fresh.count().then(() => true, () => undefined));
     };
 
     await redis.stop();

@@ -1,0 +1,13 @@
+/**
+ * One row per person whose history waits to be sent (the backfill lane): an import, a resync, the
+ * entries waiting when they connected. Gone once all of it is in the service.
+ */
+export interface BackfillTable {
+  user_id: number;
+  /** When this history began: progress counts from here. */
+  started_at: string;
+  /** How many of its entries have been sent since. */
+  sent: number;
+  /** When the person's last turn ended (at first: when the history began). Turns are queued again in this order. */
+  last_turn_at: string;
+}

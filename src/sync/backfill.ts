@@ -1,0 +1,57 @@
+import type { Transaction } from 'kysely';
+import type { Database, Db } from '../db/database.js';
+
+/**
+ * The backfill lane's people (backfill.table.ts): a row while a person's history waits to be sent.
+ * A row joins the rotation behind everyone already in it: its last turn counts as its start.
+ */
+
+type Writer = Db | Transaction<Database>;
+
+export interface HistoryProgress {
+  startedAt: Date;
+  sent: number;
+  lastTurnAt: Date;
+}
+
+/** The person has history waiting; a history already under way goes on where it is. */
+export async function noteHistory(trx: Writer, userId: number, now: Date): Promise<void> {
+  const at = now.toISOString();
+  await trx
+    .insertInto('backfills')
+    .values({ user_id: userId, started_at: at, sent: 0, last_turn_at: at })
+    .onConflict((conflict) => conflict.column('user_id').doNothing())
+    .execute();
+}
+
+/** A person's place in the rotation. */
+export interface TurnPosition {
+  userId: number;
+  lastTurnAt: string;
+}
+
+/** People with history waiting, those whose last turn ended longest ago first (the rotation's order), from after `after`. */
+export async function peopleInTurnOrder(db: Db, limit: number, after?: TurnPosition): Promise<TurnPosition[]> {
+  let query = db.selectFrom('backfills').select(['user_id', 'last_turn_at']).orderBy('last_turn_at').orderBy('user_id').limit(limit);
+  if (after) query = query.where((eb) => eb(eb.refTuple('last_turn_at', 'user_id'), '>', eb.tuple(after.lastTurnAt, after.userId)));
+  const rows = await query.execute();
+  return rows.map((row) => ({ userId: row.user_id, lastTurnAt: row.last_turn_at }));
+}
+
+/** A turn of the person's ended, having sent `sent` entries of their history. */
+export async function recordTurn(db: Db, userId: number, sent: number, now: Date): Promise<void> {
+  await db
+    .updateTable('backfills')
+    .set((eb) => ({ sent: eb('sent', '+', sent), last_turn_at: now.toISOString() }))
+    .where('user_id', '=', userId)
+    .execute();
+}
+
+export async function endHistory(trx: Writer, userId: number): Promise<void> {
+  await trx.deleteFrom('backfills').where('user_id', '=', userId).execute();
+}
+
+export async function historyProgress(db: Db, userId: number): Promise<HistoryProgress | undefined> {
+  const row = await db.selectFrom('backfills').selectAll().where('user_id', '=', userId).executeTakeFirst();
+  return row && { startedAt: new Date(row.started_at), sent: row.sent, lastTurnAt: new Date(row.last_turn_at) };
+}

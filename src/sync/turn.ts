@@ -1,0 +1,164 @@
+import { performance } from 'node:perf_hooks';
+import { lockUser } from '../accounts/user.repository.js';
+import { hasCapability } from '../connections/capabilities.js';
+import { findConnection } from '../connections/connection.repository.js';
+import type { Logger } from '../logger.js';
+import { ServiceError } from '../provider/service-error.js';
+import { withPermit, type Lane, type RequestBudget } from '../queue/request-budget.js';
+import { endHistory, recordTurn } from './backfill.js';
+import { syncEntry, type SyncEntryOutcome } from './jobs.js';
+import {
+  freshEntriesDue,
+  historyEntries,
+  historyWaiting,
+  leaveFreshLane,
+  moveToHistory,
+  recordNextAttempt,
+  type DirtyEntry,
+} from './outbox.js';
+import type { SendDependencies } from './sender.js';
+import { SYNC_KINDS, type SyncKind } from './sync-kinds.js';
+import { setAsideUnsendableEntries } from './unsendable-entries.js';
+
+/**
+ * One person's turn in a lane (docs/architecture.md, "Who waits"): a few of their entries sent, each
+ * under a permit of the shared request budget, then what comes next. Plain functions; the queue
+ * only calls them (worker.ts).
+ */
+
+export interface TurnDependencies extends SendDependencies {
+  budget: RequestBudget;
+  logger: Logger;
+}
+
+export interface TurnSettings {
+  /** SYNC_QUIET_MS: a fresh change is sent once the person has left it alone this long. */
+  quietMs: number;
+  /** SYNC_ATTEMPTS: tries a fresh change gets in its lane before it waits with the person's history. */
+  freshAttempts: number;
+}
+
+/**
+ * What the queue does after a turn: nothing, the person's next turn at the back of the lane, a
+ * retry after a backoff, or (a fresh change that failed its tries) the person's history turn.
+ */
+export type TurnNext = { next: 'done' } | { next: 'again' } | { next: 'retry'; afterMs: number } | { next: 'history' };
+
+export interface TurnOutcome {
+  sent: number;
+  next: TurnNext;
+}
+
+/**
+ * A history turn ends after this long or this many entries, whichever comes first, so that people
+ * with history take turns in small shares of the budget (fair within seconds), while at a high rate
+ * one turn still carries enough entries to make the queue's cost per entry small.
+ */
+const HISTORY_TURN_MS = 500;
+const HISTORY_TURN_ENTRIES = 50;
+/** A fresh turn sends every change of the person that is due, up to this many. */
+const FRESH_TURN_ENTRIES = 20;
+/** Backoff after retryable failures in a row: doubling from 1 s, at most 10 minutes, with jitter. */
+const BACKOFF_FIRST_MS = 1000;
+const BACKOFF_MAX_MS = 10 * 60 * 1000;
+
+export function backoffMs(failures: number, random = Math.random): number {
+  const ceiling = Math.min(BACKOFF_FIRST_MS * 2 ** (failures - 1), BACKOFF_MAX_MS);
+  return ceiling * (0.5 + random() / 2);
+}
+
+export async function takeTurn(deps: TurnDependencies, settings: TurnSettings, lane: Lane, userId: number, failures: number): Promise<TurnOutcome> {
+  const connection = await findConnection(deps.db, userId);
+  if (connection?.status !== 'connected') {
+    // Connect or Reconnect moves all that waits into history and starts it again (connection-changes.ts).
+    await (lane === 'backfill' ? endHistory(deps.db, userId) : leaveFreshLane(deps.db, userId));
+    return { sent: 0, next: { next: 'done' } };
+  }
+  const granted = SYNC_KINDS.filter((kind) => hasCapability(connection.scopes, kind));
+  const { run, next } = lane === 'fresh' ? await freshTurn(deps, settings, userId, granted, failures) : await historyTurn(deps, userId, granted, failures);
+  // For the pages: when the entry that failed is tried again (it goes first in the person's next turn).
+  if (run.failed && (next.next === 'retry' || next.next === 'again')) {
+    const afterMs = next.next === 'retry' ? next.afterMs : (run.failed.retryAfterMs ?? 0);
+    await recordNextAttempt(deps.db, run.failed.entry, new Date(deps.clock().getTime() + afterMs));
+  }
+  return { sent: run.sent, next };
+}
+
+interface LaneTurn {
+  run: Run;
+  next: TurnNext;
+}
+
+async function freshTurn(deps: TurnDependencies, { quietMs, freshAttempts }: TurnSettings, userId: number, granted: SyncKind[], failures: number): Promise<LaneTurn> {
+  // A kind the person has not granted waits for their Reconnect, which sends it as history.
+  await leaveFreshLane(deps.db, userId, { kinds: SYNC_KINDS.filter((kind) => !granted.includes(kind)) });
+  const dueBefore = new Date(deps.clock().getTime() - quietMs);
+  const due = await freshEntriesDue(deps.db, userId, granted, dueBefore, FRESH_TURN_ENTRIES);
+  const run = await sendEntries(deps, 'fresh', await setAsideUnsendableEntries(deps, due), () => true);
+  const next = nextAfter(run, failures, due.length === FRESH_TURN_ENTRIES);
+  if (next.next === 'retry' && failures + 1 >= freshAttempts) {
+    // Still failing after its tries: no longer a change of now. It waits, and is tried again, with the person's history.
+    await deps.db.transaction().execute(async (trx) => {
+      await lockUser(trx, userId);
+      await moveToHistory(trx, userId, deps.clock(), { kinds: granted, changedBefore: dueBefore });
+    });
+    return { run, next: { next: 'history' } };
+  }
+  return { run, next };
+}
+
+async function historyTurn(deps: TurnDependencies, userId: number, granted: SyncKind[], failures: number): Promise<LaneTurn> {
+  const started = performance.now();
+  const entries = await historyEntries(deps.db, userId, granted, HISTORY_TURN_ENTRIES);
+  const run = await sendEntries(deps, 'backfill', await setAsideUnsendableEntries(deps, entries), () => performance.now() - started < HISTORY_TURN_MS);
+  await recordTurn(deps.db, userId, run.sent, deps.clock());
+  const more = run.stoppedEarly || entries.length === HISTORY_TURN_ENTRIES || !(await endHistoryIfSent(deps, userId, granted));
+  return { run, next: nextAfter(run, failures, more) };
+}
+
+interface Run {
+  sent: number;
+  /** A retryable failure ended the run; a pause the service asked for (429) is in the budget already. */
+  failed?: { entry: DirtyEntry; retryAfterMs: number | undefined };
+  /** The turn's share ran out before its last entry. */
+  stoppedEarly: boolean;
+}
+
+/** Sends the entries in order while `goOn()`, each under its own permit; stops at the first retryable failure. */
+async function sendEntries(deps: TurnDependencies, lane: Lane, entries: DirtyEntry[], goOn: () => boolean): Promise<Run> {
+  let sent = 0;
+  for (const [index, entry] of entries.entries()) {
+    if (index > 0 && !goOn()) return { sent, stoppedEarly: true };
+    let outcome: SyncEntryOutcome;
+    try {
+      outcome = await withPermit(deps.budget, lane, entry.userId, () => syncEntry(deps, entry));
+    } catch (error) {
+      if (!(error instanceof ServiceError)) throw error;
+      deps.logger.warn({ entry, err: error }, 'entry not synced yet');
+      if (error.retryAfterMs !== undefined) await deps.budget.pause(error.retryAfterMs);
+      return { sent, failed: { entry, retryAfterMs: error.retryAfterMs }, stoppedEarly: true };
+    }
+    deps.logger.info({ entry, outcome }, 'entry processed');
+    if (outcome === 'synced' || outcome === 'failed') sent++;
+  }
+  return { sent, stoppedEarly: false };
+}
+
+/** A 429 spends no try (the budget waits for it); another retryable failure backs off. */
+function nextAfter(run: Run, failures: number, more: boolean): TurnNext {
+  if (run.failed && run.failed.retryAfterMs === undefined) return { next: 'retry', afterMs: backoffMs(failures + 1) };
+  return run.failed || more ? { next: 'again' } : { next: 'done' };
+}
+
+/**
+ * Ends the person's history once none of it waits (in turn with their writes: an import committing
+ * meanwhile keeps it going). Returns whether it ended.
+ */
+async function endHistoryIfSent({ db }: TurnDependencies, userId: number, granted: SyncKind[]): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    await lockUser(trx, userId);
+    if ((await historyWaiting(trx, userId, granted)) > 0) return false;
+    await endHistory(trx, userId);
+    return true;
+  });
+}
