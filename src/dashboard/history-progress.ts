@@ -19,12 +19,13 @@ export async function historyWords(db: Db, userId: number, connection: Connectio
   const waiting = await historyWaitingByKind(db, userId, SYNC_KINDS.filter((kind) => hasCapability(connection.scopes, kind)));
   const left = [...waiting.values()].reduce((sum, count) => sum + count, 0);
   if (left === 0) return undefined;
-  const total = progress.sent + left;
+  const total = Math.max(progress.total, left);
+  const sentSoFar = total - left;
   const what = [...waiting.keys()].every(isDailyKind) ? 'days' : 'days and activities';
-  const sent = `History: ${count(progress.sent)} of ${count(total)} ${what} sent`;
+  const sent = `History: ${count(sentSoFar)} of ${count(total)} ${what} sent`;
   const elapsedMs = now.getTime() - progress.startedAt.getTime();
-  if (progress.sent === 0 || elapsedMs <= 0) return `${sent}, starting.`;
-  const done = DateTime.fromJSDate(now).plus({ milliseconds: (left * elapsedMs) / progress.sent }).setZone(timezone);
+  if (sentSoFar === 0 || elapsedMs <= 0) return `${sent}, starting.`;
+  const done = DateTime.fromJSDate(now).plus({ milliseconds: (left * elapsedMs) / sentSoFar }).setZone(timezone);
   return `${sent}, about ${timeLeft(done, now)} left (done around ${done.toFormat('HH:mm')}).`;
 }
 

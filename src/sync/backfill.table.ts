@@ -6,8 +6,8 @@ export interface BackfillTable {
   user_id: number;
   /** When this history began: progress counts from here. */
   started_at: string;
-  /** How many of its entries have been sent since. */
-  sent: number;
+  /** How many entries it has had: what waits of it now, and what has been sent (or settled) since it began. */
+  total: number;
   /** When the person's last turn ended (at first: when the history began). Turns are queued again in this order. */
   last_turn_at: string;
 }

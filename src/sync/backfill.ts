@@ -10,17 +10,22 @@ type Writer = Db | Transaction<Database>;
 
 export interface HistoryProgress {
   startedAt: Date;
-  sent: number;
-  lastTurnAt: Date;
+  /** Entries the history has had; what does not wait of them any more is sent (or settled: refused, deleted here). */
+  total: number;
 }
 
-/** The person has history waiting; a history already under way goes on where it is. */
-export async function noteHistory(trx: Writer, userId: number, now: Date): Promise<void> {
+/** Whether the person has a history under way. */
+export async function hasHistory(trx: Writer, userId: number): Promise<boolean> {
+  return (await trx.selectFrom('backfills').select('user_id').where('user_id', '=', userId).executeTakeFirst()) !== undefined;
+}
+
+/** `added` entries joined the person's history; it begins now if none was under way. */
+export async function noteHistory(trx: Writer, userId: number, added: number, now: Date): Promise<void> {
   const at = now.toISOString();
   await trx
     .insertInto('backfills')
-    .values({ user_id: userId, started_at: at, sent: 0, last_turn_at: at })
-    .onConflict((conflict) => conflict.column('user_id').doNothing())
+    .values({ user_id: userId, started_at: at, total: added, last_turn_at: at })
+    .onConflict((conflict) => conflict.column('user_id').doUpdateSet((eb) => ({ total: eb('backfills.total', '+', added) })))
     .execute();
 }
 
@@ -38,13 +43,9 @@ export async function peopleInTurnOrder(db: Db, limit: number, after?: TurnPosit
   return rows.map((row) => ({ userId: row.user_id, lastTurnAt: row.last_turn_at }));
 }
 
-/** A turn of the person's ended, having sent `sent` entries of their history. */
-export async function recordTurn(db: Db, userId: number, sent: number, now: Date): Promise<void> {
-  await db
-    .updateTable('backfills')
-    .set((eb) => ({ sent: eb('sent', '+', sent), last_turn_at: now.toISOString() }))
-    .where('user_id', '=', userId)
-    .execute();
+/** A turn of the person's ended: they go to the back of the rotation. */
+export async function recordTurn(db: Db, userId: number, now: Date): Promise<void> {
+  await db.updateTable('backfills').set({ last_turn_at: now.toISOString() }).where('user_id', '=', userId).execute();
 }
 
 export async function endHistory(trx: Writer, userId: number): Promise<void> {
@@ -53,5 +54,5 @@ export async function endHistory(trx: Writer, userId: number): Promise<void> {
 
 export async function historyProgress(db: Db, userId: number): Promise<HistoryProgress | undefined> {
   const row = await db.selectFrom('backfills').selectAll().where('user_id', '=', userId).executeTakeFirst();
-  return row && { startedAt: new Date(row.started_at), sent: row.sent, lastTurnAt: new Date(row.last_turn_at) };
+  return row && { startedAt: new Date(row.started_at), total: row.total };
 }

@@ -14,11 +14,13 @@ export interface ConnectionChangeDependencies {
 
 /**
  * In the transaction that stores a new grant (Connect or Reconnect): all that waited of the
- * person's (logged before Connect, or while the connection needed them) becomes history, sent in
- * their turns. Returns whether anything waits; if so, queue the first turn after the commit.
+ * person's (logged before Connect, or while the connection needed them) becomes a history that
+ * begins now, sent in their turns. Returns whether anything waits; if so, queue the first turn
+ * after the commit.
  */
 export async function startHistoryOnConnect(trx: Transaction<Database>, userId: number, now: Date): Promise<boolean> {
   await lockUser(trx, userId);
+  await endHistory(trx, userId);
   return moveToHistory(trx, userId, now);
 }
 

@@ -1,6 +1,6 @@
-import { sql, type ExpressionBuilder, type Selectable, type Transaction } from 'kysely';
+import { sql, type Expression, type ExpressionBuilder, type Selectable, type SqlBool, type Transaction } from 'kysely';
 import type { Database, Db } from '../db/database.js';
-import { noteHistory } from './backfill.js';
+import { hasHistory, noteHistory } from './backfill.js';
 import { DAILY_KINDS, SYNC_KINDS, type SyncKind } from './sync-kinds.js';
 import { isSyncProblem, type SyncProblem } from './sync-problem.js';
 
@@ -87,13 +87,18 @@ export async function markDirty(trx: Writer, key: OutboxKey, now: Date): Promise
 }
 
 /**
- * History to send (an import, a resync): bumps each entry's version in the backfill lane and notes
- * that the person has history waiting. An entry with a fresh change still waiting keeps its lane:
- * its whole record goes out promptly, the history included.
+ * History to send (an import, a resync): bumps each entry's version in the backfill lane and adds
+ * the entries that were not waiting already to the person's history. An entry with a fresh change
+ * still waiting keeps its lane: its whole record goes out promptly, the history included.
  */
 export async function markHistoryDirty(trx: Transaction<Database>, userId: number, keys: Omit<OutboxKey, 'userId'>[], now: Date): Promise<void> {
+  let alreadyWaiting = 0;
+  for (const kind of new Set(keys.map((key) => key.kind))) {
+    const subjects = keys.filter((key) => key.kind === kind).map((key) => key.subject);
+    alreadyWaiting += await countWaiting(trx, userId, (eb) => eb.and([eb('kind', '=', kind), eb('subject', 'in', subjects)]));
+  }
   for (const key of keys) await bumpVersion(trx, { ...key, userId }, now, null);
-  await noteHistory(trx, userId, now);
+  await noteHistory(trx, userId, keys.length - alreadyWaiting, now);
 }
 
 async function bumpVersion(trx: Writer, key: OutboxKey, now: Date, freshAt: string | null): Promise<void> {
@@ -258,31 +263,50 @@ export interface FreshLaneScope {
   changedBefore?: Date;
 }
 
-export async function leaveFreshLane(trx: Writer, userId: number, { kinds, changedBefore }: FreshLaneScope = {}): Promise<void> {
-  if (kinds?.length === 0) return;
-  let update = trx.updateTable('outbox').set({ fresh_at: null }).where('user_id', '=', userId).where('fresh_at', 'is not', null);
-  if (kinds) update = update.where('kind', 'in', kinds);
-  if (changedBefore) update = update.where('fresh_at', '<=', changedBefore.toISOString());
-  await update.execute();
+export async function leaveFreshLane(trx: Writer, userId: number, scope: FreshLaneScope = {}): Promise<void> {
+  if (scope.kinds?.length === 0) return;
+  await trx
+    .updateTable('outbox')
+    .set({ fresh_at: null })
+    .where('user_id', '=', userId)
+    .where((eb) => eb.and(freshInScope(eb, scope)))
+    .execute();
+}
+
+function freshInScope(eb: ExpressionBuilder<Database, 'outbox'>, { kinds, changedBefore }: FreshLaneScope) {
+  return [
+    eb('fresh_at', 'is not', null),
+    ...(kinds ? [eb('kind', 'in', kinds)] : []),
+    ...(changedBefore ? [eb('fresh_at', '<=', changedBefore.toISOString())] : []),
+  ];
 }
 
 /**
- * The person's waiting fresh changes (those `scope` names, or all) become history, and their history
- * goes on or begins if anything of theirs waits. In a transaction that holds the person's lock
- * (lockUser), so a history that is ending cannot miss it. Returns whether anything waits.
+ * The person's waiting fresh changes (those `scope` names, or all) become history: they join the
+ * history under way, or one begins with everything of theirs that waits. In a transaction that
+ * holds the person's lock (lockUser), so a history that is ending cannot miss them. Returns
+ * whether any history waits.
  */
 export async function moveToHistory(trx: Transaction<Database>, userId: number, now: Date, scope: FreshLaneScope = {}): Promise<boolean> {
+  const moving = await countWaiting(trx, userId, (eb) => eb.and(freshInScope(eb, scope)));
   await leaveFreshLane(trx, userId, scope);
-  const waiting = await trx
+  const waiting = await countWaiting(trx, userId, (eb) => eb('fresh_at', 'is', null));
+  if (waiting === 0) return false;
+  await noteHistory(trx, userId, (await hasHistory(trx, userId)) ? moving : waiting, now);
+  return true;
+}
+
+/** How many of the person's entries of the kinds this version knows wait to be sent, of those `which` selects. */
+async function countWaiting(trx: Writer, userId: number, which: (eb: ExpressionBuilder<Database, 'outbox'>) => Expression<SqlBool>): Promise<number> {
+  const row = await trx
     .selectFrom('outbox')
-    .select('version')
+    .select((eb) => eb.fn.countAll().as('waiting'))
     .where('user_id', '=', userId)
     .where('kind', 'in', SYNC_KINDS)
     .where(needsSending)
-    .limit(1)
-    .executeTakeFirst();
-  if (waiting) await noteHistory(trx, userId, now);
-  return waiting !== undefined;
+    .where(which)
+    .executeTakeFirstOrThrow();
+  return Number(row.waiting);
 }
 
 /** Per kind, how many entries wait to be sent (whatever holds them up) and when the longest-waiting one last changed. */

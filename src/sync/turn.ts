@@ -111,7 +111,7 @@ async function historyTurn(deps: TurnDependencies, userId: number, granted: Sync
   const started = performance.now();
   const entries = await historyEntries(deps.db, userId, granted, HISTORY_TURN_ENTRIES);
   const run = await sendEntries(deps, 'backfill', await setAsideUnsendableEntries(deps, entries), () => performance.now() - started < HISTORY_TURN_MS);
-  await recordTurn(deps.db, userId, run.sent, deps.clock());
+  await recordTurn(deps.db, userId, deps.clock());
   const more = run.stoppedEarly || entries.length === HISTORY_TURN_ENTRIES || !(await endHistoryIfSent(deps, userId, granted));
   return { run, next: nextAfter(run, failures, more) };
 }

@@ -125,7 +125,7 @@ describe('migrations', () => {
       .execute();
     await migrateToLatest(db);
     expect(await db.selectFrom('backfills').selectAll().execute()).toEqual([
-      { user_id: waiting, started_at: '2026-11-19T09:00:00.000Z', sent: 0, last_turn_at: '2026-11-19T09:00:00.000Z' },
+      { user_id: waiting, started_at: '2026-11-19T09:00:00.000Z', total: 2, last_turn_at: '2026-11-19T09:00:00.000Z' },
     ]);
     expect(await db.selectFrom('outbox').select('fresh_at').distinct().execute()).toEqual([{ fresh_at: null }]);
   });

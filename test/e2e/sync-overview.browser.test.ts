@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SyncOverview } from '../../src/dashboard/sync-overview.js';
-import { localToday } from '../../src/dates/local-today.js';
+import { addDays, localToday } from '../../src/dates/local-today.js';
 import { SESSION_COOKIE } from '../../src/web/session.js';
 import { launchChromium } from '../helpers/browser.js';
 import { connectedUser } from '../helpers/flows.js';
@@ -83,5 +83,25 @@ describe('the dashboard’s sync overview in a real browser', () => {
     expect(await page.locator('#sync-overview').getAttribute('data-pending')).toBe('false');
     expect(refusedByPolicy).toEqual([]);
     await page.screenshot({ path: `${SCREENSHOTS}/dashboard.png`, fullPage: true });
+  }, 60_000);
+
+  it('shows a history on its way, its count moving by itself, and drops the line once all is sent', async () => {
+    const { client } = await connectedUser(stack, { timezone: ZONE });
+    const today = localToday(new Date(), ZONE);
+    // 80 days at the default 10 requests a second: about 8 s, seen across a few of the page's polls.
+    const items = Array.from({ length: 80 }, (_, index) => ({ name: 'Rice', carbs: 50, logged_at: `${addDays(today, -1 - index)}T12:00:00` }));
+    expect((await client.postJson('/api/meals/batch', { items })).status).toBe(201);
+
+    const page = await signedInPage(client);
+    await page.goto(`${stack.appUrl}/`);
+    const history = page.getByTestId('sync-history');
+    const first = await history.textContent();
+    expect(first).toMatch(/^History: \d+ of 80 days sent, (starting\.|about .+ left \(done around \d\d:\d\d\)\.)$/);
+    const sentAt = (text: string | null) => Number(text?.match(/^History: (\d+)/)?.[1]);
+    await eventually('the count to move without a reload', async () => (sentAt(await history.textContent()) > sentAt(first) ? true : undefined), 20_000);
+    expect(await history.textContent()).toMatch(/about .+ left \(done around \d\d:\d\d\)\.$/);
+    await page.screenshot({ path: `${SCREENSHOTS}/dashboard-history.png`, fullPage: true });
+    await history.waitFor({ state: 'hidden', timeout: 30_000 });
+    expect(await page.getByTestId('sync-counts').textContent()).toBe('Nothing waits to be sent.');
   }, 60_000);
 });

@@ -275,7 +275,7 @@ describe('the history lane', () => {
     const people = [await connectedUser(stack), await connectedUser(stack), await connectedUser(stack)];
     const lastTurns = ['2026-11-20T10:00:02Z', '2026-11-20T10:00:00Z', '2026-11-20T10:00:01Z'];
     for (const [index, { userId }] of people.entries()) {
-      await stack.db.insertInto('backfills').values({ user_id: userId, started_at: lastTurns[index]!, sent: 0, last_turn_at: lastTurns[index]! }).execute();
+      await stack.db.insertInto('backfills').values({ user_id: userId, started_at: lastTurns[index]!, total: 1, last_turn_at: lastTurns[index]! }).execute();
     }
     const sweep = () => sweepHistory({ db: stack.db, queues: stack.syncQueues, redis: stack.redis, redisPrefix: stack.config.redis.prefix });
     await queueTurns(stack.syncQueues, 'backfill', [people[0]!.userId]);
