@@ -100,7 +100,24 @@ export async function withPermit<T>(budget: RequestBudget, lane: Lane, userId: n
   }
 }
 
-export function createRequestBudget({ redis, prefix, ratePerS, lockTtlMs = DEFAULT_LOCK_TTL_MS }: RequestBudgetSettings): RequestBudget {
+/** The scripts as commands of the connection: ioredis sends each by its SHA (EVALSHA), the text only when Redis lacks it. */
+interface BudgetCommands {
+  budgetTakeSlot(schedule: string, person: string, intervalUs: number, horizonUs: number, owner: string, lockTtlMs: number): Promise<[number, number]>;
+  budgetPause(schedule: string, ms: number): Promise<number>;
+  budgetRenew(person: string, owner: string, lockTtlMs: number): Promise<number>;
+  budgetRelease(person: string, owner: string): Promise<number>;
+}
+
+function withBudgetCommands(redis: Redis): Redis & BudgetCommands {
+  redis.defineCommand('budgetTakeSlot', { lua: TAKE_SLOT, numberOfKeys: 2 });
+  redis.defineCommand('budgetPause', { lua: PAUSE, numberOfKeys: 1 });
+  redis.defineCommand('budgetRenew', { lua: RENEW_IF_OWNER, numberOfKeys: 1 });
+  redis.defineCommand('budgetRelease', { lua: RELEASE_IF_OWNER, numberOfKeys: 1 });
+  return redis as Redis & BudgetCommands;
+}
+
+export function createRequestBudget({ redis: connection, prefix, ratePerS, lockTtlMs = DEFAULT_LOCK_TTL_MS }: RequestBudgetSettings): RequestBudget {
+  const redis = withBudgetCommands(connection);
   const intervalUs = 1_000_000 / ratePerS;
   const scheduleKey = `${prefix}:budget:next-slot`;
   const personKey = (userId: number) => `${prefix}:budget:sending:${userId}`;
@@ -112,14 +129,14 @@ export function createRequestBudget({ redis, prefix, ratePerS, lockTtlMs = DEFAU
       const owner = randomUUID();
       const key = personKey(userId);
       for (;;) {
-        const [answer, ms] = (await redis.eval(TAKE_SLOT, 2, scheduleKey, key, intervalUs, horizonUs(lane, intervalUs), owner, lockTtlMs)) as [number, number];
+        const [answer, ms] = await redis.budgetTakeSlot(scheduleKey, key, intervalUs, horizonUs(lane, intervalUs), owner, lockTtlMs);
         if (answer === GRANTED) return holdLock(key, owner, ms);
         await sleep(answer === TOO_FAR_AHEAD ? ms + jitterMs() : Math.min(Math.max(ms, 1), BUSY_POLL_MS));
       }
     },
 
     async pause(ms) {
-      await redis.eval(PAUSE, 1, scheduleKey, Math.ceil(ms));
+      await redis.budgetPause(scheduleKey, Math.ceil(ms));
     },
   };
 
@@ -129,7 +146,7 @@ export function createRequestBudget({ redis, prefix, ratePerS, lockTtlMs = DEFAU
    */
   async function holdLock(key: string, owner: string, slotInMs: number): Promise<Permit> {
     const renewal = setInterval(() => {
-      redis.eval(RENEW_IF_OWNER, 1, key, owner, lockTtlMs).catch(() => {
+      redis.budgetRenew(key, owner, lockTtlMs).catch(() => {
         // Redis away: the lock lapses, as it would for a dead holder; the request itself goes on.
       });
     }, lockTtlMs / 2);
@@ -138,7 +155,7 @@ export function createRequestBudget({ redis, prefix, ratePerS, lockTtlMs = DEFAU
     return {
       release: async () => {
         clearInterval(renewal);
-        await redis.eval(RELEASE_IF_OWNER, 1, key, owner);
+        await redis.budgetRelease(key, owner);
       },
     };
   }

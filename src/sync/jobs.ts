@@ -1,5 +1,5 @@
 import { hasCapability, scopeOf } from '../connections/capabilities.js';
-import { findConnection, withdrawScope } from '../connections/connection.repository.js';
+import { findConnection, withdrawScope, type Connection } from '../connections/connection.repository.js';
 import { ServiceError } from '../provider/service-error.js';
 import { dirtyVersion, markFailed, markSynced, recordPendingReason, type OutboxKey, type SyncFailure } from './outbox.js';
 import type { SendDependencies } from './sender.js';
@@ -17,14 +17,16 @@ const CONNECTION_MISSING: SyncFailure = { problem: 'needs-connection', text: WAI
  * Sends one dirty entry to the service: its whole record, rebuilt from the store now. The version
  * is read before the record, so an edit racing this job is either in the record or leaves the
  * entry dirty for the next run. Permanent refusals mark the entry failed; retryable failures are
- * thrown for the queue to retry; entries of users who cannot be synced now wait, still dirty.
+ * thrown for the turn to retry; entries of users who cannot be synced now wait, still dirty.
  */
-export async function syncEntry(deps: SyncEntryDependencies, key: OutboxKey): Promise<SyncEntryOutcome> {
+export async function syncEntry(deps: SyncEntryDependencies, key: OutboxKey, known?: Connection): Promise<SyncEntryOutcome> {
   const { db, clock } = deps;
   const version = await dirtyVersion(db, key);
   if (version === undefined) return 'clean';
 
-  const connection = await findConnection(db, key.userId);
+  // A turn passes the connection it read when it began, moments ago; a grant withdrawn since is
+  // refused at the token or by the service, and handled below as any refusal is.
+  const connection = known ?? (await findConnection(db, key.userId));
   if (connection?.status !== 'connected' || !hasCapability(connection.scopes, key.kind)) {
     await recordPendingReason(db, key, CONNECTION_MISSING, clock());
     return 'waiting-for-connection';

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { lockUser } from '../accounts/user.repository.js';
 import { hasCapability } from '../connections/capabilities.js';
-import { findConnection } from '../connections/connection.repository.js';
+import { findConnection, type Connection } from '../connections/connection.repository.js';
 import type { Logger } from '../logger.js';
 import { ServiceError } from '../provider/service-error.js';
 import { withPermit, type Lane, type RequestBudget } from '../queue/request-budget.js';
@@ -75,7 +75,8 @@ export async function takeTurn(deps: TurnDependencies, settings: TurnSettings, l
     return { sent: 0, next: { next: 'done' } };
   }
   const granted = SYNC_KINDS.filter((kind) => hasCapability(connection.scopes, kind));
-  const { run, next } = lane === 'fresh' ? await freshTurn(deps, settings, userId, granted, failures) : await historyTurn(deps, userId, granted, failures);
+  const turn = { ...deps, connection };
+  const { run, next } = lane === 'fresh' ? await freshTurn(turn, settings, userId, granted, failures) : await historyTurn(turn, userId, granted, failures);
   // For the pages: when the entry that failed is tried again (it goes first in the person's next turn).
   if (run.failed && (next.next === 'retry' || next.next === 'again')) {
     const afterMs = next.next === 'retry' ? next.afterMs : (run.failed.retryAfterMs ?? 0);
@@ -89,7 +90,10 @@ interface LaneTurn {
   next: TurnNext;
 }
 
-async function freshTurn(deps: TurnDependencies, { quietMs, freshAttempts }: TurnSettings, userId: number, granted: SyncKind[], failures: number): Promise<LaneTurn> {
+/** A turn's dependencies with the person's connection, as read when the turn began. */
+type OneTurn = TurnDependencies & { connection: Connection };
+
+async function freshTurn(deps: OneTurn, { quietMs, freshAttempts }: TurnSettings, userId: number, granted: SyncKind[], failures: number): Promise<LaneTurn> {
   // A kind the person has not granted waits for their Reconnect, which sends it as history.
   await leaveFreshLane(deps.db, userId, { kinds: SYNC_KINDS.filter((kind) => !granted.includes(kind)) });
   const dueBefore = new Date(deps.clock().getTime() - quietMs);
@@ -107,7 +111,7 @@ async function freshTurn(deps: TurnDependencies, { quietMs, freshAttempts }: Tur
   return { run, next };
 }
 
-async function historyTurn(deps: TurnDependencies, userId: number, granted: SyncKind[], failures: number): Promise<LaneTurn> {
+async function historyTurn(deps: OneTurn, userId: number, granted: SyncKind[], failures: number): Promise<LaneTurn> {
   const started = performance.now();
   const entries = await historyEntries(deps.db, userId, granted, HISTORY_TURN_ENTRIES);
   const run = await sendEntries(deps, 'backfill', await setAsideUnsendableEntries(deps, entries), () => performance.now() - started < HISTORY_TURN_MS);
@@ -124,14 +128,17 @@ interface Run {
   stoppedEarly: boolean;
 }
 
-/** Sends the entries in order while `goOn()`, each under its own permit; stops at the first retryable failure. */
-async function sendEntries(deps: TurnDependencies, lane: Lane, entries: DirtyEntry[], goOn: () => boolean): Promise<Run> {
+/**
+ * Sends the entries in order while `goOn()`, each under its own permit; stops at the first retryable
+ * failure, and when the connection turned out to need the person (the next turn reads it anew).
+ */
+async function sendEntries(deps: OneTurn, lane: Lane, entries: DirtyEntry[], goOn: () => boolean): Promise<Run> {
   let sent = 0;
   for (const [index, entry] of entries.entries()) {
     if (index > 0 && !goOn()) return { sent, stoppedEarly: true };
     let outcome: SyncEntryOutcome;
     try {
-      outcome = await withPermit(deps.budget, lane, entry.userId, () => syncEntry(deps, entry));
+      outcome = await withPermit(deps.budget, lane, entry.userId, () => syncEntry(deps, entry, deps.connection));
     } catch (error) {
       if (!(error instanceof ServiceError)) throw error;
       deps.logger.warn({ entry, err: error }, 'entry not synced yet');
@@ -140,6 +147,7 @@ async function sendEntries(deps: TurnDependencies, lane: Lane, entries: DirtyEnt
     }
     deps.logger.info({ entry, outcome }, 'entry processed');
     if (outcome === 'synced' || outcome === 'failed') sent++;
+    if (outcome === 'waiting-for-connection') return { sent, stoppedEarly: true };
   }
   return { sent, stoppedEarly: false };
 }

@@ -26,6 +26,7 @@ const at = (path: string) => new URL(path, sandbox.baseUrl);
 describe('admin routes in service mode', () => {
   it.each([
     ['GET', '/_sandbox/state'],
+    ['GET', '/_sandbox/counters'],
     ['GET', '/_sandbox'],
     ['POST', '/_sandbox/reset'],
     ['POST', '/_sandbox/settings'],
@@ -59,6 +60,17 @@ describe('GET /_sandbox/state', () => {
     await start();
     await readState(sandbox);
     expect(await readState(sandbox)).toHaveProperty(['counters', 'requests'], {});
+  });
+});
+
+describe('GET /_sandbox/counters', () => {
+  it('is the state’s counters alone', async () => {
+    await start({ autoApprove: 'Ada' });
+    const { access_token } = await obtainTokens(sandbox);
+    await postJson(sandbox, '/api/nutrition', { date: '2026-03-01', items: [] }, access_token);
+    const counters = await (await fetch(at('/_sandbox/counters'))).json();
+    expect(await readState(sandbox)).toHaveProperty('counters', counters);
+    expect(counters).toHaveProperty(['requests', 'POST /api/nutrition', '201'], 1);
   });
 });
 

@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import { directAccessToken, upsertDirectly, type DirectUpsert } from './direct-client.js';
 import { parseBenchFlags, type BenchFlags } from './flags.js';
+import { LAUNCH_USAGE, parseLaunchFlags, runLaunch } from './launch.js';
 import { dateDaysAgo, healthzFloor, mealPosts, postBatches, postMeals, type MealPost } from './meals-workload.js';
 import { cpuMs, peakRssMb, percentile, rateOf, type Timing } from './measure.js';
 import { resultsStamp } from '../run-results.js';
@@ -13,7 +14,7 @@ import { BENCH_SYNC_QUIET_MS, startBenchStack, type BenchStack } from './stack.j
 import { APP_ATHLETE_PREFIX, signInBurst, signUpAndConnect, type BenchUser } from './users.js';
 
 /**
- * `npm run bench` (issue 12): the production build of the web app and N workers against the sandbox,
+ * `npm run bench`: the production build of the web app and N workers against the sandbox,
  * U users connected through the real flow, measured phase by phase; see the README's "Performance".
  */
 const SIGN_IN_BURST = 16;
@@ -28,19 +29,22 @@ const DIRECT_ATHLETE_PREFIX = { naive: 'naive-user-', ceiling: 'ceiling-user-' }
 
 const dayRecordSchema = z.looseObject({ items: z.array(z.unknown()) });
 
+const USAGE = `Usage: npm run bench -- --users 60 --days 10 --items 5 --clients 16 --workers 1 [--results bench/results] [--profile web|worker]
+   or: ${LAUNCH_USAGE}`;
+
 async function main(): Promise<void> {
-  const parsed = parseBenchFlags(process.argv.slice(2));
+  const args = process.argv.slice(2);
+  if (args.includes('--scenario')) return launch(args);
+  const parsed = parseBenchFlags(args);
   if (!parsed.ok) {
-    console.error(
-      `${parsed.problem}\nUsage: npm run bench -- --users 60 --days 10 --items 5 --clients 16 --workers 1 [--results bench/results] [--profile web|worker]`,
-    );
+    console.error(`${parsed.problem}\n${USAGE}`);
     process.exitCode = 2;
     return;
   }
   const { flags } = parsed;
   const startedAt = new Date();
   const profiling = flags.profile ? { process: flags.profile, dir: resolve(flags.results, `${resultsStamp(startedAt)}-profiles`) } : undefined;
-  const stack = await startBenchStack(profiling);
+  const stack = await startBenchStack({ profiling });
   try {
     const results = { ...(await measure(stack, flags)), profiling: profiling ?? null };
     console.log(`\n${table(results)}\n`);
@@ -50,6 +54,16 @@ async function main(): Promise<void> {
   } finally {
     await stack.stop();
   }
+}
+
+async function launch(args: string[]): Promise<void> {
+  const parsed = parseLaunchFlags(args);
+  if (!parsed.ok) {
+    console.error(`${parsed.problem}\n${USAGE}`);
+    process.exitCode = 2;
+    return;
+  }
+  await runLaunch(parsed.flags, new Date());
 }
 
 async function measure(stack: BenchStack, flags: BenchFlags): Promise<Omit<BenchResults, 'profiling'>> {

@@ -52,7 +52,7 @@ export type BatchOutcome = { available: true; rate: RateMeasurement } | { availa
 export const MEALS_BATCH_MAX = 500;
 
 /**
- * The bulk import, POST /api/meals/batch (issue 12), `{ items: [...] }` of up to MEALS_BATCH_MAX items
+ * The bulk import, POST /api/meals/batch, `{ items: [...] }` of up to MEALS_BATCH_MAX items
  * per request. An empty import stores nothing: 404 means this build has no such route yet.
  */
 export async function postBatches(posts: MealPost[], concurrency: number): Promise<BatchOutcome> {

@@ -37,7 +37,7 @@ const share = (part: number, whole: number) => part / whole;
 const percent = (value: number) => `${(value * 100).toFixed(0)}%`;
 const fixed = (value: number, digits = 0) => value.toFixed(digits);
 
-/** The issue's targets, each as a share of a reference measured in the same run. */
+/** The targets, each as a share of a reference measured in the same run. */
 export function targets(results: BenchResults): Target[] {
   const { floor, ingest, batch, drain, ceiling, calls, latency, peakRssMb } = results;
   // The app's processes: the sandbox stands in for the service and runs through tsx.

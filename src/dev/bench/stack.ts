@@ -14,8 +14,8 @@ export type BenchStack = DevStack;
 export const LOAD_RUN_ENV = {
   NODE_ENV: 'production',
   SYNC_QUIET_MS: String(BENCH_SYNC_QUIET_MS),
-  // The partner's own throttle (10 jobs/s by default) would be all the drain measures; lifted, the
-  // drain shows what the worker itself reaches.
+  // The partner's own throttle (10 requests/s by default) would be all the drain measures; lifted,
+  // the drain shows what the worker itself reaches.
   ATHLETE_RATE_LIMIT_PER_S: '100000',
   // Every user of the run signs up and signs in from this one address.
   SIGNUPS_PER_ADDRESS_PER_HOUR: '100000',
@@ -28,11 +28,17 @@ export interface BenchProfiling {
   dir: string;
 }
 
+export interface BenchStackOptions {
+  profiling?: BenchProfiling;
+  /** Settings over the load run's own (a rate limit, say). */
+  env?: NodeJS.ProcessEnv;
+}
+
 /**
  * The sandbox (from source, as the demo runs it), the production build of the web app and of the
  * workers, a fresh SQLite database and a Redis key prefix of this run's own.
  */
-export async function startBenchStack(profiling?: BenchProfiling): Promise<BenchStack> {
+export async function startBenchStack({ profiling, env = {} }: BenchStackOptions = {}): Promise<BenchStack> {
   const redis = await findRedis();
   const stack = await startDevStack({
     name: 'bench',
@@ -50,6 +56,7 @@ export async function startBenchStack(profiling?: BenchProfiling): Promise<Bench
       LOG_LEVEL: 'warn',
       SANDBOX_LOG_LEVEL: 'warn',
       SANDBOX_AUTO_APPROVE: 'bench',
+      ...env,
     },
   }).catch(async (error: unknown) => {
     await redis.stop();

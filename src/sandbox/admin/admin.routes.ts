@@ -5,7 +5,7 @@ import { parseBody } from '../http/parse-body.js';
 import { resetRuntime, updateSettings, type SandboxRuntime } from '../runtime.js';
 import { overfullFaultTarget, publicSettings, settingsPatchSchema } from '../settings.js';
 import type { Views } from '../views.js';
-import { snapshot } from './snapshot.js';
+import { countersSnapshot, snapshot } from './snapshot.js';
 
 /** Inspection and control for tests and the demo; mounted only in `test` mode. */
 export function adminRoutes(runtime: SandboxRuntime, views: Views): Router {
@@ -13,6 +13,11 @@ export function adminRoutes(runtime: SandboxRuntime, views: Views): Router {
 
   router.get('/_sandbox/state', (_req, res) => {
     res.json(snapshot(runtime));
+  });
+
+  // The counters alone: cheap to poll while the state holds many thousands of records.
+  router.get('/_sandbox/counters', (_req, res) => {
+    res.json(countersSnapshot(runtime.state.counters));
   });
 
   router.get('/_sandbox', (_req, res) => {

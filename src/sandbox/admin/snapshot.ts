@@ -29,7 +29,7 @@ function athleteSnapshot(athlete: Athlete) {
   };
 }
 
-function countersSnapshot(counters: Counters) {
+export function countersSnapshot(counters: Counters) {
   return {
     ...counters,
     requests: Object.fromEntries(
