@@ -19,7 +19,7 @@ describe('npm run bench', () => {
     }
     expect(json.ingest.count).toBe(4);
     expect(json.batch.count).toBe(16);
-    expect(json.drain).toEqual({ days: 10, seconds: expect.any(Number), perSecond: expect.any(Number) });
+    expect(json.drain).toEqual({ days: 10, seconds: expect.any(Number), perSecond: expect.any(Number), workerCpuMsPerDay: expect.any(Number) });
     expect(json.calls).toEqual({ max: 1, mean: 1, naiveMax: 2, naiveMean: 2 });
     expect(json.latency).toEqual({ days: 2, p50Ms: expect.any(Number), p99Ms: expect.any(Number) });
     expect(json.signInBurst.count).toBe(10);
@@ -27,4 +27,19 @@ describe('npm run bench', () => {
     for (const peak of Object.values(json.peakRssMb)) expect(peak).toBeGreaterThan(10);
     expect(json.targets).toHaveLength(7);
   }, 65_000);
+
+  it('plays a tiny launch: prints each run with its targets and writes its figures as JSON', async () => {
+    const flags = ['--scenario', 'launch', '--users', '3', '--days', '40', '--active', '2', '--rate', '40', '--workers', '1'];
+    const { stdout, results: json } = await runDevCommand('src/dev/bench/main.ts', flags, { timeoutMs: 90_000 });
+
+    expect(stdout).toContain('3 people x 40 days of history, 2 logging now, 40 requests/s, 1 worker(s)');
+    expect(stdout.match(/^(PASS|MISS) 1 worker\(s\): /gm)).toHaveLength(3);
+    const [run] = json.runs;
+    expect(run).toMatchObject({ workers: 1, rate: 40, backlogDays: 120, freshChanges: expect.any(Number) });
+    expect(run.freshChanges).toBeGreaterThan(0);
+    expect(run.freshBeyondQuietMs).toEqual({ p50: expect.any(Number), p99: expect.any(Number), max: expect.any(Number) });
+    // 120 days at 40/s: the floor is 3 s and more, and the drain cannot beat it.
+    expect(run.drainSeconds).toBeGreaterThanOrEqual(run.floorSeconds * 0.9);
+    expect(run.budgetUse).toBeLessThanOrEqual(1.1);
+  }, 95_000);
 });

@@ -87,7 +87,8 @@ async function measure(stack: BenchStack, flags: BenchFlags): Promise<Omit<Bench
   await sleep(BENCH_SYNC_QUIET_MS + 500);
   for (let worker = 0; worker < flags.workers; worker++) stack.startWorker();
   const drained = await waitForRecords(stack.sandboxUrl, APP_ATHLETE_PREFIX, (records) => records.length >= expectedDays, DRAIN_TIMEOUT_MS);
-  const drain = drainRate(drained);
+  const workersCpuMs = await Promise.all(stack.workers.map((worker) => cpuMs(worker.pid, readText)));
+  const drain = { ...drainRate(drained), workerCpuMsPerDay: workersCpuMs.includes(null) ? null : sum(workersCpuMs as number[]) / drained.length };
 
   progress('item -> synced latency, bursts with the workers running');
   const latency = await syncLatency(stack, users, latencyDate, flags);
@@ -126,7 +127,8 @@ const readText = (path: string) => readFile(path, 'utf8');
 /** The monotonic clock V8's CPU profiles are timed by, in microseconds. */
 const monotonicMicros = () => Number(process.hrtime.bigint() / 1000n);
 const between = (before: number | null, after: number | null) => (before === null || after === null ? null : after - before);
-const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
+const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
+const mean = (values: number[]) => sum(values) / values.length;
 
 /**
  * The floor and the single-item ingest in turns, ALTERNATIONS slices of each of the same size: the
@@ -163,7 +165,7 @@ async function floorAndIngest(stack: BenchStack, posts: MealPost[], clients: num
 }
 
 /** Days upserted per second at the sandbox, from its first upsert to its last. */
-function drainRate(records: DayRecord[]): BenchResults['drain'] {
+function drainRate(records: DayRecord[]): Omit<BenchResults['drain'], 'workerCpuMsPerDay'> {
   const first = Math.min(...records.map((record) => record.createdAt));
   const last = Math.max(...records.map((record) => record.receivedAt));
   const seconds = Math.max(last - first, 1) / 1000;

@@ -14,7 +14,11 @@ export interface BenchResults {
   webCpuMs: { floor: number | null; ingest: number | null };
   /** null: this build has no POST /api/meals/batch (it answered 404). */
   batch: RateMeasurement | null;
-  drain: { days: number; seconds: number; perSecond: number };
+  /**
+   * `workerCpuMsPerDay`: the workers' CPU time (user and system, from /proc, start-up included) per
+   * day drained: unlike the rate, it does not follow how busy the rest of the machine is. Null without /proc.
+   */
+  drain: { days: number; seconds: number; perSecond: number; workerCpuMsPerDay: number | null };
   ceiling: RateMeasurement;
   calls: { max: number; mean: number; naiveMax: number; naiveMean: number };
   latency: { days: number; p50Ms: number; p99Ms: number };
@@ -93,7 +97,12 @@ export function table(results: BenchResults): string {
     batch === null
       ? ['POST /api/meals/batch', 'not available', '', 'the route answered 404']
       : rateRow('POST /api/meals/batch', batch, 'items', `${fixed(share(batch.perSecond, ingest.perSecond), 1)}x single-item`),
-    ['drain (workers)', `${fixed(drain.perSecond)} days/s`, '', `${drain.days} days in ${fixed(drain.seconds, 2)} s, ${percent(share(drain.perSecond, ceiling.perSecond))} of ceiling`],
+    [
+      'drain (workers)',
+      `${fixed(drain.perSecond)} days/s`,
+      '',
+      `${drain.days} days in ${fixed(drain.seconds, 2)} s, ${percent(share(drain.perSecond, ceiling.perSecond))} of ceiling, worker CPU ${fixed(drain.workerCpuMsPerDay ?? Number.NaN, 2)} ms/day`,
+    ],
     rateRow('ceiling (direct to sandbox)', ceiling, 'days', `${ceiling.count} upserts`),
     ['upserts per (user, day)', `max ${calls.max}, mean ${fixed(calls.mean, 2)}`, '', `naive: max ${calls.naiveMax}, mean ${fixed(calls.naiveMean, 2)}`],
     ['item -> synced, beyond quiet', '', `p50 ${fixed(latency.p50Ms)} ms, p99 ${fixed(latency.p99Ms)} ms`, `${latency.days} days, SYNC_QUIET_MS=${results.syncQuietMs}`],
