@@ -1,4 +1,6 @@
+import { performance } from 'node:perf_hooks';
 import type { Redis } from 'ioredis';
+import type { Logger } from '../logger.js';
 import { isRedisUnavailable } from '../queue/redis-unavailable.js';
 import { FRESH_POLL_MS, queueFreshTurns } from './fresh-poller.js';
 import { scheduleKeepAlive } from './queue.js';
@@ -21,6 +23,20 @@ export interface SyncEngine {
 }
 
 /**
+ * A loop's failures, at most one line a minute: the fresh poller runs four times a second, and the
+ * database away would otherwise fill the log. An unreachable Redis is said once per reconnect
+ * already (queue/redis.ts).
+ */
+function reportOnceAMinute(logger: Logger, what: string): (error: unknown) => void {
+  let lastReportedAt = Number.NEGATIVE_INFINITY;
+  return (error) => {
+    if (isRedisUnavailable(error) || performance.now() - lastReportedAt < 60_000) return;
+    lastReportedAt = performance.now();
+    logger.error({ err: error }, `${what} (said at most once a minute while it lasts)`);
+  };
+}
+
+/**
  * Starts the lane workers, then the fresh poller and the sweeper. Both loops read the store, the
  * source of truth, and only hand turns to the queues: every worker process runs them, and a queue
  * lost with Redis is filled again from the store.
@@ -30,12 +46,9 @@ export async function startSyncEngine(settings: SyncEngineSettings): Promise<Syn
   await scheduleKeepAlive(queues);
   const workers = createSyncWorkers(settings);
   await Promise.all(workers.map((worker) => worker.waitUntilReady()));
-  const reportFailure = (what: string) => (error: unknown) => {
-    if (!isRedisUnavailable(error)) logger.error({ err: error }, what);
-  };
   const loops = [
-    repeat(() => queueFreshTurns({ db: deps.db, queues, clock: deps.clock, quietMs: turns.quietMs }), FRESH_POLL_MS, reportFailure('fresh changes not queued')),
-    repeat(() => sweepHistory({ db: deps.db, queues, redis, redisPrefix: prefix }), sweepIntervalMs, reportFailure('sweep failed')),
+    repeat(() => queueFreshTurns({ db: deps.db, queues, clock: deps.clock, quietMs: turns.quietMs }), FRESH_POLL_MS, reportOnceAMinute(logger, 'fresh changes not queued')),
+    repeat(() => sweepHistory({ db: deps.db, queues, redis, redisPrefix: prefix }), sweepIntervalMs, reportOnceAMinute(logger, 'sweep failed')),
   ];
   return {
     stopLooking: async () => void (await Promise.all(loops.map((loop) => loop.stop()))),

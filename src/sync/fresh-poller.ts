@@ -23,8 +23,10 @@ export interface FreshPollDependencies {
  * (a hand edit), which would otherwise come back at every look. Returns how many people got a turn.
  */
 export async function queueFreshTurns({ db, queues, clock, quietMs }: FreshPollDependencies): Promise<number> {
-  const dueBefore = new Date(clock().getTime() - quietMs);
-  const people = await peopleWithFreshChangesDue(db, dueBefore, FRESH_POLL_BATCH);
+  const now = clock();
+  const dueBefore = new Date(now.getTime() - quietMs);
+  // A person whose turn backs off after a failure has it queued already, for when the retry is due.
+  const people = await peopleWithFreshChangesDue(db, dueBefore, now, FRESH_POLL_BATCH);
   const ready = people.filter((person) => person.connected && canTakeTurns(person.userId)).map((person) => person.userId);
   for (const { userId } of people) if (!ready.includes(userId)) await leaveFreshLane(db, userId, { changedBefore: dueBefore });
   await queueTurns(queues, 'fresh', ready);

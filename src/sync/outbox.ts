@@ -187,17 +187,18 @@ function failureColumns({ problem, text }: SyncFailure) {
 }
 
 /**
- * People with fresh changes due (made at or before `dueBefore`: the quiet period has passed), and
- * whether each is connected. At most `limit`; the fresh lane's index keeps this cheap however much
- * history waits.
+ * People with fresh changes due (made at or before `dueBefore`: the quiet period has passed, and no
+ * retry is scheduled after `now`), and whether each is connected. At most `limit`; the fresh lane's
+ * index keeps this cheap however much history waits.
  */
-export async function peopleWithFreshChangesDue(db: Db, dueBefore: Date, limit: number): Promise<Array<{ userId: number; connected: boolean }>> {
+export async function peopleWithFreshChangesDue(db: Db, dueBefore: Date, now: Date, limit: number): Promise<Array<{ userId: number; connected: boolean }>> {
   const rows = await db
     .selectFrom('outbox')
     .leftJoin('connections', 'connections.user_id', 'outbox.user_id')
     .select(['outbox.user_id', 'connections.status'])
     .distinct()
     .where('outbox.fresh_at', '<=', dueBefore.toISOString())
+    .where((eb) => eb.or([eb('outbox.next_attempt_at', 'is', null), eb('outbox.next_attempt_at', '<=', now.toISOString())]))
     .limit(limit)
     .execute();
   return rows.map((row) => ({ userId: row.user_id, connected: row.status === 'connected' }));

@@ -9,7 +9,7 @@ import type { Metrics } from '../observability/metrics.js';
 import type { Lane } from '../queue/request-budget.js';
 import { logUnlessRedisUnreachable } from '../queue/redis.js';
 import { JOB, LANES, SYNC_QUEUES, queueNextTurn, turnJobSchema, type SyncQueues } from './queue.js';
-import { takeTurn, type TurnDependencies, type TurnSettings } from './turn.js';
+import { backoffMs, takeTurn, type TurnDependencies, type TurnOutcome, type TurnSettings } from './turn.js';
 
 export interface SyncWorkerSettings {
   connection: ConnectionOptions;
@@ -58,7 +58,17 @@ function createLaneWorker(settings: SyncWorkerSettings, lane: Lane): Worker {
       throw new UnrecoverableError(`invalid sync job data: ${problem}`);
     }
     const { userId, failures } = parsed.data;
-    const { sent, next } = await takeTurn({ ...deps, logger: log }, turns, lane, userId, failures);
+    let outcome: TurnOutcome;
+    try {
+      outcome = await takeTurn({ ...deps, logger: log }, turns, lane, userId, failures);
+    } catch (error) {
+      // Not the service's answer (the database or Redis away, a bug): backed off like a failure,
+      // so that the store's loops, which find the same entries again, do not run it in a loop.
+      log.error({ userId, err: error }, 'turn failed; retried after a backoff');
+      await queueNextTurn(queues, lane, { userId, failures: failures + 1 }, backoffMs(failures + 1));
+      throw error;
+    }
+    const { sent, next } = outcome;
     if (next.next === 'again') await queueNextTurn(queues, lane, { userId, failures: 0 });
     if (next.next === 'retry') await queueNextTurn(queues, lane, { userId, failures: failures + 1 }, next.afterMs);
     if (next.next === 'history') await queueNextTurn(queues, 'backfill', { userId, failures: 0 });
@@ -85,7 +95,8 @@ function createLaneWorker(settings: SyncWorkerSettings, lane: Lane): Worker {
 
   const worker = new Worker(SYNC_QUEUES[lane], observedJob, { connection, prefix, concurrency, lockDuration: lockDurationMs, stalledInterval: lockDurationMs });
   worker.on('error', logUnlessRedisUnreachable(log, 'worker error'));
-  // A turn that failed for good (the database away, say) is queued again by the sweeper.
-  worker.on('failed', (job, error) => log.error({ job: job?.name, data: job?.data, err: error }, 'sync job failed'));
+  worker.on('failed', (job, error) => {
+    if (job?.name !== JOB.turn) log.error({ job: job?.name, err: error }, 'repeating job failed');
+  });
   return worker;
 }

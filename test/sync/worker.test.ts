@@ -134,6 +134,25 @@ describe('the fresh lane', () => {
     );
   });
 
+  it('backs off after a failure that is not the service’s (a bug, the database away) instead of trying again at every poll', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' }, env: { SYNC_QUIET_MS: '50' } });
+    const { client } = await connectedUser(stack);
+    const real = stack.serviceApi();
+    const calls: number[] = [];
+    await startWorker({
+      upsertNutrition: async (id, record) => {
+        calls.push(Date.now());
+        if (calls.length === 1) throw new TypeError('a bug');
+        await real.upsertNutrition(id, record);
+      },
+    });
+    await addMeal(client, meal);
+    await daySynced(client);
+    // The poller found the day due four times a second meanwhile; the retry waited for its backoff (0.5 to 1 s).
+    expect(calls).toHaveLength(2);
+    expect(calls[1]! - calls[0]!).toBeGreaterThanOrEqual(450);
+  });
+
   it('moves a change still failing after SYNC_ATTEMPTS tries into the person’s history, which sends it later', async () => {
     stack = await startStack({ sandbox: { autoApprove: 'Ana' }, env: { SYNC_QUIET_MS: '50', SYNC_ATTEMPTS: '2' } });
     const { client, userId } = await connectedUser(stack);
@@ -174,7 +193,7 @@ describe('job logs', () => {
 });
 
 describe('the fresh poller', () => {
-  it('queues a turn for each connected person with a change due; the changes of those who cannot be synced become history', async () => {
+  it('queues a turn for each connected person with a change due and no retry pending; the changes of those who cannot be synced become history', async () => {
     stack = await startStack({ sandbox: { autoApprove: 'Ana' }, env: { SYNC_QUIET_MS: '1000' } });
     const due = await connectedUser(stack);
     const tooRecent = await connectedUser(stack);
@@ -188,6 +207,10 @@ describe('the fresh poller', () => {
     const aWhileAgo = new Date(Date.now() - 5_000);
     for (const userId of [due.userId, needsReconnect.userId, notConnected.id]) await markDirty(stack.db, { userId, kind: 'nutrition', subject: DATE }, aWhileAgo);
     await markDirty(stack.db, { userId: tooRecent.userId, kind: 'nutrition', subject: DATE }, new Date());
+    const backingOff = await connectedUser(stack);
+    await markDirty(stack.db, { userId: backingOff.userId, kind: 'nutrition', subject: DATE }, aWhileAgo);
+    const inAMinute = new Date(Date.now() + 60_000).toISOString();
+    await stack.db.updateTable('outbox').set({ last_error: 'HTTP 503', next_attempt_at: inAMinute }).where('user_id', '=', backingOff.userId).execute();
 
     const poll = () => queueFreshTurns({ db: stack.db, queues: stack.syncQueues, clock: () => new Date(), quietMs: 1000 });
     expect(await poll()).toBe(1);
@@ -195,7 +218,7 @@ describe('the fresh poller', () => {
     const waiting = await stack.syncQueues.fresh.getJobs(['waiting']);
     expect(waiting.map((job) => job.data)).toEqual([{ userId: due.userId, failures: 0 }]);
     const fresh = await stack.db.selectFrom('outbox').select('user_id').where('fresh_at', 'is not', null).orderBy('user_id').execute();
-    expect(fresh.map((row) => row.user_id)).toEqual([due.userId, tooRecent.userId].sort((a, b) => a - b));
+    expect(fresh.map((row) => row.user_id)).toEqual([due.userId, tooRecent.userId, backingOff.userId].sort((a, b) => a - b));
   });
 
   it('sets aside a change whose user id no turn can be queued for, and queues everyone else', async () => {
