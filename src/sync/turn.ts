@@ -54,7 +54,7 @@ export interface TurnOutcome {
  * with history take turns in small shares of the budget (fair within seconds), while at a high rate
  * one turn still carries enough entries to make the queue's cost per entry small.
  */
-const HISTORY_TURN_MS = 500;
+const HISTORY_TURN_MS = 250;
 const HISTORY_TURN_ENTRIES = 50;
 /** A fresh turn sends every change of the person that is due, up to this many. */
 const FRESH_TURN_ENTRIES = 20;
