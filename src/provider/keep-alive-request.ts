@@ -19,8 +19,13 @@ export interface ServiceAnswer {
 /**
  * Sends requests over node:http(s) with keep-alive and reads each answer whole. fetch cost three to
  * six times the CPU of this per request (its web streams, a Request and a Response each), and was
- * the worker's largest cost when it drains a backlog (issue 12).
- * `timeoutMs` bounds the whole exchange, the answer's body included.
+ * the worker's largest cost when it drains a backlog. `timeoutMs` bounds each exchange, the
+ * answer's body included.
+ *
+ * A kept-alive connection the service closes as idle while this client reuses it fails the request
+ * before any answer (ECONNRESET, "socket hang up"): that request is sent again on a new connection,
+ * as Node's documentation advises (`request.reusedSocket`). Every call to the service is safe to
+ * repeat: the data endpoints upsert (§4.7 rule 1), and listing reads.
  */
 export function keepAliveRequests(timeoutMs: number): (url: URL, request: OutgoingRequest) => Promise<ServiceAnswer> {
   const secure = { client: https, agent: new https.Agent({ keepAlive: true }) };
@@ -28,30 +33,61 @@ export function keepAliveRequests(timeoutMs: number): (url: URL, request: Outgoi
   return async (url, { method, headers, body }) => {
     const encoded = await encodedBody(body);
     const { client, agent } = url.protocol === 'https:' ? secure : plain;
-    return new Promise<ServiceAnswer>((resolve, reject) => {
-      const outgoing = client.request(
-        url,
-        { method, agent, signal: AbortSignal.timeout(timeoutMs), headers: { ...headers, ...encoded?.headers } },
-        (answer) => {
-          const chunks: Buffer[] = [];
-          answer.on('data', (chunk: Buffer) => chunks.push(chunk));
-          answer.on('error', reject);
-          answer.on('close', () => {
-            if (!answer.complete) reject(new Error('the answer was cut short'));
-          });
-          answer.on('end', () => {
-            const status = answer.statusCode ?? 0;
-            const headers = new Headers();
-            for (let index = 0; index < answer.rawHeaders.length; index += 2) headers.append(answer.rawHeaders[index]!, answer.rawHeaders[index + 1]!);
-            const text = Buffer.concat(chunks).toString('utf8');
-            resolve({ status, ok: status >= 200 && status < 300, statusText: answer.statusMessage ?? '', headers, text: () => Promise.resolve(text) });
-          });
-        },
-      );
-      outgoing.on('error', reject);
-      outgoing.end(encoded?.bytes);
-    });
+    for (let attempt = 1; ; attempt++) {
+      const sent = sendOnce(client, agent, url, { method, timeoutMs, headers: { ...headers, ...encoded?.headers } }, encoded?.bytes);
+      const outcome = await sent.answer.then((answer) => ({ answer }), (error: unknown) => ({ error }));
+      if ('answer' in outcome) return outcome.answer;
+      if (!(closedUnderUs(outcome.error) && sent.onReusedSocket() && attempt < MAX_SENDS_ON_STALE_SOCKETS)) throw outcome.error;
+    }
   };
+}
+
+/** The connection was closed by the other end (not a timeout, not a refusal). */
+function closedUnderUs(error: unknown): boolean {
+  const code = error instanceof Error && 'code' in error ? error.code : undefined;
+  return code === 'ECONNRESET' || code === 'EPIPE';
+}
+
+/** A pool may hold several connections the service closed at once; each is found out by one request. */
+const MAX_SENDS_ON_STALE_SOCKETS = 4;
+
+interface SentOnce {
+  answer: Promise<ServiceAnswer>;
+  /** Whether the request went out on a kept-alive connection and failed before any answer came. */
+  onReusedSocket(): boolean;
+}
+
+function sendOnce(
+  client: typeof http | typeof https,
+  agent: http.Agent,
+  url: URL,
+  { method, timeoutMs, headers }: { method: string; timeoutMs: number; headers: Record<string, string> },
+  bytes: Uint8Array | undefined,
+): SentOnce {
+  let answered = false;
+  let outgoing!: http.ClientRequest;
+  const answer = new Promise<ServiceAnswer>((resolve, reject) => {
+    outgoing = client.request(url, { method, agent, signal: AbortSignal.timeout(timeoutMs), headers }, (incoming) => {
+      answered = true;
+      const chunks: Buffer[] = [];
+      incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
+      incoming.on('error', reject);
+      incoming.on('close', () => {
+        if (!incoming.complete) reject(new Error('the answer was cut short'));
+      });
+      incoming.on('end', () => resolve(answerOf(incoming, Buffer.concat(chunks).toString('utf8'))));
+    });
+    outgoing.on('error', reject);
+    outgoing.end(bytes);
+  });
+  return { answer, onReusedSocket: () => outgoing.reusedSocket && !answered };
+}
+
+function answerOf(incoming: http.IncomingMessage, text: string): ServiceAnswer {
+  const status = incoming.statusCode ?? 0;
+  const headers = new Headers();
+  for (let index = 0; index < incoming.rawHeaders.length; index += 2) headers.append(incoming.rawHeaders[index]!, incoming.rawHeaders[index + 1]!);
+  return { status, ok: status >= 200 && status < 300, statusText: incoming.statusMessage ?? '', headers, text: () => Promise.resolve(text) };
 }
 
 /** A FormData is written by the platform's own encoder, its multipart boundary in the content type. */

@@ -28,6 +28,32 @@ describe('requests to the service', () => {
     expect(sockets()).toBe(1);
   });
 
+  it('sends a request again on a new connection when the service closed the kept-alive one it went out on', async () => {
+    const requestsOnSocket = new WeakMap<object, number>();
+    const { url, sockets } = await serve((req, res) => {
+      const count = (requestsOnSocket.get(req.socket) ?? 0) + 1;
+      requestsOnSocket.set(req.socket, count);
+      // An idle connection closed by the service just as the client reuses it.
+      if (count > 1) return req.socket.destroy();
+      req.resume().on('end', () => res.end('{}'));
+    });
+    const request = keepAliveRequests(5000);
+    for (let index = 0; index < 3; index++) expect((await request(url, { method: 'POST', headers: {}, body: '{}' })).status).toBe(200);
+    expect(sockets()).toBe(3);
+  });
+
+  it('does not send again a request whose answer did not come in time, kept-alive connection or not', async () => {
+    let requests = 0;
+    const { url } = await serve((req, res) => {
+      // The first is answered, so that the second goes out on the kept-alive connection; it is not.
+      if (++requests === 1) req.resume().on('end', () => res.end('{}'));
+    });
+    const request = keepAliveRequests(300);
+    expect((await request(url, { method: 'POST', headers: {}, body: '{}' })).status).toBe(200);
+    await expect(request(url, { method: 'POST', headers: {}, body: '{}' })).rejects.toThrow();
+    expect(requests).toBe(2);
+  });
+
   it('gives up on an answer whose body stops coming within the timeout', async () => {
     const { url } = await serve((_req, res) => res.writeHead(200, { 'content-length': '100' }).write('{"partial":'));
     await expect(keepAliveRequests(200)(url, { method: 'GET', headers: {} })).rejects.toThrow();
