@@ -1,10 +1,14 @@
 import { loadConfig, readEnvironment } from './config.js';
+import { finishPendingErasures } from './accounts/account-erasure.js';
 import { createDatabaseActivityFileStore } from './activities/activity-file-store.js';
+import { runEvery } from './background/run-every.js';
 import { accessTokensFromConfig } from './connections/access-token.js';
 import { createDb } from './db/database.js';
 import { assertMigratedWithin } from './db/migrate.js';
 import { closeOnSignal, runEntryPoint } from './entry-point.js';
 import { createLogger } from './logger.js';
+import { createMailer } from './notices/mailer.js';
+import { sendDueNotices } from './notices/send-notices.js';
 import { serveMetrics } from './observability/metrics-server.js';
 import { createPrometheusMetrics } from './observability/metrics.js';
 import { observeWaitingWork } from './observability/work-gauges.js';
@@ -12,6 +16,7 @@ import { createServiceApi } from './provider/api.js';
 import { createRedisConnection, logUnlessRedisUnreachable, logReconnects, untilReady } from './queue/redis.js';
 import { createSyncQueue, scheduleRepeatingJobs } from './sync/queue.js';
 import { createSyncWorker } from './sync/worker.js';
+import { createUserSessions } from './web/user-sessions.js';
 
 runEntryPoint(async () => {
   const config = loadConfig(readEnvironment());
@@ -51,6 +56,21 @@ runEntryPoint(async () => {
   });
   await worker.waitUntilReady();
   observeWaitingWork(metrics.registry, { db, queue, clock, logger });
+
+  const mailer = createMailer(config.mail);
+  if (!mailer) logger.info('mail is off (SMTP_URL is not set): connection notices are recorded, not mailed');
+  const notices = runEvery(
+    config.mail.intervalMs,
+    () => sendDueNotices({ db, mailer, appBaseUrl: config.appBaseUrl, clock, logger }),
+    (error) => logger.warn({ err: error }, 'connection notices not sent; the next run tries again'),
+  );
+  // Deletions whose Redis part was left undone (Redis was away) are finished here.
+  const sessions = createUserSessions({ redis, redisPrefix: config.redis.prefix, limits: config.session });
+  const erasures = runEvery(
+    config.sync.sweepIntervalMs,
+    () => finishPendingErasures(db, sessions.endAll),
+    (error) => logger.warn({ err: error }, 'deleted accounts not yet forgotten in Redis; the next run tries again'),
+  );
   const metricsServer = await serveMetrics(config.metrics, metrics.registry, logger);
   logger.info({ concurrency: config.sync.concurrency }, 'worker ready');
 
@@ -61,6 +81,8 @@ runEntryPoint(async () => {
       // the exit. A job cut short by a kill is retried, its day still dirty, and a refresh cut short
       // leaves its lease behind for the next worker (connections/access-token.ts).
       { what: 'the worker (its running jobs and their token refreshes)', close: () => worker.close() },
+      { what: 'the connection mails being sent', close: () => notices.stop() },
+      { what: 'the sweep of deleted accounts', close: () => erasures.stop() },
       { what: 'the metrics server', close: () => metricsServer.close() },
       { what: 'the sync queue', close: () => queue.close() },
       { what: 'the Redis connection', close: () => redis.disconnect() },

@@ -27,6 +27,12 @@ export const timezoneSchema = z
 export const signUpSchema = z.object({ email: emailSchema, password: passwordSchema, timezone: timezoneSchema });
 export const signInSchema = z.object({ email: emailSchema, password: z.string({ error: 'is required' }) });
 export const timezoneChangeSchema = z.object({ timezone: timezoneSchema });
+/** The current password is checked, not parsed: any string may be a password set before the rules. */
+const currentPasswordSchema = z.string({ error: 'is required' }).max(1024, { error: 'is not your password' });
+export const passwordChangeSchema = z.strictObject({ current_password: currentPasswordSchema, new_password: passwordSchema });
+export const passwordConfirmationSchema = z.strictObject({ password: currentPasswordSchema });
+export const connectionMailSchema = z.strictObject({ connectionMail: z.boolean({ error: 'must be true or false' }) });
 
 export type SignUpInput = z.infer<typeof signUpSchema>;
 export type SignInInput = z.infer<typeof signInSchema>;
+export type PasswordChangeInput = z.infer<typeof passwordChangeSchema>;

@@ -1,8 +1,10 @@
 import { Kysely } from 'kysely';
+import type { AccountErasureTable } from '../accounts/account-erasure.table.js';
 import type { UserTable } from '../accounts/user.table.js';
 import type { ActivityFileTable } from '../activities/activity-file.table.js';
 import type { ActivityTable } from '../activities/activity.table.js';
 import type { ConnectionTable } from '../connections/connection.table.js';
+import type { ConnectionNoticeTable } from '../notices/notice.table.js';
 import type { MealItemTable } from '../nutrition/meal.table.js';
 import type { OutboxTable } from '../sync/outbox.table.js';
 import type { WellnessDayTable } from '../wellness/wellness-day.table.js';
@@ -19,6 +21,8 @@ export interface Database {
   activity_files: ActivityFileTable;
   activities: ActivityTable;
   wellness_days: WellnessDayTable;
+  connection_notices: ConnectionNoticeTable;
+  account_erasures: AccountErasureTable;
 }
 
 export type Db = Kysely<Database>;

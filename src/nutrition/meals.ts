@@ -69,7 +69,7 @@ export function createMeals({ db, limits, clock, changed }: MealsDependencies) {
 
   return {
     async list(user: User, date: string): Promise<MealView[]> {
-      return (await mealsOfDay(db, user.id, date)).map(toView);
+      return (await mealsOfDay(db, user.id, date)).map(mealView);
     },
 
     async add(user: User, input: MealInput): Promise<MealOutcome> {
@@ -86,7 +86,7 @@ export function createMeals({ db, limits, clock, changed }: MealsDependencies) {
       });
       if (!meal) return dayFull(placed.localDate);
       await changed([nutritionDay(user, meal.local_date)]);
-      return { ok: true, meal: toView(meal) };
+      return { ok: true, meal: mealView(meal) };
     },
 
     /**
@@ -110,7 +110,7 @@ export function createMeals({ db, limits, clock, changed }: MealsDependencies) {
         if (overfull !== undefined) return dayOverfull(overfull, held.get(overfull) ?? 0, added.get(overfull) ?? 0);
         const items = await insertMeals(trx, inputs.map((input, index) => newMealItem(user, input, placed[index]!, now)));
         for (const day of days) await markDirty(trx, nutritionDay(user, day), now);
-        return { ok: true as const, meals: items.map(toView), days };
+        return { ok: true as const, meals: items.map(mealView), days };
       });
       if (outcome.ok) await changed(days.map((day) => nutritionDay(user, day)));
       return outcome;
@@ -145,7 +145,7 @@ export function createMeals({ db, limits, clock, changed }: MealsDependencies) {
       });
       if (!outcome.ok) return outcome;
       await changed(outcome.days);
-      return { ok: true, meal: toView(outcome.meal) };
+      return { ok: true, meal: mealView(outcome.meal) };
     },
 
     async remove(user: User, id: number): Promise<MealOutcome> {
@@ -160,7 +160,7 @@ export function createMeals({ db, limits, clock, changed }: MealsDependencies) {
       });
       if (!removed) return { ok: false, reason: 'not_found' };
       await changed([nutritionDay(user, removed.local_date)]);
-      return { ok: true, meal: toView(removed) };
+      return { ok: true, meal: mealView(removed) };
     },
   };
 }
@@ -193,7 +193,7 @@ function countByDay(dates: string[]): Map<string, number> {
   return counts;
 }
 
-function toView(item: MealItem): MealView {
+export function mealView(item: MealItem): MealView {
   return {
     id: item.id,
     name: item.name,
