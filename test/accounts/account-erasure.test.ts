@@ -146,7 +146,7 @@ describe('the delete page', () => {
     const person = await personWithData();
     const page = await (await person.client.get('/account/delete')).text();
     expect(page).toContain('What stays at the Athlete Data Service');
-    expect(page).toContain("withdraw\n  this app's access in its settings");
+    expect(page.replace(/\s+/g, ' ')).toContain("withdraw this app's access in its settings");
     const _csrf = hiddenField(page, '_csrf');
 
     const wrong = await person.client.postForm('/account/delete', { _csrf, password: 'not my password' });
