@@ -1,4 +1,5 @@
 import { fileURLToPath } from 'node:url';
+import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { up as canonicalizeStoredZones } from '../../migrations/20261124090000_canonicalize_time_zones.js';
 import { up as spellStoredZonesAsIanaDoes } from '../../migrations/20261128090000_zones_in_current_spelling.js';
@@ -107,42 +108,41 @@ describe('zones taken from people are stored in IANA\'s spelling', () => {
 });
 
 describe('the migration of zones stored before', () => {
-  it('renames each to its canonical name, and leaves a zone it does not know as it was', async () => {
+  /** The zones as `migration` leaves them, stored before it as given. */
+  async function zonesAfter(migration: (db: Kysely<any>) => Promise<void>, stored: string[]): Promise<string[]> {
     const database = await createTestDatabase();
     const db = openDb(database);
-    await migrateToLatest(db);
+    try {
+      await migrateToLatest(db);
+      const created_at = '2026-11-21T00:00:00Z';
+      await db
+        .insertInto('users')
+        .values(stored.map((timezone, i) => ({ email: `u${i}@example.com`, password_hash: 'x', timezone, created_at })))
+        .execute();
+      await migration(db);
+      return (await db.selectFrom('users').select('timezone').orderBy('id').execute()).map((user) => user.timezone);
+    } finally {
+      await db.destroy();
+      await database.drop();
+    }
+  }
+
+  it('renames each to its canonical name, and leaves a zone it does not know as it was', async () => {
     const typed = ['europe/berlin', 'EUROPE/BERLIN', 'Asia/Tokyo', 'utc', 'Atlantis/Capital'];
-    const created_at = '2026-11-21T00:00:00Z';
-    await db
-      .insertInto('users')
-      .values(typed.map((timezone, i) => ({ email: `u${i}@example.com`, password_hash: 'x', timezone, created_at })))
-      .execute();
-
-    await canonicalizeStoredZones(db);
-
-    const stored = (await db.selectFrom('users').select('timezone').orderBy('id').execute()).map((user) => user.timezone);
-    expect(stored).toEqual(['Europe/Berlin', 'Europe/Berlin', 'Asia/Tokyo', 'UTC', 'Atlantis/Capital']);
-    await db.destroy();
-    await database.drop();
+    expect(await zonesAfter(canonicalizeStoredZones, typed)).toEqual(['Europe/Berlin', 'Europe/Berlin', 'Asia/Tokyo', 'UTC', 'Atlantis/Capital']);
   });
 
   it('then spells each as IANA does now, and leaves a zone it does not know as it was', async () => {
-    const database = await createTestDatabase();
-    const db = openDb(database);
-    await migrateToLatest(db);
     // What the canonicalising above stored: ICU's names, old spellings of renamed zones included.
     const stored = ['Europe/Kiev', 'Asia/Calcutta', 'Asia/Katmandu', 'America/Godthab', 'Europe/Amsterdam', 'UTC', 'Atlantis/Capital'];
-    const created_at = '2026-11-21T00:00:00Z';
-    await db
-      .insertInto('users')
-      .values(stored.map((timezone, i) => ({ email: `u${i}@example.com`, password_hash: 'x', timezone, created_at })))
-      .execute();
-
-    await spellStoredZonesAsIanaDoes(db);
-
-    const migrated = (await db.selectFrom('users').select('timezone').orderBy('id').execute()).map((user) => user.timezone);
-    expect(migrated).toEqual(['Europe/Kyiv', 'Asia/Kolkata', 'Asia/Kathmandu', 'America/Nuuk', 'Europe/Amsterdam', 'UTC', 'Atlantis/Capital']);
-    await db.destroy();
-    await database.drop();
+    expect(await zonesAfter(spellStoredZonesAsIanaDoes, stored)).toEqual([
+      'Europe/Kyiv',
+      'Asia/Kolkata',
+      'Asia/Kathmandu',
+      'America/Nuuk',
+      'Europe/Amsterdam',
+      'UTC',
+      'Atlantis/Capital',
+    ]);
   });
 });

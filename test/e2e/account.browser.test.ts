@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../helpers/browser.js';
+import { launchChromium, signUpAndConnect } from '../helpers/browser.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 
 let stack: Stack;
@@ -14,12 +14,7 @@ beforeAll(async () => {
   stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
   browser = await launchChromium();
   page = await (await browser.newContext({ timezoneId: 'Europe/Kyiv', acceptDownloads: true })).newPage();
-  await page.goto(`${stack.appUrl}/signup`);
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password').fill('a long password');
-  await page.getByRole('button', { name: 'Sign up' }).click();
-  await page.getByRole('link', { name: 'Connect' }).click();
-  await page.waitForURL(`${stack.appUrl}/?notice=connected`);
+  await signUpAndConnect(page, stack.appUrl, email);
 });
 afterAll(async () => {
   await browser?.close();
