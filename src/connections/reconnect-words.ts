@@ -12,7 +12,10 @@ export const RECONNECT_REASONS: Record<StatusReason, string> = {
 
 export const REASON_NOT_RECORDED = "The Athlete Data Service no longer accepts this app's access.";
 
-/** The words for a reason, or for none recorded (a connection marked before reasons were kept). */
-export function reconnectReasonWords(reason: StatusReason | undefined): string {
-  return reason ? RECONNECT_REASONS[reason] : REASON_NOT_RECORDED;
+/**
+ * The words for a reason; for none recorded (a connection marked before reasons were kept) or one
+ * this version does not know (written by a newer one), the general words.
+ */
+export function reconnectReasonWords(reason: string | undefined): string {
+  return reason !== undefined && Object.hasOwn(RECONNECT_REASONS, reason) ? RECONNECT_REASONS[reason as StatusReason] : REASON_NOT_RECORDED;
 }

@@ -1,6 +1,5 @@
 import { DateTime } from 'luxon';
 import { CAPABILITIES } from '../connections/capabilities.js';
-import type { StatusReason } from '../connections/connection.table.js';
 import { reconnectReasonWords } from '../connections/reconnect-words.js';
 import type { Mail } from './mailer.js';
 import type { ConnectionNotice } from './notice.table.js';
@@ -50,7 +49,7 @@ function wordsFor(notice: ConnectionNotice, when: (iso: string) => string): { su
           `Since ${when(notice.created_at)}, athlete-sync cannot keep your data in the Athlete Data Service:`,
           `${EVERYTHING}.`,
           '',
-          reconnectReasonWords((notice.detail ?? undefined) as StatusReason | undefined),
+          reconnectReasonWords(notice.detail ?? undefined),
           NOTHING_LOST,
         ],
       };
