@@ -177,6 +177,14 @@ describe('never twice, never lost', () => {
     expect(mailsTo(person)).toHaveLength(1);
   });
 
+  it('two workers sending at once send each mail once', async () => {
+    const people = [await connectedPerson(), await connectedPerson(), await connectedPerson()];
+    for (const person of people) await revokeAndSync(person);
+    const sent = await Promise.all([sendNotices(), sendNotices(), sendNotices()]);
+    expect(sent.reduce((sum, count) => sum + count, 0)).toBe(3);
+    for (const person of people) expect(mailsTo(person)).toHaveLength(1);
+  });
+
   it('a mail server that refuses for now is tried again later; one that refuses for good settles the notice', async () => {
     const person = await connectedPerson();
     await revokeAndSync(person);
