@@ -11,7 +11,7 @@ process.env.TZ = 'Pacific/Kiritimati';
 const postgresUrl = process.env.TEST_POSTGRES_URL;
 
 const DATABASE_TESTS = [
-  'test/{accounts,activities,connections,dashboard,db,nutrition,sync,web,wellness,workouts}/**/*.test.ts',
+  'test/{accounts,activities,connections,dashboard,db,notices,nutrition,sync,web,wellness,workouts}/**/*.test.ts',
   'test/e2e/{activities-sync,multi-host,nutrition-sync,shutdown,token-canary,token-single-flight,wellness-sync,worker-stopped-mid-refresh}.test.ts',
 ];
 /**

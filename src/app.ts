@@ -3,8 +3,10 @@ import type { Redis } from 'ioredis';
 import express, { type Express } from 'express';
 import type { Store } from 'express-session';
 import helmet from 'helmet';
+import { createAccountErasure } from './accounts/account-erasure.js';
+import { accountPages } from './accounts/account.pages.js';
 import { accountApi } from './accounts/accounts.api.js';
-import { accountPages } from './accounts/accounts.pages.js';
+import { signInPages } from './accounts/accounts.pages.js';
 import { createAccounts } from './accounts/accounts.js';
 import { createAttemptLimits } from './accounts/attempt-limits.js';
 import { createPasswordHasher } from './accounts/password.js';
@@ -32,6 +34,7 @@ import type { OAuthClient } from './provider/oauth.js';
 import type { RequestBudget } from './queue/request-budget.js';
 import { createHistoryHint } from './sync/hint.js';
 import type { SyncQueues } from './sync/queue.js';
+import { dropQueuedEntries } from './sync/connection-changes.js';
 import { syncStatusApi } from './sync/sync-status.api.js';
 import { loadCurrentUser } from './web/authentication.js';
 import { createCsrfProtection } from './web/csrf.js';
@@ -41,6 +44,7 @@ import { createPageRenderer } from './web/pages.js';
 import { readinessCheck } from './web/readiness.js';
 import { refuseForeignOrigin, requireJsonBody } from './web/request-guards.js';
 import { createSessionMiddleware } from './web/session.js';
+import { createUserSessions } from './web/user-sessions.js';
 import { createViewRenderer } from './web/views.js';
 import { workoutsApi } from './workouts/workouts.api.js';
 import { workoutsPages } from './workouts/workouts.pages.js';
@@ -75,15 +79,28 @@ export function createApp(deps: AppDependencies): Express {
   const app = express();
   const renderPage = createPageRenderer(createViewRenderer());
   const meals = createMeals({ db, limits: config.meals, clock, historyAdded: createHistoryHint(syncQueues, logger) });
-  const activities = createActivities({ db, files: createDatabaseActivityFileStore(db), checkFile: createFitFileChecker(), clock });
+  const files = createDatabaseActivityFileStore(db);
+  const activities = createActivities({ db, files, checkFile: createFitFileChecker(), clock });
   const { maxBytes } = config.activities;
   const wellness = createWellness({ db, clock });
+  const attemptLimits = createAttemptLimits({ redis, redisPrefix: config.redis.prefix, settings: config.attemptLimits });
   const accounts = createAccounts({
     db,
     passwords: createPasswordHasher(),
-    attemptLimits: createAttemptLimits({ redis, redisPrefix: config.redis.prefix, settings: config.attemptLimits }),
+    attemptLimits,
     reservedEmails: new Set(config.admin.emails),
     clock,
+  });
+  const sessions = createUserSessions({ redis, redisPrefix: config.redis.prefix, limits: config.session });
+  const erasure = createAccountErasure({
+    db,
+    files,
+    // The scheduler's one entry point for "this person's queued work is void" (see connection-changes.ts).
+    forgetQueuedWork: (userId) => dropQueuedEntries({ db, queues: syncQueues, logger }, userId),
+    endSessions: sessions.endAll,
+    attemptLimits,
+    clock,
+    logger,
   });
   const secure = config.appBaseUrl.startsWith('https:');
 
@@ -127,7 +144,7 @@ export function createApp(deps: AppDependencies): Express {
   // An import carries up to MEALS_BATCH_MAX items, more than the 100 kB of any other request.
   app.use('/api/meals/batch', requireJsonBody, express.json({ limit: batchBodyLimitBytes(config.meals) }));
   app.use('/api', requireJsonBody, express.json({ limit: '100kb' }));
-  app.use(accountApi({ db, accounts, clock }));
+  app.use(accountApi({ db, accounts, erasure, sessions, clock }));
   app.use(mealsApi({ meals, limits: config.meals }));
   app.use(activitiesApi({ activities }));
   app.use(wellnessApi({ wellness }));
@@ -141,7 +158,8 @@ export function createApp(deps: AppDependencies): Express {
   // The upload form is multipart: its route parses it, then checks the form token itself.
   app.use(activityUploadPage({ activities, renderPage, clock, maxBytes }));
   app.use(express.urlencoded({ extended: false, limit: '20kb' }), createCsrfProtection());
-  app.use(accountPages({ accounts, renderPage, clock }));
+  app.use(signInPages({ accounts, sessions, renderPage, clock }));
+  app.use(accountPages({ db, accounts, erasure, sessions, renderPage }));
   app.use(dashboardPages({ db, renderPage, clock }));
   app.use(mealsPages({ db, meals, limits: config.meals, renderPage, clock }));
   app.use(workoutsPages({ db, api: serviceApi, budget, renderPage }));
@@ -155,6 +173,7 @@ export function createApp(deps: AppDependencies): Express {
       oauth,
       cipher,
       syncQueues,
+      sessions,
       redirectUri: config.athlete.redirectUri,
       renderPage,
       logger,

@@ -76,6 +76,9 @@ const trustProxy = z.union([
     ),
 ], expecting(TRUST_PROXY_HINT));
 
+const SMTP_URL_HINT = 'an smtp:// or smtps:// URL, e.g. smtp://user:password@mail.example.com:587';
+const MAIL_FROM_HINT = 'the sender of the mails, e.g. "athlete-sync <no-reply@example.com>"';
+
 const ABSORPTION_TYPES_HINT = 'comma-separated names in capitals, e.g. RAPID,SLOW';
 
 const nonEmpty = (what: string) => z.string(expecting(what)).min(1, expecting(what));
@@ -183,6 +186,16 @@ const envSchema = z.object({
     .string()
     .prefault('workout:read workout:write health:write nutrition:write')
     .pipe(scopeListSchema),
+  // Unset: no mail is sent (the app says so at start).
+  SMTP_URL: z.url({ protocol: /^smtps?$/, ...expecting(SMTP_URL_HINT) }).optional(),
+  MAIL_FROM: z.string().trim().min(1, expecting(MAIL_FROM_HINT)).optional(),
+  MAIL_INTERVAL_MS: positiveInt('milliseconds, e.g. 10000', 10_000),
+});
+
+/** Settings that depend on each other; kept off envSchema, whose parts the single-purpose commands pick. */
+const appEnvSchema = envSchema.refine((env) => env.SMTP_URL === undefined || env.MAIL_FROM !== undefined, {
+  path: ['MAIL_FROM'],
+  error: `is required with SMTP_URL: ${MAIL_FROM_HINT}`,
 });
 
 export type Config = ReturnType<typeof toConfig>;
@@ -192,7 +205,7 @@ export class ConfigError extends StartupError {
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv): Config {
-  return toConfig(parseOrThrow(envSchema, env));
+  return toConfig(parseOrThrow(appEnvSchema, env));
 }
 
 const DATABASE_KEYS = { DATABASE_URL: true, DATABASE_POOL_SIZE: true } as const;
@@ -278,6 +291,8 @@ function toConfig(env: z.infer<typeof envSchema>) {
       signInFailuresPerAddressPerHour: env.SIGNIN_FAILURES_PER_ADDRESS_PER_HOUR,
       signUpsPerAddressPerHour: env.SIGNUPS_PER_ADDRESS_PER_HOUR,
     },
+    /** Mails to people whose connection needs them (src/notices/); `smtpUrl` undefined: mail is off. */
+    mail: { smtpUrl: env.SMTP_URL, from: env.MAIL_FROM, intervalMs: env.MAIL_INTERVAL_MS },
     sessionSecret: env.SESSION_SECRET,
     session: { idleMinutes: env.SESSION_IDLE_MINUTES, maxDays: env.SESSION_MAX_DAYS },
     tokenEncryption: { key: env.TOKEN_ENCRYPTION_KEY, previousKeys: env.TOKEN_ENCRYPTION_PREVIOUS_KEYS },

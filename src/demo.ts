@@ -1,19 +1,25 @@
 import { readableLog } from './dev/child-processes.js';
 import { findRedis } from './dev/find-redis.js';
+import { serveMailPage, startMailCatcher } from './dev/mail-catcher.js';
 import { startDevStack } from './dev/stack.js';
 import { closeOnSignal, runEntryPoint } from './entry-point.js';
 import { createLogger } from './logger.js';
 
 /**
  * `npm run demo`: the sandbox, the web app and a worker, each in its own process, wired together
- * with demo settings (src/dev/stack.ts), from the sources as they are now.
+ * with demo settings (src/dev/stack.ts), from the sources as they are now; and a local mail server
+ * that keeps the app's mails, with a page to read them.
  */
 runEntryPoint(async () => {
   const redis = await findRedis();
+  const sandboxPort = Number(process.env.SANDBOX_PORT ?? '4100');
+  const mail = await startMailCatcher();
+  const mailPagePort = Number(process.env.MAIL_PAGE_PORT ?? '4200');
+  const mailPage = await serveMailPage(mail, mailPagePort);
   const stack = await startDevStack({
     name: 'demo',
     webPort: Number(process.env.PORT ?? '3000'),
-    sandboxPort: Number(process.env.SANDBOX_PORT ?? '4100'),
+    sandboxPort,
     redisUrl: redis.url,
     storage: {
       kind: 'kept',
@@ -22,6 +28,7 @@ runEntryPoint(async () => {
     },
     code: 'source',
     workers: 1,
+    env: { SMTP_URL: mail.url, MAIL_FROM: 'athlete-sync demo <demo@localhost>' },
   }).catch(async (error: unknown) => {
     await redis.stop();
     throw error;
@@ -32,6 +39,8 @@ runEntryPoint(async () => {
     stopping = true;
     await stack.stop();
     await redis.stop();
+    mailPage.close();
+    await mail.close();
   };
   closeOnSignal([{ what: 'the sandbox, web and worker processes', close: stopAll }], {
     timeoutMs: stack.config.shutdownTimeoutMs,
@@ -45,5 +54,6 @@ runEntryPoint(async () => {
     });
   }
   console.log(`\nathlete-sync demo is running. Open ${stack.appUrl}`);
-  console.log(`The sandbox's state page: ${stack.sandboxUrl}/_sandbox (Ctrl+C stops everything)\n`);
+  console.log(`The sandbox's state page: ${stack.sandboxUrl}/_sandbox`);
+  console.log(`Mails the app sent: http://127.0.0.1:${mailPagePort} (Ctrl+C stops everything)\n`);
 });

@@ -1,10 +1,14 @@
 import { loadConfig, readEnvironment } from './config.js';
+import { finishPendingErasures } from './accounts/account-erasure.js';
 import { createDatabaseActivityFileStore } from './activities/activity-file-store.js';
+import { runEvery } from './background/run-every.js';
 import { accessTokensFromConfig } from './connections/access-token.js';
 import { createDb } from './db/database.js';
 import { assertMigratedWithin } from './db/migrate.js';
 import { closeOnSignal, runEntryPoint } from './entry-point.js';
 import { createLogger } from './logger.js';
+import { createMailer } from './notices/mailer.js';
+import { sendDueNotices } from './notices/send-notices.js';
 import { serveMetrics } from './observability/metrics-server.js';
 import { createPrometheusMetrics } from './observability/metrics.js';
 import { observeWaitingWork } from './observability/work-gauges.js';
@@ -13,6 +17,7 @@ import { createRedisConnection, logUnlessRedisUnreachable, logReconnects, untilR
 import { createRequestBudget } from './queue/request-budget.js';
 import { startSyncEngine } from './sync/engine.js';
 import { closeSyncQueues, createSyncQueues } from './sync/queue.js';
+import { createUserSessions } from './web/user-sessions.js';
 
 runEntryPoint(async () => {
   const config = loadConfig(readEnvironment());
@@ -55,6 +60,21 @@ runEntryPoint(async () => {
     metrics,
   });
   observeWaitingWork(metrics.registry, { db, queues, clock, logger });
+
+  const mailer = createMailer(config.mail);
+  if (!mailer) logger.info('mail is off (SMTP_URL is not set): connection notices are recorded, not mailed');
+  const notices = runEvery(
+    config.mail.intervalMs,
+    () => sendDueNotices({ db, mailer, appBaseUrl: config.appBaseUrl, clock, logger }),
+    (error) => logger.warn({ err: error }, 'connection notices not sent; the next run tries again'),
+  );
+  // Deletions whose Redis part was left undone (Redis was away) are finished here.
+  const sessions = createUserSessions({ redis, redisPrefix: config.redis.prefix, limits: config.session });
+  const erasures = runEvery(
+    config.sync.sweepIntervalMs,
+    () => finishPendingErasures(db, sessions.endAll),
+    (error) => logger.warn({ err: error }, 'deleted accounts not yet forgotten in Redis; the next run tries again'),
+  );
   const metricsServer = await serveMetrics(config.metrics, metrics.registry, logger);
   logger.info({ concurrency: config.sync.concurrency }, 'worker ready');
 
@@ -66,6 +86,8 @@ runEntryPoint(async () => {
       // A turn cut short by a kill is taken up again, its entries still dirty, and a refresh cut
       // short leaves its lease behind for the next worker (connections/access-token.ts).
       { what: 'the workers (their running turns and token refreshes)', close: () => sync.closeWorkers() },
+      { what: 'the connection mails being sent', close: () => notices.stop() },
+      { what: 'the sweep of deleted accounts', close: () => erasures.stop() },
       { what: 'the metrics server', close: () => metricsServer.close() },
       { what: 'the sync queues', close: () => closeSyncQueues(queues) },
       { what: 'the Redis connection', close: () => redis.disconnect() },

@@ -168,6 +168,9 @@ describe('loadConfig', () => {
     LOG_LEVEL: 'loud',
     ADMIN_EMAILS: 'ops',
     ADMIN_QUEUE_ACTIONS: 'yes',
+    SMTP_URL: 'http://mail.example.com',
+    MAIL_FROM: ' ',
+    MAIL_INTERVAL_MS: '0',
   };
 
   it('has a wrong value to try for every setting the README documents', () => {

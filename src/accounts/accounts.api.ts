@@ -1,3 +1,5 @@
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { Router, type Response } from 'express';
 import { effectiveStatus, reconnectReason } from '../connections/connection-health.js';
 import { findConnection } from '../connections/connection.repository.js';
@@ -5,20 +7,26 @@ import type { Db } from '../db/database.js';
 import { currentUser, requireUserApi } from '../web/authentication.js';
 import { clientAddress } from '../web/client-address.js';
 import { sendInvalidInput } from '../web/invalid-input.js';
-import { endSession, startUserSession } from '../web/session.js';
+import { forgetEndedSession } from '../web/session.js';
 import { sendTooManyAttempts } from '../web/too-many-attempts.js';
-import { signInSchema, signUpSchema } from './account.schemas.js';
-import type { Accounts } from './accounts.js';
+import type { UserSessions } from '../web/user-sessions.js';
+import { connectionMailSchema, passwordChangeSchema, passwordConfirmationSchema, signInSchema, signUpSchema } from './account.schemas.js';
+import type { AccountErasure } from './account-erasure.js';
+import { accountExport } from './account-export.js';
+import type { Accounts, PasswordCheck } from './accounts.js';
+import { updateConnectionMail } from './user.repository.js';
 import type { User } from './user.table.js';
 
 interface Dependencies {
   db: Db;
   accounts: Accounts;
+  erasure: AccountErasure;
+  sessions: UserSessions;
   clock: () => Date;
 }
 
 /** The JSON API for scripts and mobile clients: the same accounts and session cookie as the pages. */
-export function accountApi({ db, accounts, clock }: Dependencies): Router {
+export function accountApi({ db, accounts, erasure, sessions, clock }: Dependencies): Router {
   const router = Router();
 
   async function sendAccount(res: Response, user: User, status = 200) {
@@ -26,10 +34,17 @@ export function accountApi({ db, accounts, clock }: Dependencies): Router {
     res.status(status).json({
       email: user.email,
       timezone: user.timezone,
+      connectionMail: user.connection_mail === 1,
       connection: connection
         ? { status: effectiveStatus(connection, clock()), reason: reconnectReason(connection, clock()), scopes: connection.scopes }
         : null,
     });
+  }
+
+  /** A refused password is 403 (the person is signed in, but this is not their password), counted like a failed sign-in. */
+  function sendRefusal(res: Response, check: Exclude<PasswordCheck, { ok: true }>) {
+    if (check.reason === 'too_many_attempts') return sendTooManyAttempts(res, check.retryAfterS);
+    res.status(403).json({ error: 'wrong_password', message: 'That is not your current password.' });
   }
 
   router.post('/api/signup', async (req, res) => {
@@ -38,7 +53,7 @@ export function accountApi({ db, accounts, clock }: Dependencies): Router {
     const result = await accounts.signUp(input.data, clientAddress(req));
     if (!result.ok && result.reason === 'too_many_attempts') return sendTooManyAttempts(res, result.retryAfterS);
     if (!result.ok) return res.status(409).json({ error: 'email_taken', message: 'An account with this email already exists.' });
-    await startUserSession(req, result.user.id, clock());
+    await sessions.start(req, result.user.id, clock());
     await sendAccount(res, result.user, 201);
   });
 
@@ -48,17 +63,59 @@ export function accountApi({ db, accounts, clock }: Dependencies): Router {
     const result = await accounts.signIn(input.data, clientAddress(req));
     if (!result.ok && result.reason === 'too_many_attempts') return sendTooManyAttempts(res, result.retryAfterS);
     if (!result.ok) return res.status(401).json({ error: 'invalid_credentials', message: 'Wrong email or password.' });
-    await startUserSession(req, result.user.id, clock());
+    await sessions.start(req, result.user.id, clock());
     await sendAccount(res, result.user);
   });
 
   router.post('/api/logout', async (req, res) => {
-    await endSession(req, res);
+    await sessions.end(req, res);
     res.status(204).end();
   });
 
   router.get('/api/me', requireUserApi, async (_req, res) => {
     await sendAccount(res, currentUser(res));
+  });
+
+  router.get('/api/account/export', requireUserApi, async (_req, res) => {
+    const now = clock();
+    res.type('application/json').attachment(`athlete-sync-export-${now.toISOString().slice(0, 10)}.json`);
+    await pipeline(Readable.from(accountExport(db, currentUser(res), now)), res);
+  });
+
+  router.patch('/api/account', requireUserApi, async (req, res) => {
+    const input = connectionMailSchema.safeParse(req.body ?? {});
+    if (!input.success) return sendInvalidInput(res, input.error);
+    const user = currentUser(res);
+    await updateConnectionMail(db, user.id, input.data.connectionMail);
+    await sendAccount(res, { ...user, connection_mail: input.data.connectionMail ? 1 : 0 });
+  });
+
+  /** Every other session of the person ends; this one continues under a new session id. */
+  router.post('/api/account/password', requireUserApi, async (req, res) => {
+    const input = passwordChangeSchema.safeParse(req.body ?? {});
+    if (!input.success) return sendInvalidInput(res, input.error);
+    const check = await accounts.changePassword(currentUser(res), input.data, clientAddress(req));
+    if (!check.ok) return sendRefusal(res, check);
+    await sessions.endOthers(req);
+    res.status(204).end();
+  });
+
+  router.post('/api/account/logout-everywhere', requireUserApi, async (req, res) => {
+    const userId = currentUser(res).id;
+    await sessions.end(req, res);
+    await sessions.endAll(userId);
+    res.status(204).end();
+  });
+
+  router.delete('/api/account', requireUserApi, async (req, res) => {
+    const input = passwordConfirmationSchema.safeParse(req.body ?? {});
+    if (!input.success) return sendInvalidInput(res, input.error);
+    const user = currentUser(res);
+    const check = await accounts.confirmPassword(user, input.data.password, clientAddress(req));
+    if (!check.ok) return sendRefusal(res, check);
+    await erasure.erase(user);
+    forgetEndedSession(req, res);
+    res.status(204).end();
   });
 
   return router;

@@ -2,19 +2,20 @@ import { Router } from 'express';
 import { clientAddress } from '../web/client-address.js';
 import { describeInvalidFields } from '../web/invalid-input.js';
 import type { RenderPage } from '../web/pages.js';
-import { endSession, startUserSession } from '../web/session.js';
 import { renderTooManyAttempts } from '../web/too-many-attempts.js';
 import { signInSchema, signUpSchema } from './account.schemas.js';
 import type { Accounts } from './accounts.js';
+import type { UserSessions } from '../web/user-sessions.js';
 
 interface Dependencies {
   accounts: Accounts;
+  sessions: UserSessions;
   renderPage: RenderPage;
   clock: () => Date;
 }
 
 /** Sign up, sign in and sign out, as HTML forms. */
-export function accountPages({ accounts, renderPage, clock }: Dependencies): Router {
+export function signInPages({ accounts, sessions, renderPage, clock }: Dependencies): Router {
   const router = Router();
 
   router.get('/signup', (req, res) => renderPage(req, res, 'signup', { title: 'Sign up' }));
@@ -28,7 +29,7 @@ export function accountPages({ accounts, renderPage, clock }: Dependencies): Rou
       return renderTooManyAttempts(renderPage, req, res, { view: 'signup', data: form }, result.retryAfterS);
     }
     if (!result.ok) return renderPage(req, res, 'signup', { ...form, error: 'An account with this email already exists.' }, 409);
-    await startUserSession(req, result.user.id, clock());
+    await sessions.start(req, result.user.id, clock());
     res.redirect(303, '/');
   });
 
@@ -42,12 +43,12 @@ export function accountPages({ accounts, renderPage, clock }: Dependencies): Rou
       return renderTooManyAttempts(renderPage, req, res, { view: 'login', data: form }, result.retryAfterS);
     }
     if (!result?.ok) return renderPage(req, res, 'login', { ...form, error: 'Wrong email or password.' }, 401);
-    await startUserSession(req, result.user.id, clock());
+    await sessions.start(req, result.user.id, clock());
     res.redirect(303, '/');
   });
 
   router.post('/logout', async (req, res) => {
-    await endSession(req, res);
+    await sessions.end(req, res);
     res.redirect(303, '/login');
   });
 

@@ -1,5 +1,5 @@
 import type { Db } from '../db/database.js';
-import type { SignInInput, SignUpInput } from './account.schemas.js';
+import type { PasswordChangeInput, SignInInput, SignUpInput } from './account.schemas.js';
 import type { AttemptLimits, RetryAfter } from './attempt-limits.js';
 import type { PasswordHasher } from './password.js';
 import { findUserByEmail, insertUser, updatePasswordHash } from './user.repository.js';
@@ -9,6 +9,7 @@ type TooManyAttempts = { ok: false; reason: 'too_many_attempts' } & RetryAfter;
 
 export type SignUpResult = { ok: true; user: User } | { ok: false; reason: 'email_taken' } | TooManyAttempts;
 export type SignInResult = { ok: true; user: User } | { ok: false; reason: 'invalid_credentials' } | TooManyAttempts;
+export type PasswordCheck = { ok: true } | { ok: false; reason: 'wrong_password' } | TooManyAttempts;
 
 export interface AccountsDependencies {
   db: Db;
@@ -25,6 +26,18 @@ export interface AccountsDependencies {
 /** Signing up and signing in, each counted against the limits of the address it comes from. */
 export function createAccounts({ db, passwords, attemptLimits, reservedEmails, clock }: AccountsDependencies) {
   const tooManyAttempts = (wait: RetryAfter): TooManyAttempts => ({ ok: false, reason: 'too_many_attempts', ...wait });
+
+  /**
+   * The signed-in person's password, before a change only they may make (a new password, deleting
+   * the account). Counted like a sign-in, so that a session left open cannot be used to guess it.
+   */
+  async function confirmPassword(user: User, password: string, address: string): Promise<PasswordCheck> {
+    const wait = await attemptLimits.startSignIn(user.email, address);
+    if (wait) return tooManyAttempts(wait);
+    if (!(await passwords.verify(password, user.password_hash))) return { ok: false, reason: 'wrong_password' };
+    await attemptLimits.signInSucceeded(user.email, address);
+    return { ok: true };
+  }
 
   return {
     async signUp(input: SignUpInput, address: string): Promise<SignUpResult> {
@@ -54,6 +67,14 @@ export function createAccounts({ db, passwords, attemptLimits, reservedEmails, c
         await updatePasswordHash(db, user.id, await passwords.hash(input.password));
       }
       return { ok: true, user };
+    },
+
+    confirmPassword,
+
+    async changePassword(user: User, input: PasswordChangeInput, address: string): Promise<PasswordCheck> {
+      const check = await confirmPassword(user, input.current_password, address);
+      if (check.ok) await updatePasswordHash(db, user.id, await passwords.hash(input.new_password));
+      return check;
     },
   };
 }

@@ -24,6 +24,8 @@ export interface AttemptLimits {
   startSignIn(email: string, address: string): Promise<RetryAfter | undefined>;
   signInSucceeded(email: string, address: string): Promise<void>;
   startSignUp(address: string): Promise<RetryAfter | undefined>;
+  /** Forgets every sign-in failure counted against the account, from any address (its deletion). */
+  forgetAccount(email: string): Promise<void>;
 }
 
 /**
@@ -49,19 +51,36 @@ export function createAttemptLimits({ redis, redisPrefix, settings }: AttemptLim
   const signInFailuresByAddress = limiter('sign-in-address', settings.signInFailuresPerAddressPerHour, HOUR_S);
   const signUpsByAddress = limiter('sign-up-address', settings.signUpsPerAddressPerHour, HOUR_S);
   const accountAtAddress = (email: string, address: string) => `${address}/${email}`;
+  // The addresses an account's failures were counted from, so that forgetAccount finds them without
+  // scanning Redis; it lives as long as the counts it leads to.
+  const addressesOf = (email: string) => `${redisPrefix}:attempts:sign-in-addresses:${email}`;
+
+  async function noteAddress(email: string, address: string): Promise<void> {
+    await redis.multi().sadd(addressesOf(email), address).expire(addressesOf(email), ACCOUNT_WINDOW_S).exec();
+  }
+
+  async function takeSignIn(email: string, address: string): Promise<RetryAfter | undefined> {
+    return (
+      (await take(signInFailuresByAddress, address)) ??
+      (await take(signInFailuresByAccountAndAddress, accountAtAddress(email, address)))
+    );
+  }
 
   return {
     async startSignIn(email, address) {
-      return (
-        (await take(signInFailuresByAddress, address)) ??
-        (await take(signInFailuresByAccountAndAddress, accountAtAddress(email, address)))
-      );
+      const [wait] = await Promise.all([takeSignIn(email, address), noteAddress(email, address)]);
+      return wait;
     },
     async signInSucceeded(email, address) {
       await signInFailuresByAccountAndAddress.delete(accountAtAddress(email, address));
       await signInFailuresByAddress.reward(address);
     },
     startSignUp: (address) => take(signUpsByAddress, address),
+    async forgetAccount(email) {
+      const addresses = await redis.smembers(addressesOf(email));
+      await Promise.all(addresses.map((address) => signInFailuresByAccountAndAddress.delete(accountAtAddress(email, address))));
+      await redis.del(addressesOf(email));
+    },
   };
 }
 

@@ -36,3 +36,8 @@ export async function updatePasswordHash(db: Db, id: number, passwordHash: strin
 export async function lockUser(trx: Transaction<Database>, id: number): Promise<void> {
   await lockRows(trx, () => trx.selectFrom('users').select('id').where('id', '=', id));
 }
+
+/** Whether the person gets a mail when their connection needs them (src/notices/). */
+export async function updateConnectionMail(db: Db, id: number, wanted: boolean): Promise<void> {
+  await db.updateTable('users').set({ connection_mail: wanted ? 1 : 0 }).where('id', '=', id).execute();
+}

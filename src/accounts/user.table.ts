@@ -8,6 +8,8 @@ export interface UserTable {
   timezone: string;
   /** ISO 8601, UTC. */
   created_at: string;
+  /** 1 while the person wants a mail when their connection needs them (src/notices/), 0 once they turned it off. */
+  connection_mail: Generated<number>;
 }
 
 export type User = Selectable<UserTable>;

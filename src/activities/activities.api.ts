@@ -31,6 +31,15 @@ export function activitiesApi({ activities }: { activities: Activities }): Route
     res.json({ activities: await activities.list(currentUser(res)) });
   });
 
+  router.get('/api/activities/:id/file', async (req, res) => {
+    const id = activityIdSchema.safeParse(req.params.id);
+    if (!id.success) return sendNotFound(res);
+    const outcome = await activities.file(currentUser(res), id.data);
+    if (outcome.ok) return res.type('application/octet-stream').attachment(outcome.fileName).send(Buffer.from(outcome.bytes));
+    if (outcome.reason === 'not_found') return sendNotFound(res);
+    res.status(410).json({ error: 'file_pruned', message: `${outcome.message}.` });
+  });
+
   router.patch('/api/activities/:id', async (req, res) => {
     const id = activityIdSchema.safeParse(req.params.id);
     if (!id.success) return sendNotFound(res);

@@ -40,6 +40,11 @@ export interface ActivityUploadInput {
 
 export type UploadOutcome = { ok: true; created: boolean; activity: ActivityView } | { ok: false; reason: 'not_fit'; message: string };
 
+export type FileOutcome =
+  | { ok: true; bytes: Uint8Array; fileName: string }
+  | { ok: false; reason: 'not_found' }
+  | { ok: false; reason: 'pruned'; message: string };
+
 export type ChangeOutcome =
   | { ok: true; activity: ActivityView }
   | { ok: false; reason: 'not_found' }
@@ -57,6 +62,7 @@ export interface ActivitiesDependencies {
 const ACTIVITY_LIST_LIMIT = 200;
 
 const FALLBACK_NAME = 'Activity';
+const PRUNED = 'The file was removed from this app after its upload';
 const FALLBACK_FILE_NAME = 'activity.fit';
 
 /**
@@ -72,6 +78,15 @@ export function createActivities({ db, files, checkFile, clock }: ActivitiesDepe
 
   return {
     list: (user: User): Promise<ActivityView[]> => newestActivityViews(db, user.id),
+
+    /** The activity's .fit file exactly as uploaded, while this app keeps it. */
+    async file(user: User, id: number): Promise<FileOutcome> {
+      const activity = await findActivity(db, user.id, id);
+      if (!activity) return { ok: false, reason: 'not_found' };
+      const bytes = activity.file_stored === 1 ? await files.get(activityFileKey(user.id, activity.sha256)) : undefined;
+      if (bytes === undefined) return { ok: false, reason: 'pruned', message: PRUNED };
+      return { ok: true, bytes, fileName: activity.file_name };
+    },
 
     /**
      * Checks the file, stores its bytes, then records the activity. The bytes go first, under a key
@@ -123,8 +138,7 @@ export function createActivities({ db, files, checkFile, clock }: ActivitiesDepe
         const existing = await findActivity(trx, user.id, id);
         if (!existing) return { ok: false as const, reason: 'not_found' as const };
         if (existing.file_stored === 0) {
-          const message = 'The file was removed from this app after its upload: upload the file again to change it.';
-          return { ok: false as const, reason: 'pruned' as const, message };
+          return { ok: false as const, reason: 'pruned' as const, message: `${PRUNED}: upload the file again to change it.` };
         }
         const { name, metadata, differs } = withChanges(existing, changes);
         if (!differs) return { ok: true as const, resend: false, activity: existing };
@@ -164,7 +178,8 @@ export async function newestActivityViews(db: Db, userId: number): Promise<Activ
   return activityViews(db, userId, await newestActivities(db, userId, ACTIVITY_LIST_LIMIT));
 }
 
-async function activityViews(db: Db, userId: number, activities: Activity[]): Promise<ActivityView[]> {
+/** The activities as the API shows them, each with where its upload stands. */
+export async function activityViews(db: Db, userId: number, activities: Activity[]): Promise<ActivityView[]> {
   const statuses = await syncStatusesOf(db, userId, 'activities', activities.map((activity) => String(activity.id)));
   const bySubject = new Map(statuses.map((status) => [status.subject, status]));
   return activities.map((activity) => toView(activity, bySubject.get(String(activity.id))));

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { Db } from '../db/database.js';
+import type { Transaction } from 'kysely';
+import type { Database, Db } from '../db/database.js';
 
 /**
  * Where the bytes of uploaded .fit files live, kept apart from the activities' rows so that a
@@ -18,6 +19,11 @@ export interface ActivityFileStore {
   get(key: string): Promise<Uint8Array | undefined>;
   /** Removes the key's bytes; a key that holds none is fine. */
   delete(key: string): Promise<void>;
+  /**
+   * Removes every file of the user (keys `<userId>/…`), in the transaction that deletes their account.
+   * Object storage cannot join it: record the user's prefix in that transaction and delete it after.
+   */
+  deleteAllOf(trx: Transaction<Database>, userId: number): Promise<void>;
 }
 
 /** Lower-case hex SHA-256 of the bytes: the file's identity (the service upserts by a hash of the file, §4.4). */
@@ -47,6 +53,10 @@ export function createDatabaseActivityFileStore(db: Db): ActivityFileStore {
     },
     async delete(key) {
       await db.deleteFrom('activity_files').where('key', '=', key).execute();
+    },
+    async deleteAllOf(trx, userId) {
+      // A user id is digits: the prefix holds no LIKE wildcard.
+      await trx.deleteFrom('activity_files').where('key', 'like', `${activityFileKey(userId, '')}%`).execute();
     },
   };
 }

@@ -221,7 +221,9 @@ export function createAccessTokens(deps: AccessTokenDependencies): AccessTokens 
     if (failure.kind === 'needs-reconnect') {
       // invalid_grant may only mean we lost a race: if newer tokens were stored meanwhile, use them.
       const latest = await loadGrant(db, cipher, grant.userId);
-      if (latest?.readable && latest.status === 'connected' && latest.refreshToken !== grant.refreshToken) return SUPERSEDED;
+      // Disconnected, or the account deleted, meanwhile: there is nothing left to mark, and nobody to tell.
+      if (!latest) throw toServiceError(failure);
+      if (latest.readable && latest.status === 'connected' && latest.refreshToken !== grant.refreshToken) return SUPERSEDED;
       await markNeedsReconnect(db, grant, attempt.refusal, clock());
       log.warn({ userId: grant.userId, failure, reason: attempt.refusal }, 'grant refused; the connection needs reconnecting');
       throw toServiceError(failure);

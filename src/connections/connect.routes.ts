@@ -10,7 +10,8 @@ import { dropQueuedEntries, queueFirstHistoryTurn, startHistoryOnConnect } from 
 import type { SyncQueues } from '../sync/queue.js';
 import { currentUser, requireUserPage } from '../web/authentication.js';
 import type { RenderPage } from '../web/pages.js';
-import { renewUserSession, saveSession } from '../web/session.js';
+import { saveSession } from '../web/session.js';
+import type { UserSessions } from '../web/user-sessions.js';
 import { connectionStanding, type Standing } from './connection-standing.js';
 import { deleteConnection, findConnection, saveConnection } from './connection.repository.js';
 import { PENDING_CONNECT_TTL_MS, addPendingConnect, claimState, takePendingConnect } from './pending-connects.js';
@@ -23,6 +24,7 @@ interface Dependencies {
   oauth: OAuthClient;
   cipher: TokenCipher;
   syncQueues: SyncQueues;
+  sessions: UserSessions;
   /** The registered redirect URI; the callback's URL is rebuilt on it for the code exchange. */
   redirectUri: string;
   renderPage: RenderPage;
@@ -81,7 +83,7 @@ function deniedOutcome(standing: Standing): Outcome {
 
 /** Connect (OAuth authorization code flow with PKCE), its callback, and Disconnect. */
 export function connectRoutes(deps: Dependencies): Router {
-  const { db, redis, redisPrefix, oauth, cipher, syncQueues, redirectUri, renderPage, logger, clock } = deps;
+  const { db, redis, redisPrefix, oauth, cipher, syncQueues, sessions, redirectUri, renderPage, logger, clock } = deps;
   const router = Router();
   const log = logger.child({ module: 'connect' });
   const callbackQuery = callbackQuerySchema(oauth.issuer);
@@ -155,7 +157,7 @@ export function connectRoutes(deps: Dependencies): Router {
       return waits;
     });
     if (historyWaits) await queueFirstHistoryTurn({ db, queues: syncQueues, logger: log }, user.id);
-    await renewUserSession(req);
+    await sessions.renew(req);
     res.redirect(303, '/?notice=connected');
   });
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type ExpressionBuilder } from 'kysely';
 import type { Database, Db } from '../db/database.js';
+import { recordIncident } from '../notices/notice.repository.js';
 import type { Scope } from '../provider/scopes.js';
 import type { TokenSet } from '../provider/token-set.js';
 import type { ConnectionRow, ConnectionStatus, StatusReason } from './connection.table.js';
@@ -203,33 +204,47 @@ export async function storeResealedTokens(db: Db, cipher: TokenCipher, read: Sto
   return result.numUpdatedRows === 1n;
 }
 
-/** Only the person can restore the grant, by connecting again; `reason` tells them why. No refresh is left to finish. */
+/**
+ * Only the person can restore the grant, by connecting again; `reason` tells them why. No refresh is
+ * left to finish. The incident is recorded for a mail to the person in the same transaction
+ * (src/notices/), so it is never lost, and only when this write changed the row.
+ */
 export async function markNeedsReconnect(db: Db, read: ReadState, reason: StatusReason, now: Date): Promise<void> {
-  await db
-    .updateTable('connections')
-    .set((eb) => ({
-      status: 'needs_reconnect',
-      status_reason: reason,
-      ...NO_REFRESH_LEASE,
-      version: eb('version', '+', 1),
-      updated_at: now.toISOString(),
-    }))
-    .where(isAsRead(read))
-    .execute();
+  await db.transaction().execute(async (trx) => {
+    const marked = await trx
+      .updateTable('connections')
+      .set((eb) => ({
+        status: 'needs_reconnect',
+        status_reason: reason,
+        ...NO_REFRESH_LEASE,
+        version: eb('version', '+', 1),
+        updated_at: now.toISOString(),
+      }))
+      .where(isAsRead(read))
+      .executeTakeFirst();
+    if (marked.numUpdatedRows !== 1n) return;
+    await recordIncident(trx, { userId: read.userId, grantId: read.grantId, kind: 'needs_reconnect', detail: reason }, now);
+  });
 }
 
 /**
  * The service refused a call for lack of `scope` though the token response named it (RFC 6750
  * §3.1): the grant is taken to lack it from now on, so the sweeper stops sending that kind until
- * the person reconnects (or a later token response names the scope again).
+ * the person reconnects (or a later token response names the scope again). Losing it is an
+ * incident the person is told of (src/notices/), recorded in the same transaction.
  */
 export async function withdrawScope(db: Db, userId: number, scope: Scope, now: Date): Promise<void> {
-  await db
-    .updateTable('connections')
-    // Scopes are stored space-separated: padding both sides removes the whole name only.
-    .set({ scopes: sql<string>`trim(replace(' ' || scopes || ' ', ${` ${scope} `}, ' '))`, updated_at: now.toISOString() })
-    .where('user_id', '=', userId)
-    .execute();
+  await db.transaction().execute(async (trx) => {
+    const withdrawn = await trx
+      .updateTable('connections')
+      // Scopes are stored space-separated: padding both sides removes the whole name only.
+      .set({ scopes: sql<string>`trim(replace(' ' || scopes || ' ', ${` ${scope} `}, ' '))`, updated_at: now.toISOString() })
+      .where('user_id', '=', userId)
+      .where(sql<boolean>`' ' || scopes || ' ' like ${`% ${scope} %`}`)
+      .returning('grant_id')
+      .executeTakeFirst();
+    if (withdrawn) await recordIncident(trx, { userId, grantId: withdrawn.grant_id, kind: 'scope_missing', detail: scope }, now);
+  });
 }
 
 export async function findConnection(db: Db, userId: number): Promise<Connection | undefined> {

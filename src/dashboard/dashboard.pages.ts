@@ -4,7 +4,7 @@ import { updateTimezone } from '../accounts/user.repository.js';
 import { describeCapabilities } from '../connections/capabilities.js';
 import { effectiveStatus, reconnectNeededSoon, reconnectReason } from '../connections/connection-health.js';
 import { findConnection, type Connection } from '../connections/connection.repository.js';
-import type { StatusReason } from '../connections/connection.table.js';
+import { reconnectReasonWords } from '../connections/reconnect-words.js';
 import type { Db } from '../db/database.js';
 import { currentUser, requireUserPage } from '../web/authentication.js';
 import { syncOverview } from './sync-overview.js';
@@ -24,22 +24,10 @@ const NOTICES: Record<string, string> = {
   timezone_saved: 'Time zone saved.',
 };
 
-/** Each reason of connection.table.ts in the person's words. */
-const RECONNECT_REASONS: Record<StatusReason, string> = {
-  grant_revoked: "The Athlete Data Service no longer accepts this app's access: it was withdrawn or has ended.",
-  refresh_token_expired: "The Athlete Data Service's permission for this app has run out.",
-  token_key_removed: 'This app can no longer read your stored authorization (its encryption key was removed).',
-  tokens_damaged: 'This app can no longer read your stored authorization (it was damaged).',
-  refresh_interrupted:
-    'A refresh of your authorization was interrupted (the app was stopped, or lost the answer, at the wrong moment), and the Athlete Data Service no longer accepts it.',
-};
-const REASON_NOT_RECORDED = "The Athlete Data Service no longer accepts this app's access.";
-
 /** Why reconnecting is needed, for the dashboard; undefined while the connection works. */
 function reconnectWords(connection: Connection, now: Date): string | undefined {
   if (effectiveStatus(connection, now) === 'connected') return undefined;
-  const reason = reconnectReason(connection, now);
-  return reason ? RECONNECT_REASONS[reason] : REASON_NOT_RECORDED;
+  return reconnectReasonWords(reconnectReason(connection, now));
 }
 
 /** The signed-in person's home: connection status, what the grant allows, the sync overview, and the time zone. */

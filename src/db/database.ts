@@ -1,8 +1,10 @@
 import { Kysely } from 'kysely';
+import type { AccountErasureTable } from '../accounts/account-erasure.table.js';
 import type { UserTable } from '../accounts/user.table.js';
 import type { ActivityFileTable } from '../activities/activity-file.table.js';
 import type { ActivityTable } from '../activities/activity.table.js';
 import type { ConnectionTable } from '../connections/connection.table.js';
+import type { ConnectionNoticeTable } from '../notices/notice.table.js';
 import type { MealItemTable } from '../nutrition/meal.table.js';
 import type { BackfillTable } from '../sync/backfill.table.js';
 import type { OutboxTable } from '../sync/outbox.table.js';
@@ -21,6 +23,8 @@ export interface Database {
   activities: ActivityTable;
   wellness_days: WellnessDayTable;
   backfills: BackfillTable;
+  connection_notices: ConnectionNoticeTable;
+  account_erasures: AccountErasureTable;
 }
 
 export type Db = Kysely<Database>;

@@ -70,7 +70,7 @@ export function createMeals({ db, limits, clock, historyAdded }: MealsDependenci
 
   return {
     async list(user: User, date: string): Promise<MealView[]> {
-      return (await mealsOfDay(db, user.id, date)).map(toView);
+      return (await mealsOfDay(db, user.id, date)).map(mealView);
     },
 
     async add(user: User, input: MealInput): Promise<MealOutcome> {
@@ -86,7 +86,7 @@ export function createMeals({ db, limits, clock, historyAdded }: MealsDependenci
         return item;
       });
       if (!meal) return dayFull(placed.localDate);
-      return { ok: true, meal: toView(meal) };
+      return { ok: true, meal: mealView(meal) };
     },
 
     /**
@@ -110,7 +110,7 @@ export function createMeals({ db, limits, clock, historyAdded }: MealsDependenci
         if (overfull !== undefined) return dayOverfull(overfull, held.get(overfull) ?? 0, added.get(overfull) ?? 0);
         const items = await insertMeals(trx, inputs.map((input, index) => newMealItem(user, input, placed[index]!, now)));
         await markHistoryDirty(trx, user.id, days.map((day) => ({ kind: 'nutrition' as const, subject: day })), now);
-        return { ok: true as const, meals: items.map(toView), days };
+        return { ok: true as const, meals: items.map(mealView), days };
       });
       if (outcome.ok) await historyAdded(user.id);
       return outcome;
@@ -143,7 +143,7 @@ export function createMeals({ db, limits, clock, historyAdded }: MealsDependenci
         return { ok: true as const, meal: after };
       });
       if (!outcome.ok) return outcome;
-      return { ok: true, meal: toView(outcome.meal) };
+      return { ok: true, meal: mealView(outcome.meal) };
     },
 
     async remove(user: User, id: number): Promise<MealOutcome> {
@@ -157,7 +157,7 @@ export function createMeals({ db, limits, clock, historyAdded }: MealsDependenci
         return item;
       });
       if (!removed) return { ok: false, reason: 'not_found' };
-      return { ok: true, meal: toView(removed) };
+      return { ok: true, meal: mealView(removed) };
     },
   };
 }
@@ -190,7 +190,7 @@ function countByDay(dates: string[]): Map<string, number> {
   return counts;
 }
 
-function toView(item: MealItem): MealView {
+export function mealView(item: MealItem): MealView {
   return {
     id: item.id,
     name: item.name,

@@ -1,10 +1,10 @@
 import { performance } from 'node:perf_hooks';
 import type { Redis } from 'ioredis';
 import type { Logger } from '../logger.js';
+import { runEvery } from '../background/run-every.js';
 import { isRedisUnavailable } from '../queue/redis-unavailable.js';
 import { FRESH_POLL_MS, queueFreshTurns } from './fresh-poller.js';
 import { scheduleKeepAlive } from './queue.js';
-import { repeat } from './repeat.js';
 import { sweepHistory } from './sweeper.js';
 import { createSyncWorkers, type SyncWorkerSettings } from './worker.js';
 
@@ -47,8 +47,8 @@ export async function startSyncEngine(settings: SyncEngineSettings): Promise<Syn
   const workers = createSyncWorkers(settings);
   await Promise.all(workers.map((worker) => worker.waitUntilReady()));
   const loops = [
-    repeat(() => queueFreshTurns({ db: deps.db, queues, clock: deps.clock, quietMs: turns.quietMs }), FRESH_POLL_MS, reportOnceAMinute(logger, 'fresh changes not queued')),
-    repeat(() => sweepHistory({ db: deps.db, queues, redis, redisPrefix: prefix }), sweepIntervalMs, reportOnceAMinute(logger, 'sweep failed')),
+    runEvery(FRESH_POLL_MS, () => queueFreshTurns({ db: deps.db, queues, clock: deps.clock, quietMs: turns.quietMs }), reportOnceAMinute(logger, 'fresh changes not queued')),
+    runEvery(sweepIntervalMs, () => sweepHistory({ db: deps.db, queues, redis, redisPrefix: prefix }), reportOnceAMinute(logger, 'sweep failed')),
   ];
   return {
     stopLooking: async () => void (await Promise.all(loops.map((loop) => loop.stop()))),

@@ -17,6 +17,11 @@ declare module 'express-session' {
 }
 
 export const SESSION_COOKIE = 'athlete_sync_sid';
+
+/** Where the session store keeps each session: this, then the session id. */
+export function sessionKeyPrefix(redisPrefix: string): string {
+  return `${redisPrefix}:session:`;
+}
 /** A session without a signed-in user holds only a form's CSRF token: long enough to fill in the form. */
 const ANONYMOUS_SESSION_MINUTES = 30;
 
@@ -46,7 +51,7 @@ export async function createRedisSessionStore(redis: RedisAtStart & { prefix: st
   logReconnects(client, logger, 'sessions');
   await untilConnected(client, client.connect(), redis, () => client.destroy());
   // No `ttl`: connect-redis expires each key with its session's cookie.
-  const store = new RedisStore({ client, prefix: `${redis.prefix}:session:` });
+  const store = new RedisStore({ client, prefix: sessionKeyPrefix(redis.prefix) });
   return { store, close: () => client.close() };
 }
 
@@ -97,8 +102,23 @@ export async function renewUserSession(req: Request): Promise<void> {
 
 /** Sign-out: the session leaves Redis, and the browser is told to drop the cookie (same name, path and attributes). */
 export async function endSession(req: Request, res: Response): Promise<void> {
-  const { path, domain, httpOnly, secure, sameSite } = req.session.cookie;
+  const cookie = req.session.cookie;
   await promisify(req.session.destroy.bind(req.session))();
+  dropCookie(res, cookie);
+}
+
+/**
+ * After its session was deleted from Redis by other means (the account is gone): nothing of it is
+ * saved again at the end of this request, and the browser drops the cookie.
+ */
+export function forgetEndedSession(req: Request, res: Response): void {
+  const cookie = req.session.cookie;
+  // express-session saves nothing for a request without a session.
+  delete (req as Partial<Request>).session;
+  dropCookie(res, cookie);
+}
+
+function dropCookie(res: Response, { path, domain, httpOnly, secure, sameSite }: Request['session']['cookie']): void {
   res.clearCookie(SESSION_COOKIE, { path, domain, httpOnly, secure: secure === true, sameSite });
 }
 

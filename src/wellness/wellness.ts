@@ -46,7 +46,7 @@ export function createWellness({ db, clock }: WellnessDependencies) {
       const days = await wellnessDaysBetween(db, user.id, from, to);
       const statuses = await syncStatusesOf(db, user.id, 'wellness', days.map((day) => day.date));
       const syncOf = new Map(statuses.map((status) => [status.subject, syncFactsOf(status)]));
-      return days.map((day) => ({ ...toView(day), ...(syncOf.has(day.date) && { sync: syncOf.get(day.date) }) }));
+      return days.map((day) => ({ ...wellnessRecordView(day), ...(syncOf.has(day.date) && { sync: syncOf.get(day.date) }) }));
     },
 
     /**
@@ -74,7 +74,7 @@ export function createWellness({ db, clock }: WellnessDependencies) {
         await markDirty(trx, wellnessDay(user, date), now);
         return { day: after };
       });
-      return { ok: true, day: toView(day) };
+      return { ok: true, day: wellnessRecordView(day) };
     },
 
     /**
@@ -94,6 +94,6 @@ export function createWellness({ db, clock }: WellnessDependencies) {
 
 export type Wellness = ReturnType<typeof createWellness>;
 
-function toView(day: WellnessDay): WellnessRecordView {
+export function wellnessRecordView(day: WellnessDay): WellnessRecordView {
   return { date: day.date, ...measurementsOf(day) };
 }

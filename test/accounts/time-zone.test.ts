@@ -1,7 +1,9 @@
 import { fileURLToPath } from 'node:url';
+import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { up as canonicalizeStoredZones } from '../../migrations/20261124090000_canonicalize_time_zones.js';
-import { canonicalTimeZone } from '../../src/accounts/time-zone.js';
+import { up as spellStoredZonesAsIanaDoes } from '../../migrations/20261128090000_zones_in_current_spelling.js';
+import { ianaTimeZoneName } from '../../src/accounts/time-zone.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { createTestDatabase, openDb } from '../helpers/database.js';
 import { bodyOf, hiddenField, type Me } from '../helpers/http-client.js';
@@ -10,18 +12,39 @@ import { startStack, type Stack } from '../helpers/stack.js';
 
 const password = 'a long password';
 
-describe('canonicalTimeZone', () => {
+describe('ianaTimeZoneName', () => {
   it.each([
     ['europe/berlin', 'Europe/Berlin'],
     ['AMERICA/ST_JOHNS', 'America/St_Johns'],
     ['Pacific/Chatham', 'Pacific/Chatham'],
     ['utc', 'UTC'],
-  ])('names %s by its canonical name, %s', (typed, canonical) => {
-    expect(canonicalTimeZone(typed)).toBe(canonical);
+    ['Etc/UTC', 'UTC'],
+  ])('names %s as IANA spells it, %s', (typed, name) => {
+    expect(ianaTimeZoneName(typed)).toBe(name);
   });
 
-  it.each(['Mars/Olympus', 'europe/berlın', 'Europe/Berlin\u0000', ' Europe/Berlin', ''])('knows no zone %j', (typed) => {
-    expect(canonicalTimeZone(typed)).toBeUndefined();
+  // This Node's ICU calls each of them by its old name (Europe/Kiev, Asia/Calcutta, …).
+  it.each([
+    ['Europe/Kyiv', 'Europe/Kyiv'],
+    ['europe/kiev', 'Europe/Kyiv'],
+    ['Asia/Kolkata', 'Asia/Kolkata'],
+    ['ASIA/CALCUTTA', 'Asia/Kolkata'],
+    ['Asia/Kathmandu', 'Asia/Kathmandu'],
+    ['asia/katmandu', 'Asia/Kathmandu'],
+    ['America/Nuuk', 'America/Nuuk'],
+    ['America/Godthab', 'America/Nuuk'],
+    ['Asia/Saigon', 'Asia/Ho_Chi_Minh'],
+    ['America/Buenos_Aires', 'America/Argentina/Buenos_Aires'],
+  ])('names the renamed zone %s by its current spelling, %s', (typed, name) => {
+    expect(ianaTimeZoneName(typed)).toBe(name);
+  });
+
+  it.each(['Europe/Amsterdam', 'Europe/Oslo', 'Pacific/Chuuk'])('keeps %s, which IANA links to a zone it merged it with', (typed) => {
+    expect(ianaTimeZoneName(typed)).toBe(typed);
+  });
+
+  it.each(['Mars/Olympus', 'europe/berlın', 'Europe/Berlin\u0000', ' Europe/Berlin', '', 'Factory'])('knows no zone %j', (typed) => {
+    expect(ianaTimeZoneName(typed)).toBeUndefined();
   });
 });
 
@@ -37,7 +60,7 @@ describe('the time zone field', () => {
   });
 });
 
-describe('zones taken from people are stored by their canonical name', () => {
+describe('zones taken from people are stored in IANA\'s spelling', () => {
   let stack: Stack;
   beforeAll(async () => {
     stack = await startStack();
@@ -54,6 +77,16 @@ describe('zones taken from people are stored by their canonical name', () => {
     expect((await bodyOf<Me>(response)).timezone).toBe('Europe/Berlin');
     const stored = await stack.db.selectFrom('users').select('timezone').where('email', '=', email).executeTakeFirstOrThrow();
     expect(stored.timezone).toBe('Europe/Berlin');
+  });
+
+  it('a person who signs up in Europe/Kyiv is shown Europe/Kyiv', async () => {
+    const client = stack.browser();
+    const signup = await client.postJson('/api/signup', { email: 'kyiv@example.com', password, timezone: 'Europe/Kyiv' });
+    expect((await bodyOf<Me>(signup)).timezone).toBe('Europe/Kyiv');
+    expect((await bodyOf<Me>(await client.get('/api/me'))).timezone).toBe('Europe/Kyiv');
+    const dashboard = await (await client.get('/')).text();
+    expect(dashboard).toContain('value="Europe/Kyiv"');
+    expect(dashboard).not.toContain('Kiev');
   });
 
   it('the sign-up page, and the time zone form of the dashboard', async () => {
@@ -75,22 +108,41 @@ describe('zones taken from people are stored by their canonical name', () => {
 });
 
 describe('the migration of zones stored before', () => {
-  it('renames each to its canonical name, and leaves a zone it does not know as it was', async () => {
+  /** The zones as `migration` leaves them, stored before it as given. */
+  async function zonesAfter(migration: (db: Kysely<any>) => Promise<void>, stored: string[]): Promise<string[]> {
     const database = await createTestDatabase();
     const db = openDb(database);
-    await migrateToLatest(db);
+    try {
+      await migrateToLatest(db);
+      const created_at = '2026-11-21T00:00:00Z';
+      await db
+        .insertInto('users')
+        .values(stored.map((timezone, i) => ({ email: `u${i}@example.com`, password_hash: 'x', timezone, created_at })))
+        .execute();
+      await migration(db);
+      return (await db.selectFrom('users').select('timezone').orderBy('id').execute()).map((user) => user.timezone);
+    } finally {
+      await db.destroy();
+      await database.drop();
+    }
+  }
+
+  it('renames each to its canonical name, and leaves a zone it does not know as it was', async () => {
     const typed = ['europe/berlin', 'EUROPE/BERLIN', 'Asia/Tokyo', 'utc', 'Atlantis/Capital'];
-    const created_at = '2026-11-21T00:00:00Z';
-    await db
-      .insertInto('users')
-      .values(typed.map((timezone, i) => ({ email: `u${i}@example.com`, password_hash: 'x', timezone, created_at })))
-      .execute();
+    expect(await zonesAfter(canonicalizeStoredZones, typed)).toEqual(['Europe/Berlin', 'Europe/Berlin', 'Asia/Tokyo', 'UTC', 'Atlantis/Capital']);
+  });
 
-    await canonicalizeStoredZones(db);
-
-    const stored = (await db.selectFrom('users').select('timezone').orderBy('id').execute()).map((user) => user.timezone);
-    expect(stored).toEqual(['Europe/Berlin', 'Europe/Berlin', 'Asia/Tokyo', 'UTC', 'Atlantis/Capital']);
-    await db.destroy();
-    await database.drop();
+  it('then spells each as IANA does now, and leaves a zone it does not know as it was', async () => {
+    // What the canonicalising above stored: ICU's names, old spellings of renamed zones included.
+    const stored = ['Europe/Kiev', 'Asia/Calcutta', 'Asia/Katmandu', 'America/Godthab', 'Europe/Amsterdam', 'UTC', 'Atlantis/Capital'];
+    expect(await zonesAfter(spellStoredZonesAsIanaDoes, stored)).toEqual([
+      'Europe/Kyiv',
+      'Asia/Kolkata',
+      'Asia/Kathmandu',
+      'America/Nuuk',
+      'Europe/Amsterdam',
+      'UTC',
+      'Atlantis/Capital',
+    ]);
   });
 });

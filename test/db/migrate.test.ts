@@ -106,7 +106,7 @@ describe('migrations', () => {
     ]);
   });
 
-  it('20261128090000_add_sync_lanes makes what waited history: one backfill per person with entries to send', async () => {
+  it('20261129090000_add_sync_lanes makes what waited history: one backfill per person with entries to send', async () => {
     db = await freshDb();
     expect((await (await createMigrator(db)).migrateTo('20261127090000_item_ids_never_reused')).error).toBeUndefined();
     const at = '2026-11-20T10:00:00.000Z';
@@ -128,6 +128,31 @@ describe('migrations', () => {
       { user_id: waiting, started_at: '2026-11-19T09:00:00.000Z', total: 2, last_turn_at: '2026-11-19T09:00:00.000Z' },
     ]);
     expect(await db.selectFrom('outbox').select('fresh_at').distinct().execute()).toEqual([{ fresh_at: null }]);
+  });
+
+  describe.runIf(testDatabaseKind() === 'sqlite')('20261128100000_user_ids_never_reused', () => {
+    it('builds an older users table again with AUTOINCREMENT: rows, ids and what refers to them kept; a deleted newest id is never given again', async () => {
+      db = await freshDb();
+      expect((await (await createMigrator(db)).migrateTo('20261128090000_zones_in_current_spelling')).error).toBeUndefined();
+      // As a database made before the users migration used AUTOINCREMENT: the same table with a plain rowid alias.
+      await sql`pragma foreign_keys = off`.execute(db);
+      await sql`create table users_old (id integer primary key, email text not null unique, password_hash text not null, timezone text not null, created_at text not null)`.execute(db);
+      await sql`drop table users`.execute(db);
+      await sql`alter table users_old rename to users`.execute(db);
+      await sql`pragma foreign_keys = on`.execute(db);
+      const user = (email: string) => ({ email, password_hash: 'x', timezone: 'UTC', created_at: '2026-11-21T00:00:00.000Z' });
+      await db.insertInto('users').values([{ id: 3, ...user('a@example.com') }, { id: 7, ...user('b@example.com') }]).execute();
+      await db.insertInto('meal_items').values({ user_id: 7, name: 'Oats', carbs: 1, logged_at: 'x', local_date: '2026-03-10', created_at: 'x', updated_at: 'x' }).execute();
+
+      await migrateToLatest(db);
+
+      expect(await db.selectFrom('users').select(['id', 'email']).orderBy('id').execute()).toEqual([{ id: 3, email: 'a@example.com' }, { id: 7, email: 'b@example.com' }]);
+      await db.deleteFrom('users').where('id', '=', 7).execute();
+      // The foreign key still cascades: the table the items refer to is the rebuilt one.
+      expect(await db.selectFrom('meal_items').select('id').execute()).toEqual([]);
+      const { id } = await db.insertInto('users').values(user('c@example.com')).returning('id').executeTakeFirstOrThrow();
+      expect(id).toBe(8);
+    });
   });
 
   describe.runIf(testDatabaseKind() === 'sqlite')('20261127090000_item_ids_never_reused', () => {
@@ -179,7 +204,7 @@ describe('migrations', () => {
       await expect(migrateToLatest(db)).rejects.toThrow();
       expect(await rows()).toEqual({ tables: [], items: [{ id: 5 }, { id: 9 }], activities: 200 });
       await sql.raw('pragma max_page_count = 1073741823').execute(db);
-      expect(await migrateToLatest(db)).toContain('20261127090000_item_ids_never_reused');
+      expect((await migrateToLatest(db))[0]).toBe('20261127090000_item_ids_never_reused');
       expect(await rows()).toEqual({ tables: [], items: [{ id: 5 }, { id: 9 }], activities: 200 });
     });
   });

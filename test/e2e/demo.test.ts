@@ -10,7 +10,9 @@ describe('npm run demo', () => {
   it('starts sandbox, web and worker, shows their logs as readable lines, prints the URL to open, and stops them all on Ctrl+C', async () => {
     const webPort = await freePort();
     const sandboxPort = await freePort();
+    const mailPagePort = await freePort();
     const demo = start('npm', ['run', 'demo'], {
+      MAIL_PAGE_PORT: String(mailPagePort),
       PATH: process.env.PATH,
       HOME: process.env.HOME,
       PORT: String(webPort),
@@ -32,11 +34,14 @@ describe('npm run demo', () => {
       expect(signIn.headers.get('location')).toBe('/login');
       const sandbox = await fetch(`http://127.0.0.1:${sandboxPort}/_sandbox/state`);
       expect(sandbox.status).toBe(200);
+      expect(demo.output()).toContain(`Mails the app sent: http://127.0.0.1:${mailPagePort}`);
+      expect(await (await fetch(`http://127.0.0.1:${mailPagePort}/`)).text()).toContain('Mails sent by the demo');
     } finally {
       await demo.stop('SIGINT');
     }
     expect(demo.output()).not.toContain('stopping the demo');
     await expect(fetch(`http://127.0.0.1:${webPort}/healthz`)).rejects.toThrow();
     await expect(fetch(`http://127.0.0.1:${sandboxPort}/healthz`)).rejects.toThrow();
+    await expect(fetch(`http://127.0.0.1:${mailPagePort}/`)).rejects.toThrow();
   }, 90_000);
 });

@@ -122,6 +122,8 @@ describe('npm run migrate, then npm start and npm run worker', () => {
     try {
       const [, address] = await web.waitForOutput(/web listening on (\S+)"/);
       await worker.waitForOutput(/worker ready/);
+      // SMTP_URL unset: the app runs as it would without mail, and says so once.
+      expect(worker.output()).toContain('mail is off (SMTP_URL is not set)');
       // HOST unset: this machine only, not its other interfaces.
       expect(address).toBe(`http://127.0.0.1:${env.PORT}`);
       for (const other of otherAddressesOfThisMachine()) {

@@ -2,7 +2,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ServiceError } from '../../src/provider/service-error.js';
 import { syncEntry } from '../../src/sync/jobs.js';
-import { launchChromium } from '../helpers/browser.js';
+import { launchChromium, signUpAndConnect } from '../helpers/browser.js';
 import { serviceApiWith } from '../helpers/service-api.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 
@@ -14,12 +14,7 @@ beforeAll(async () => {
   stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
   browser = await launchChromium();
   page = await (await browser.newContext({ timezoneId: 'America/St_Johns' })).newPage();
-  await page.goto(`${stack.appUrl}/signup`);
-  await page.getByLabel('Email').fill('meals@example.com');
-  await page.getByLabel('Password').fill('a long password');
-  await page.getByRole('button', { name: 'Sign up' }).click();
-  await page.getByRole('link', { name: 'Connect' }).click();
-  await page.waitForURL(`${stack.appUrl}/?notice=connected`);
+  await signUpAndConnect(page, stack.appUrl, 'meals@example.com');
 });
 afterAll(async () => {
   await browser?.close();

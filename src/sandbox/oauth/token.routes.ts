@@ -36,9 +36,14 @@ export function tokenRoutes(runtime: SandboxRuntime): Router {
     const body = parseBody(jsonObjectSchema, req.body);
     const clientId = authenticateClient(body, runtime.settings);
     const { grant_type } = parseBody(grantTypeSchema, body);
-    const tokens = exchange(runtime, clientId, grant_type, body);
-    // Already applied: a client that gives up or dies while the answer is held loses these tokens.
-    await sleep(runtime.settings.tokenDelayMs);
+    let tokens: ReturnType<typeof exchange>;
+    try {
+      tokens = exchange(runtime, clientId, grant_type, body);
+    } finally {
+      // Already applied, and answered only after the delay, a refusal too: a client that gives up or
+      // dies while the answer is held loses these tokens.
+      await sleep(runtime.settings.tokenDelayMs);
+    }
     res.json(tokens);
   });
   return router;

@@ -1,0 +1,72 @@
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { simpleParser, type ParsedMail } from 'mailparser';
+import { SMTPServer, type SMTPServerDataStream } from 'smtp-server';
+
+/** How the catcher answers each mail: takes it, never answers (a stalled server), or refuses it for now (451) or for good (550). */
+export type CatcherAnswer = 'take' | 'stall' | 'refuse-for-now' | 'refuse-for-good';
+
+export interface MailCatcher {
+  /** SMTP_URL for the app. */
+  url: string;
+  /** Every mail taken, in order, as mailparser reads it. */
+  mails: ParsedMail[];
+  answer: CatcherAnswer;
+  /** Mails it was sent while answering `stall`: held for ever, never taken. */
+  stalled: number;
+  close(): Promise<void>;
+}
+
+/**
+ * A local SMTP server that keeps what it is sent, for the demo (with a page to read them,
+ * serveMailPage) and the tests: nodemailer's own smtp-server, read with mailparser. Plain SMTP on
+ * this machine, no authentication.
+ */
+export async function startMailCatcher(port = 0): Promise<MailCatcher> {
+  const catcher: MailCatcher = { url: '', mails: [], answer: 'take', stalled: 0, close: async () => {} };
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS', 'AUTH'],
+    logger: false,
+    closeTimeout: 100,
+    onData(stream: SMTPServerDataStream, _session, callback) {
+      const answer = catcher.answer;
+      simpleParser(stream).then((mail) => {
+        if (answer === 'take') {
+          catcher.mails.push(mail);
+          callback();
+        } else if (answer === 'stall') {
+          catcher.stalled += 1;
+        } else {
+          callback(Object.assign(new Error('Not now'), { responseCode: answer === 'refuse-for-now' ? 451 : 550 }));
+        }
+      }, callback);
+    },
+  });
+  server.listen(port, '127.0.0.1');
+  await once(server.server, 'listening');
+  catcher.url = `smtp://127.0.0.1:${(server.server.address() as AddressInfo).port}`;
+  catcher.close = () => new Promise((resolve) => server.close(() => resolve()));
+  return catcher;
+}
+
+/** A page listing the mails caught, newest first, with their headers that matter and their text. */
+export async function serveMailPage(catcher: MailCatcher, port: number): Promise<Server> {
+  const escape = (text: string) => text.replace(/[&<>"]/g, (char) => `&#${char.charCodeAt(0)};`);
+  const server = createServer((_req, res) => {
+    const mails = [...catcher.mails].reverse().map((mail) => {
+      const unsubscribe = mail.headerLines.find((header) => header.key === 'list-unsubscribe')?.line;
+      return `<article><h2>${escape(mail.subject ?? '(no subject)')}</h2>
+<p>To ${escape(mail.to ? [mail.to].flat().map((to) => to.text).join(', ') : '')}, ${escape(mail.date?.toISOString() ?? '')}${
+        unsubscribe ? `; ${escape(unsubscribe)}` : ''
+      }</p><pre>${escape(mail.text ?? '')}</pre></article>`;
+    });
+    res.setHeader('content-type', 'text/html; charset=utf-8');
+    res.end(`<!doctype html><meta charset="utf-8"><title>Mails sent by the demo</title><h1>Mails sent by the demo</h1>
+${mails.join('\n') || '<p>None yet.</p>'}`);
+  });
+  server.listen(port, '127.0.0.1');
+  await once(server, 'listening');
+  return server;
+}

@@ -1,0 +1,116 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { postActivity, uploadActivity } from '../helpers/activities.js';
+import { fitFile } from '../helpers/fit-files.js';
+import { connect, signUpNewUser } from '../helpers/flows.js';
+import type { CookieClient } from '../helpers/http-client.js';
+import { addMeal } from '../helpers/meals.js';
+import { startStack, type Stack } from '../helpers/stack.js';
+import { putWellness } from '../helpers/wellness.js';
+
+let stack: Stack;
+
+beforeAll(async () => {
+  stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
+});
+afterAll(async () => {
+  await stack.close();
+});
+
+async function exportOf(client: CookieClient): Promise<{ response: Response; text: string }> {
+  const response = await client.get('/api/account/export');
+  return { response, text: await response.text() };
+}
+
+describe('GET /api/account/export', () => {
+  it('is a JSON attachment of everything the app holds about the person, and no secret', async () => {
+    const client = stack.browser();
+    const email = await signUpNewUser(client, 'Europe/Kyiv');
+    expect((await connect(client)).status).toBe(303);
+    const meal = await addMeal(client, { name: 'Borscht', carbs: 20, logged_at: '2026-03-10T13:00:00+02:00' });
+    await putWellness(client, '2026-03-10', { hrv: 61, sleepSecs: 27000 });
+    const activity = await uploadActivity(client, fitFile(41), { name: 'Morning ride', metadata: JSON.stringify({ bike: 'gravel' }) });
+    const someoneElse = stack.browser();
+    await signUpNewUser(someoneElse);
+    await addMeal(someoneElse, { name: 'Somebody elses soup', carbs: 1, logged_at: '2026-03-10T13:00:00+02:00' });
+
+    const { response, text } = await exportOf(client);
+
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(response.headers.get('content-disposition')).toMatch(/^attachment; filename="?athlete-sync-export-\d{4}-\d{2}-\d{2}\.json"?$/);
+    const exported = JSON.parse(text);
+    expect(exported).toMatchObject({
+      account: { email, timezone: 'Europe/Kyiv', connectionMail: true },
+      connection: { status: 'connected', scopes: expect.arrayContaining(['nutrition:write']) },
+      meals: [meal],
+      wellness: [{ date: '2026-03-10', hrv: 61, sleepSecs: 27000 }],
+      activities: [{ id: activity.id, name: 'Morning ride', metadata: { bike: 'gravel' }, sha256: activity.sha256, file: `/api/activities/${activity.id}/file` }],
+      syncDays: expect.arrayContaining([
+        expect.objectContaining({ kind: 'nutrition', date: '2026-03-10', status: 'pending' }),
+        expect.objectContaining({ kind: 'wellness', date: '2026-03-10', status: 'pending' }),
+      ]),
+      connectionMails: [],
+    });
+    expect(exported.account.createdAt).toMatch(/^\d{4}-\d{2}-\d{2}T/);
+    expect(exported.activities[0].sync).toMatchObject({ status: 'pending' });
+
+    const { id } = await stack.db.selectFrom('users').select('id').where('email', '=', email).executeTakeFirstOrThrow();
+    const stored = await stack.db.selectFrom('connections').selectAll().where('user_id', '=', id).executeTakeFirstOrThrow();
+    const { password_hash } = await stack.db.selectFrom('users').select('password_hash').where('id', '=', id).executeTakeFirstOrThrow();
+    const grant = (await stack.storedGrant(id))!;
+    for (const secret of [grant.accessToken, grant.refreshToken, stored.access_token_sealed, stored.refresh_token_sealed, password_hash, stored.grant_id]) {
+      expect(text).not.toContain(secret);
+    }
+    expect(text).not.toMatch(/sbx_(at|rt|code)_|\$argon2|password/i);
+    expect(text).not.toContain('Somebody else');
+  });
+
+  it('holds every row however many there are (read in batches)', async () => {
+    const client = stack.browser();
+    await signUpNewUser(client, 'UTC');
+    const days = Array.from({ length: 12 }, (_, day) => `2026-01-${String(day + 1).padStart(2, '0')}`);
+    const items = days.flatMap((date) => Array.from({ length: 100 }, (_, n) => ({ name: `Item ${n}`, carbs: 1, logged_at: `${date}T10:${String(n % 60).padStart(2, '0')}:00Z` })));
+    for (let start = 0; start < items.length; start += 500) {
+      expect((await client.postJson('/api/meals/batch', { items: items.slice(start, start + 500) })).status).toBe(201);
+    }
+    const exported = JSON.parse((await exportOf(client)).text);
+    expect(exported.meals).toHaveLength(1200);
+    expect(new Set(exported.meals.map((meal: { id: number }) => meal.id)).size).toBe(1200);
+    expect(exported.syncDays).toHaveLength(12);
+  });
+
+  it('answers 401 signed out', async () => {
+    expect((await stack.browser().get('/api/account/export')).status).toBe(401);
+  });
+});
+
+describe('GET /api/activities/:id/file', () => {
+  it('answers the stored .fit file byte for byte, as an attachment under its file name', async () => {
+    const client = stack.browser();
+    await signUpNewUser(client);
+    const bytes = fitFile(77);
+    const activity = await uploadActivity(client, bytes, { fileName: 'evening run.fit' });
+    const response = await client.get(`/api/activities/${activity.id}/file`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('application/octet-stream');
+    expect(response.headers.get('content-disposition')).toContain('evening run.fit');
+    expect(new Uint8Array(await response.arrayBuffer())).toEqual(bytes);
+  });
+
+  it('is 404 for another person\'s activity and for ids that are not ids, 410 once the bytes were pruned', async () => {
+    const owner = stack.browser();
+    await signUpNewUser(owner);
+    const activity = await uploadActivity(owner, fitFile(78));
+    const stranger = stack.browser();
+    await signUpNewUser(stranger);
+    for (const path of [`/api/activities/${activity.id}/file`, '/api/activities/0/file', '/api/activities/abc/file', '/api/activities/99999999999999999999/file']) {
+      expect((await stranger.get(path)).status).toBe(404);
+    }
+    await stack.db.updateTable('activities').set({ file_stored: 0 }).where('id', '=', activity.id).execute();
+    const pruned = await owner.get(`/api/activities/${activity.id}/file`);
+    expect(pruned.status).toBe(410);
+    expect(await pruned.json()).toMatchObject({ error: 'file_pruned' });
+    expect((await postActivity(owner, fitFile(78))).status).toBe(200);
+    expect((await owner.get(`/api/activities/${activity.id}/file`)).status).toBe(200);
+  });
+});

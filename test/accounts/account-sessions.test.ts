@@ -1,0 +1,146 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SESSION_COOKIE } from '../../src/web/session.js';
+import { PASSWORD, sendJson, signedInAgain } from '../helpers/account.js';
+import { signUpNewUser } from '../helpers/flows.js';
+import { bodyOf, hiddenField, type ApiError } from '../helpers/http-client.js';
+import { startStack, type Stack } from '../helpers/stack.js';
+
+let stack: Stack;
+
+beforeAll(async () => {
+  stack = await startStack();
+});
+afterAll(async () => {
+  await stack.close();
+});
+
+const NEW_PASSWORD = 'another long password';
+
+describe('POST /api/account/password', () => {
+  it('changes the password (204): every other session ends, this one continues under a new session id', async () => {
+    const client = stack.browser();
+    const email = await signUpNewUser(client);
+    const laptop = await signedInAgain(client, email);
+    const phone = await signedInAgain(client, email);
+    const before = client.cookie(SESSION_COOKIE);
+
+    const changed = await client.postJson('/api/account/password', { current_password: PASSWORD, new_password: NEW_PASSWORD });
+
+    expect(changed.status).toBe(204);
+    expect(client.cookie(SESSION_COOKIE)).not.toBe(before);
+    expect((await client.get('/api/me')).status).toBe(200);
+    expect((await laptop.get('/api/me')).status).toBe(401);
+    expect((await phone.get('/api/me')).status).toBe(401);
+    expect((await stack.browser().postJson('/api/login', { email, password: PASSWORD })).status).toBe(401);
+    expect((await stack.browser().postJson('/api/login', { email, password: NEW_PASSWORD })).status).toBe(200);
+  });
+
+  it('refuses a wrong current password (403), changes nothing, and counts it like a failed sign-in (429 after five)', async () => {
+    const client = stack.browser();
+    const email = await signUpNewUser(client);
+    const other = await signedInAgain(client, email);
+    const statuses: number[] = [];
+    for (let attempt = 0; attempt < 7; attempt++) {
+      const refused = await client.postJson('/api/account/password', { current_password: `guess ${attempt}`, new_password: NEW_PASSWORD });
+      statuses.push(refused.status);
+    }
+    expect(statuses).toEqual([403, 403, 403, 403, 403, 429, 429]);
+    // The sign-in limit is the same count: signing in from this address is refused too, even rightly.
+    expect((await stack.browser().postJson('/api/login', { email, password: PASSWORD })).status).toBe(429);
+    expect((await other.get('/api/me')).status).toBe(200);
+    const changedAfterAll = await client.postJson('/api/account/password', { current_password: PASSWORD, new_password: NEW_PASSWORD });
+    expect(changedAfterAll.status).toBe(429);
+  });
+
+  it.each([
+    ['an empty body', {}, ['current_password', 'new_password']],
+    ['a short new password', { current_password: PASSWORD, new_password: 'short' }, ['new_password']],
+    ['a number', { current_password: 12, new_password: NEW_PASSWORD }, ['current_password']],
+    ['5,000 characters', { current_password: 'x'.repeat(5000), new_password: NEW_PASSWORD }, ['current_password']],
+    ['an unknown field', { current_password: PASSWORD, new_password: NEW_PASSWORD, role: 'admin' }, ['role']],
+    ['an array', [PASSWORD, NEW_PASSWORD], ['body']],
+  ])('answers 400 naming the field for %s, and changes nothing', async (_case, body, fields) => {
+    const client = stack.browser();
+    const email = await signUpNewUser(client);
+    const refused = await client.postJson('/api/account/password', body);
+    expect(refused.status).toBe(400);
+    expect((await bodyOf<ApiError>(refused)).fields).toEqual(fields);
+    expect((await stack.browser().postJson('/api/login', { email, password: PASSWORD })).status).toBe(200);
+  });
+
+  it('answers 401 signed out, and 415 to a body that is not JSON', async () => {
+    expect((await stack.browser().postJson('/api/account/password', { current_password: PASSWORD, new_password: NEW_PASSWORD })).status).toBe(401);
+    const client = stack.browser();
+    await signUpNewUser(client);
+    const form = await client.postForm('/api/account/password', { current_password: PASSWORD, new_password: NEW_PASSWORD });
+    expect(form.status).toBe(415);
+  });
+
+  it('the account page: the form changes it and signs out the other sessions', async () => {
+    const client = stack.browser();
+    const email = await signUpNewUser(client);
+    const other = await signedInAgain(client, email);
+    const page = await (await client.get('/account')).text();
+    const _csrf = hiddenField(page, '_csrf');
+
+    const wrong = await client.postForm('/account/password', { _csrf, current_password: 'not it', new_password: NEW_PASSWORD });
+    expect(wrong.status).toBe(403);
+    expect(await wrong.text()).toContain('That is not your current password.');
+
+    const changed = await client.postForm('/account/password', { _csrf, current_password: PASSWORD, new_password: NEW_PASSWORD });
+    expect(changed.status).toBe(303);
+    expect(await (await client.get(changed.headers.get('location')!)).text()).toContain('Password changed.');
+    expect((await other.get('/api/me')).status).toBe(401);
+  });
+});
+
+describe('signing out everywhere', () => {
+  it('POST /api/account/logout-everywhere ends every session of the person, this one too, and no one else\'s', async () => {
+    const client = stack.browser();
+    const email = await signUpNewUser(client);
+    const others = [await signedInAgain(client, email), await signedInAgain(client, email)];
+    const someoneElse = stack.browser();
+    await signUpNewUser(someoneElse);
+
+    expect((await client.postJson('/api/account/logout-everywhere', {})).status).toBe(204);
+
+    for (const session of [client, ...others]) expect((await session.get('/api/me')).status).toBe(401);
+    expect((await someoneElse.get('/api/me')).status).toBe(200);
+    const setKey = (await stack.db.selectFrom('users').select('id').where('email', '=', email).executeTakeFirstOrThrow()).id;
+    expect(await userSessionIds(setKey)).toEqual([]);
+  });
+
+  it('the account page\'s button, which sends the person to sign in', async () => {
+    const client = stack.browser();
+    const email = await signUpNewUser(client);
+    const other = await signedInAgain(client, email);
+    const _csrf = hiddenField(await (await client.get('/account')).text(), '_csrf');
+    const signedOut = await client.postForm('/account/sign-out-everywhere', { _csrf });
+    expect(signedOut.status).toBe(303);
+    expect(signedOut.headers.get('location')).toBe('/login');
+    expect((await client.get('/api/me')).status).toBe(401);
+    expect((await other.get('/api/me')).status).toBe(401);
+  });
+
+  it('finds the sessions without scanning Redis: the person\'s set holds the live ones, pruned of those that ended', async () => {
+    const client = stack.browser();
+    const email = await signUpNewUser(client);
+    const { id } = await stack.db.selectFrom('users').select('id').where('email', '=', email).executeTakeFirstOrThrow();
+    const second = await signedInAgain(client, email);
+    expect(await userSessionIds(id)).toHaveLength(2);
+    expect((await second.postJson('/api/logout', {})).status).toBe(204);
+    expect(await userSessionIds(id)).toHaveLength(1);
+    await signedInAgain(client, email);
+    expect(await userSessionIds(id)).toHaveLength(2);
+  });
+});
+
+async function userSessionIds(userId: number): Promise<string[]> {
+  const { Redis } = await import('ioredis');
+  const redis = new Redis(stack.config.redis.url);
+  try {
+    return await redis.smembers(`${stack.config.redis.prefix}:user-sessions:${userId}`);
+  } finally {
+    redis.disconnect();
+  }
+}

@@ -1,0 +1,221 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { keepConnectionsAlive } from '../../src/connections/keep-alive.js';
+import { startMailCatcher, type MailCatcher } from '../../src/dev/mail-catcher.js';
+import { createLogger } from '../../src/logger.js';
+import { createMailer } from '../../src/notices/mailer.js';
+import { sendDueNotices } from '../../src/notices/send-notices.js';
+import { syncEntry } from '../../src/sync/jobs.js';
+import { sendJson } from '../helpers/account.js';
+import { connect, signUpNewUser } from '../helpers/flows.js';
+import { hiddenField, type CookieClient } from '../helpers/http-client.js';
+import { addMeal } from '../helpers/meals.js';
+import type { Running } from '../helpers/processes.js';
+import { startStack, type Stack } from '../helpers/stack.js';
+import { eventually } from '../helpers/wait.js';
+import { startWorkerProcess } from '../helpers/worker-process.js';
+
+const MAIL_FROM = 'athlete-sync <no-reply@example.com>';
+let catcher: MailCatcher;
+let stack: Stack;
+const workers: Running[] = [];
+
+beforeAll(async () => {
+  catcher = await startMailCatcher();
+  stack = await startStack({ env: { SMTP_URL: catcher.url, MAIL_FROM } });
+});
+afterEach(async () => {
+  await Promise.all(workers.splice(0).map((worker) => worker.stop('SIGKILL')));
+  catcher.answer = 'take';
+});
+afterAll(async () => {
+  await stack.close();
+  await catcher.close();
+});
+
+interface Person {
+  id: number;
+  email: string;
+  client: CookieClient;
+  athlete: string;
+}
+
+let athletes = 0;
+
+async function connectedPerson(): Promise<Person> {
+  const athlete = `Athlete ${++athletes}`;
+  await stack.changeSandbox({ autoApprove: athlete });
+  const client = stack.browser();
+  const email = await signUpNewUser(client, 'Asia/Kathmandu');
+  expect((await connect(client)).status).toBe(303);
+  const { id } = await stack.db.selectFrom('users').select('id').where('email', '=', email).executeTakeFirstOrThrow();
+  return { id, email, client, athlete };
+}
+
+/** The service revokes the person's grant (a stolen refresh token used twice), and a sync job finds out. */
+async function revokeAndSync(person: Person): Promise<void> {
+  const stolen = (await stack.storedGrant(person.id))!.refreshToken;
+  for (let i = 0; i < 2; i++) await stack.presentRefreshToken(stolen);
+  const meal = await addMeal(person.client, { name: 'Dal bhat', carbs: 90, logged_at: '2026-03-10T19:00:00+05:45' });
+  expect(await syncEntry(stack.sendDependencies(), { userId: person.id, kind: 'nutrition', subject: meal.date })).toBe('waiting-for-connection');
+}
+
+function sendNotices(clock: () => Date = () => new Date(), mailer = createMailer(stack.config.mail)) {
+  return sendDueNotices({ db: stack.db, mailer, appBaseUrl: stack.appUrl, clock, logger: createLogger('silent') });
+}
+
+const mailsTo = (person: Person) => catcher.mails.filter((mail) => mail.to && [mail.to].flat().some((to) => to.text === person.email));
+
+async function noticeOutcomes(person: Person) {
+  return (await stack.db.selectFrom('connection_notices').select(['kind', 'outcome']).where('user_id', '=', person.id).execute());
+}
+
+describe('a mail when the connection needs the person', () => {
+  it('one mail per incident when the service revokes the grant: plain words, since when, and a link that reconnects', async () => {
+    const person = await connectedPerson();
+    await revokeAndSync(person);
+    await revokeAndSync(person);
+
+    expect(await sendNotices()).toBe(1);
+    expect(await sendNotices()).toBe(0);
+
+    const [mail, ...more] = mailsTo(person);
+    expect(more).toEqual([]);
+    expect(mail!.subject).toBe('Your data has stopped syncing to the Athlete Data Service');
+    expect(mail!.from?.value).toEqual([{ name: 'athlete-sync', address: 'no-reply@example.com' }]);
+    expect(mail!.text).toMatch(/^Since \d{1,2} \w{3} \d{4}, \d{2}:\d{2} \(Asia\/Kathmandu\), athlete-sync cannot keep your data/);
+    expect(mail!.text).toContain("no longer accepts this app's access: it was withdrawn or has ended.");
+    expect(mail!.text).toContain(`Reconnect here: ${stack.appUrl}/connect`);
+    expect(mail!.headerLines.find((header) => header.key === 'list-unsubscribe')?.line).toBe(`List-Unsubscribe: <${stack.appUrl}/account>`);
+    expect(mail!.text).not.toMatch(/sbx_(at|rt|code)_|code=|state=/);
+
+    const link = mail!.text!.match(/Reconnect here: (\S+)/)![1]!;
+    const toService = await person.client.get(link);
+    expect(toService.status).toBe(303);
+    const authorize = await fetch(toService.headers.get('location')!, { redirect: 'manual' });
+    expect((await person.client.get(authorize.headers.get('location')!)).status).toBe(303);
+    expect(await (await person.client.get('/api/me')).json()).toMatchObject({ connection: { status: 'connected' } });
+  });
+
+  it('one mail when the refresh token expires within 7 days (§2.1), however often it is noticed', async () => {
+    await stack.changeSandbox({ refreshTokenTtlS: 3 * 24 * 3600, rotateRefreshTokens: false });
+    try {
+      const person = await connectedPerson();
+      for (let run = 0; run < 3; run++) await keepConnectionsAlive(stack.db, stack.accessTokens(), () => new Date(), createLogger('silent'));
+      expect(await sendNotices()).toBe(1);
+      const [mail, ...more] = mailsTo(person);
+      expect(more).toEqual([]);
+      expect(mail!.subject).toBe('Reconnect soon to keep syncing with the Athlete Data Service');
+      expect(mail!.text).toMatch(/permission for this app ends at .* \(Asia\/Kathmandu\)\./);
+    } finally {
+      await stack.changeSandbox({ refreshTokenTtlS: null, rotateRefreshTokens: true });
+    }
+  });
+
+  it('one mail when the service withdraws a scope the grant held', async () => {
+    const person = await connectedPerson();
+    await stack.changeSandbox({ withdrawnScopes: ['nutrition:write'] });
+    try {
+      const meal = await addMeal(person.client, { name: 'Momo', carbs: 40, logged_at: '2026-03-12T12:00:00+05:45' });
+      for (let run = 0; run < 2; run++) await syncEntry(stack.sendDependencies(), { userId: person.id, kind: 'nutrition', subject: meal.date });
+    } finally {
+      await stack.changeSandbox({ withdrawnScopes: [] });
+    }
+    expect(await sendNotices()).toBe(1);
+    const [mail, ...more] = mailsTo(person);
+    expect(more).toEqual([]);
+    expect(mail!.subject).toBe('Nutrition has stopped syncing to the Athlete Data Service');
+  });
+
+  it('none once the person turned them off (the API or the account page); the notice is settled all the same', async () => {
+    const person = await connectedPerson();
+    const page = await (await person.client.get('/account')).text();
+    expect(page).toContain('name="connection_mail" checked');
+    expect((await person.client.postForm('/account/mail', { _csrf: hiddenField(page, '_csrf') })).status).toBe(303);
+    expect(await (await person.client.get('/api/me')).json()).toMatchObject({ connectionMail: false });
+    await revokeAndSync(person);
+    expect(await sendNotices()).toBe(0);
+    expect(mailsTo(person)).toEqual([]);
+    expect(await noticeOutcomes(person)).toEqual([{ kind: 'needs_reconnect', outcome: 'turned_off' }]);
+
+    expect((await sendJson(person.client, 'PATCH', '/api/account', { connectionMail: true })).status).toBe(200);
+    for (const body of [{ connectionMail: 'yes' }, {}, { connectionMail: true, extra: 1 }]) {
+      expect((await sendJson(person.client, 'PATCH', '/api/account', body)).status).toBe(400);
+    }
+  });
+
+  it('none while mail is off (no SMTP_URL): the notice is settled without one', async () => {
+    const person = await connectedPerson();
+    await revokeAndSync(person);
+    const mailOff = { db: stack.db, mailer: undefined, appBaseUrl: stack.appUrl, clock: () => new Date(), logger: createLogger('silent') };
+    expect(await sendDueNotices(mailOff)).toBe(0);
+    expect(mailsTo(person)).toEqual([]);
+    expect(await noticeOutcomes(person)).toEqual([{ kind: 'needs_reconnect', outcome: 'mail_off' }]);
+  });
+
+  it('none for an incident over before its mail went (the person reconnected)', async () => {
+    const person = await connectedPerson();
+    await revokeAndSync(person);
+    expect((await connect(person.client)).status).toBe(303);
+    expect(await sendNotices()).toBe(0);
+    expect(await noticeOutcomes(person)).toEqual([{ kind: 'needs_reconnect', outcome: 'resolved' }]);
+  });
+});
+
+describe('never twice, never lost', () => {
+  it('a sender that dies while the mail server has not taken the mail: the mail goes once its claim runs out', async () => {
+    const person = await connectedPerson();
+    await revokeAndSync(person);
+    catcher.answer = 'stall';
+    // This send hangs, as if its process had died in the middle of it; it is left behind.
+    void sendNotices().catch(() => {});
+    await eventually('the mail server to hold the mail', async () => (catcher.stalled > 0 ? true : undefined));
+    catcher.answer = 'take';
+    expect(await sendNotices()).toBe(0);
+    const later = () => new Date(Date.now() + 5 * 60_000);
+    expect(await sendNotices(later)).toBe(1);
+    expect(await sendNotices(later)).toBe(0);
+    expect(mailsTo(person)).toHaveLength(1);
+  });
+
+  it('two workers sending at once send each mail once', async () => {
+    const people = [await connectedPerson(), await connectedPerson(), await connectedPerson()];
+    for (const person of people) await revokeAndSync(person);
+    const sent = await Promise.all([sendNotices(), sendNotices(), sendNotices()]);
+    expect(sent.reduce((sum, count) => sum + count, 0)).toBe(3);
+    for (const person of people) expect(mailsTo(person)).toHaveLength(1);
+  });
+
+  it('a mail server that refuses for now is tried again later; one that refuses for good settles the notice', async () => {
+    const person = await connectedPerson();
+    await revokeAndSync(person);
+    catcher.answer = 'refuse-for-now';
+    expect(await sendNotices()).toBe(0);
+    catcher.answer = 'take';
+    expect(await sendNotices()).toBe(0);
+    expect(await sendNotices(() => new Date(Date.now() + 2 * 60_000))).toBe(1);
+
+    const refused = await connectedPerson();
+    await revokeAndSync(refused);
+    catcher.answer = 'refuse-for-good';
+    expect(await sendNotices()).toBe(0);
+    expect(await noticeOutcomes(refused)).toEqual([{ kind: 'needs_reconnect', outcome: 'refused' }]);
+  });
+
+  it('a worker killed between deciding and sending: the next worker sends the mail, once', async () => {
+    const person = await connectedPerson();
+    // The first worker decides (its job records the incident) but never gets to send: its next send is far off.
+    workers.push(await startWorkerProcess(stack, { SYNC_QUIET_MS: '100', MAIL_INTERVAL_MS: '600000' }));
+    const stolen = (await stack.storedGrant(person.id))!.refreshToken;
+    for (let i = 0; i < 2; i++) await stack.presentRefreshToken(stolen);
+    await addMeal(person.client, { name: 'Thukpa', carbs: 50, logged_at: '2026-03-13T19:00:00+05:45' });
+    await eventually('the incident to be recorded', async () => ((await noticeOutcomes(person)).length === 1 ? true : undefined));
+    await workers.pop()!.stop('SIGKILL');
+    expect(mailsTo(person)).toEqual([]);
+
+    workers.push(await startWorkerProcess(stack, { MAIL_INTERVAL_MS: '100' }));
+    await eventually('the mail', async () => (mailsTo(person).length > 0 ? true : undefined));
+    await eventually('the notice to be settled', async () => ((await noticeOutcomes(person))[0]?.outcome === 'sent' ? true : undefined));
+    expect(await sendNotices(() => new Date(Date.now() + 3_600_000))).toBe(0);
+    expect(mailsTo(person)).toHaveLength(1);
+  }, 60_000);
+});
