@@ -86,9 +86,13 @@ async function measure(stack: BenchStack, flags: BenchFlags): Promise<Omit<Bench
   const expectedDays = users.length * (ingestDates.length + (batch.available ? batchDates.length : 0));
   await sleep(BENCH_SYNC_QUIET_MS + 500);
   for (let worker = 0; worker < flags.workers; worker++) stack.startWorker();
+  // The workers' CPU from their first upsert on: their start-up is not the drain's.
+  const started = await waitForRecords(stack.sandboxUrl, APP_ATHLETE_PREFIX, (records) => records.length > 0, DRAIN_TIMEOUT_MS);
+  const cpuAtStart = await workersCpuMs(stack);
   const drained = await waitForRecords(stack.sandboxUrl, APP_ATHLETE_PREFIX, (records) => records.length >= expectedDays, DRAIN_TIMEOUT_MS);
-  const workersCpuMs = await Promise.all(stack.workers.map((worker) => cpuMs(worker.pid, readText)));
-  const drain = { ...drainRate(drained), workerCpuMsPerDay: workersCpuMs.includes(null) ? null : sum(workersCpuMs as number[]) / drained.length };
+  const cpuAtEnd = await workersCpuMs(stack);
+  const cpuSpent = cpuAtStart === null || cpuAtEnd === null ? null : cpuAtEnd - cpuAtStart;
+  const drain = { ...drainRate(drained), workerCpuMsPerDay: cpuSpent === null ? null : cpuSpent / (drained.length - started.length) };
 
   progress('item -> synced latency, bursts with the workers running');
   const latency = await syncLatency(stack, users, latencyDate, flags);
@@ -124,6 +128,12 @@ async function measure(stack: BenchStack, flags: BenchFlags): Promise<Omit<Bench
 }
 
 const readText = (path: string) => readFile(path, 'utf8');
+
+/** The CPU time of every worker process together, in ms; null without /proc. */
+async function workersCpuMs(stack: BenchStack): Promise<number | null> {
+  const each = await Promise.all(stack.workers.map((worker) => cpuMs(worker.pid, readText)));
+  return each.includes(null) ? null : sum(each as number[]);
+}
 /** The monotonic clock V8's CPU profiles are timed by, in microseconds. */
 const monotonicMicros = () => Number(process.hrtime.bigint() / 1000n);
 const between = (before: number | null, after: number | null) => (before === null || after === null ? null : after - before);

@@ -15,8 +15,8 @@ export interface BenchResults {
   /** null: this build has no POST /api/meals/batch (it answered 404). */
   batch: RateMeasurement | null;
   /**
-   * `workerCpuMsPerDay`: the workers' CPU time (user and system, from /proc, start-up included) per
-   * day drained: unlike the rate, it does not follow how busy the rest of the machine is. Null without /proc.
+   * `workerCpuMsPerDay`: the workers' CPU time (user and system, from /proc) per day drained after
+   * their first: unlike the rate, it hardly follows how busy the rest of the machine is. Null without /proc.
    */
   drain: { days: number; seconds: number; perSecond: number; workerCpuMsPerDay: number | null };
   ceiling: RateMeasurement;
