@@ -17,11 +17,15 @@ export interface Permit {
 
 export interface RequestBudget {
   /**
-   * Waits for the next slot of the shared rate that this lane may have, and for the person to have
-   * no other request in flight (from any process). The caller reads what it sends only then, so a
-   * slower request of the other lane can never overtake it with older data.
+   * Waits for the next slot of the shared rate that this lane may have, with the person's lock: no
+   * other request of theirs is in flight (from any process) until the permit is released. The
+   * caller reads what it sends only then, so a slower request of the other lane can never overtake
+   * it with older data. A fresh request waits for the person's other request to end; history gives
+   * way instead (undefined: its turn ends, and comes back), so a person's change of now never waits
+   * behind their own history either.
    */
-  take(lane: Lane, userId: number): Promise<Permit>;
+  take(lane: 'fresh', userId: number): Promise<Permit>;
+  take(lane: Lane, userId: number): Promise<Permit | undefined>;
   /** No request of any process starts for this long: the service answered 429 with Retry-After. */
   pause(ms: number): Promise<void>;
 }
@@ -86,13 +90,13 @@ const RENEW_IF_OWNER = `if redis.call('get', KEYS[1]) == ARGV[1] then return red
 
 const GRANTED = 1;
 const TOO_FAR_AHEAD = 0;
+const PERSON_BUSY = -1;
 /** How often a request waiting for the person's other request looks again. */
 const BUSY_POLL_MS = 10;
 const DEFAULT_LOCK_TTL_MS = 5000;
 
 /** Runs `send` (which reads what it sends, then sends it) under a permit, released whatever happens. */
-export async function withPermit<T>(budget: RequestBudget, lane: Lane, userId: number, send: () => Promise<T>): Promise<T> {
-  const permit = await budget.take(lane, userId);
+export async function underPermit<T>(permit: Permit, send: () => Promise<T>): Promise<T> {
   try {
     return await send();
   } finally {
@@ -124,16 +128,19 @@ export function createRequestBudget({ redis: connection, prefix, ratePerS, lockT
   // Waiters woken together by the same answer would all ask again at once: a little jitter spreads them.
   const jitterMs = () => Math.random() * Math.min(intervalUs / 1000, 20);
 
+  async function take(lane: Lane, userId: number): Promise<Permit | undefined> {
+    const owner = randomUUID();
+    const key = personKey(userId);
+    for (;;) {
+      const [answer, ms] = await redis.budgetTakeSlot(scheduleKey, key, intervalUs, horizonUs(lane, intervalUs), owner, lockTtlMs);
+      if (answer === GRANTED) return holdLock(key, owner, ms);
+      if (answer === PERSON_BUSY && lane === 'backfill') return undefined;
+      await sleep(answer === TOO_FAR_AHEAD ? ms + jitterMs() : Math.min(Math.max(ms, 1), BUSY_POLL_MS));
+    }
+  }
+
   return {
-    async take(lane, userId) {
-      const owner = randomUUID();
-      const key = personKey(userId);
-      for (;;) {
-        const [answer, ms] = await redis.budgetTakeSlot(scheduleKey, key, intervalUs, horizonUs(lane, intervalUs), owner, lockTtlMs);
-        if (answer === GRANTED) return holdLock(key, owner, ms);
-        await sleep(answer === TOO_FAR_AHEAD ? ms + jitterMs() : Math.min(Math.max(ms, 1), BUSY_POLL_MS));
-      }
-    },
+    take: take as RequestBudget['take'],
 
     async pause(ms) {
       await redis.budgetPause(scheduleKey, Math.ceil(ms));

@@ -4,7 +4,7 @@ import { hasCapability } from '../connections/capabilities.js';
 import { findConnection, type Connection } from '../connections/connection.repository.js';
 import type { Logger } from '../logger.js';
 import { ServiceError } from '../provider/service-error.js';
-import { withPermit, type Lane, type RequestBudget } from '../queue/request-budget.js';
+import { underPermit, type Lane, type RequestBudget } from '../queue/request-budget.js';
 import { endHistory, recordTurn } from './backfill.js';
 import { syncEntry, type SyncEntryOutcome } from './jobs.js';
 import {
@@ -42,7 +42,7 @@ export interface TurnSettings {
  * What the queue does after a turn: nothing, the person's next turn at the back of the lane, a
  * retry after a backoff, or (a fresh change that failed its tries) the person's history turn.
  */
-export type TurnNext = { next: 'done' } | { next: 'again' } | { next: 'retry'; afterMs: number } | { next: 'history' };
+export type TurnNext = { next: 'done' } | { next: 'again'; afterMs?: number } | { next: 'retry'; afterMs: number } | { next: 'history' };
 
 export interface TurnOutcome {
   sent: number;
@@ -58,6 +58,8 @@ const HISTORY_TURN_MS = 250;
 const HISTORY_TURN_ENTRIES = 50;
 /** A fresh turn sends every change of the person that is due, up to this many. */
 const FRESH_TURN_ENTRIES = 20;
+/** A history turn that gave way to the person's other request comes back after this. */
+const GIVE_WAY_MS = 100;
 /** Backoff after retryable failures in a row: doubling from 1 s, at most 10 minutes, with jitter. */
 const BACKOFF_FIRST_MS = 1000;
 const BACKOFF_MAX_MS = 10 * 60 * 1000;
@@ -126,19 +128,24 @@ interface Run {
   failed?: { entry: DirtyEntry; retryAfterMs: number | undefined };
   /** The turn's share ran out before its last entry. */
   stoppedEarly: boolean;
+  /** History gave way to the person's request in flight (their change of now, say). */
+  gaveWay?: boolean;
 }
 
 /**
  * Sends the entries in order while `goOn()`, each under its own permit; stops at the first retryable
- * failure, and when the connection turned out to need the person (the next turn reads it anew).
+ * failure, when the connection turned out to need the person (the next turn reads it anew), and, in
+ * history, when the person's change of now is being sent (it goes first).
  */
 async function sendEntries(deps: OneTurn, lane: Lane, entries: DirtyEntry[], goOn: () => boolean): Promise<Run> {
   let sent = 0;
   for (const [index, entry] of entries.entries()) {
     if (index > 0 && !goOn()) return { sent, stoppedEarly: true };
+    const permit = await deps.budget.take(lane, entry.userId);
+    if (!permit) return { sent, stoppedEarly: true, gaveWay: true };
     let outcome: SyncEntryOutcome;
     try {
-      outcome = await withPermit(deps.budget, lane, entry.userId, () => syncEntry(deps, entry, deps.connection));
+      outcome = await underPermit(permit, () => syncEntry(deps, entry, deps.connection));
     } catch (error) {
       if (!(error instanceof ServiceError)) throw error;
       deps.logger.warn({ entry, err: error }, 'entry not synced yet');
@@ -155,6 +162,7 @@ async function sendEntries(deps: OneTurn, lane: Lane, entries: DirtyEntry[], goO
 /** A 429 spends no try (the budget waits for it); another retryable failure backs off. */
 function nextAfter(run: Run, failures: number, more: boolean): TurnNext {
   if (run.failed && run.failed.retryAfterMs === undefined) return { next: 'retry', afterMs: backoffMs(failures + 1) };
+  if (run.gaveWay) return { next: 'again', afterMs: GIVE_WAY_MS };
   return run.failed || more ? { next: 'again' } : { next: 'done' };
 }
 

@@ -69,7 +69,7 @@ function createLaneWorker(settings: SyncWorkerSettings, lane: Lane): Worker {
       throw error;
     }
     const { sent, next } = outcome;
-    if (next.next === 'again') await queueNextTurn(queues, lane, { userId, failures: 0 });
+    if (next.next === 'again') await queueNextTurn(queues, lane, { userId, failures: 0 }, next.afterMs);
     if (next.next === 'retry') await queueNextTurn(queues, lane, { userId, failures: failures + 1 }, next.afterMs);
     if (next.next === 'history') await queueNextTurn(queues, 'backfill', { userId, failures: 0 });
     return { outcome: next.next, sent };

@@ -3,7 +3,7 @@ import { findConnection } from '../connections/connection.repository.js';
 import type { Db } from '../db/database.js';
 import type { ServiceApi } from '../provider/api.js';
 import { ServiceError } from '../provider/service-error.js';
-import { withPermit, type RequestBudget } from '../queue/request-budget.js';
+import { underPermit, type RequestBudget } from '../queue/request-budget.js';
 import { readWorkoutListing, type WorkoutListing } from './workout-listing.js';
 
 export interface WorkoutsDependencies {
@@ -34,7 +34,8 @@ export async function listWorkouts({ db, api, budget }: WorkoutsDependencies, us
   if (!connection) return { ok: false, reason: 'not-connected', message: NOT_CONNECTED };
   if (!hasCapability(connection.scopes, 'workouts')) return { ok: false, reason: 'reconnect', message: SCOPE_MISSING };
   try {
-    return { ok: true, ...readWorkoutListing(await withPermit(budget, 'fresh', userId, () => api.listWorkouts(userId))) };
+    const permit = await budget.take('fresh', userId);
+    return { ok: true, ...readWorkoutListing(await underPermit(permit, () => api.listWorkouts(userId))) };
   } catch (error) {
     if (!(error instanceof ServiceError)) throw error;
     // The service asked every client of ours to slow down, the workers included.

@@ -19,7 +19,7 @@ function budgetsOfThreeProcesses(ratePerS: number): RequestBudget[] {
 async function takeAndRelease(budget: RequestBudget, lane: Lane, userId: number): Promise<number> {
   const permit = await budget.take(lane, userId);
   const grantedAt = performance.now();
-  await permit.release();
+  await permit!.release();
   return grantedAt;
 }
 
@@ -52,10 +52,12 @@ describe('the request budget', () => {
     expect(backfillGrants.length).toBeGreaterThan(10);
   });
 
-  it('lets one request of a person be in flight at a time, across lanes and processes', async () => {
+  it('lets one request of a person be in flight at a time, across lanes and processes; history gives way', async () => {
     const [first, second] = budgetsOfThreeProcesses(1000);
     const events: string[] = [];
-    const history = await first!.take('backfill', 7);
+    const history = (await first!.take('backfill', 7))!;
+    // The person's history waits for nothing of theirs: it gives way, and its turn comes back.
+    expect(await second!.take('backfill', 7)).toBeUndefined();
     const fresh = second!.take('fresh', 7).then((permit) => {
       events.push('fresh granted');
       return permit;
@@ -66,7 +68,7 @@ describe('the request budget', () => {
     await (await fresh).release();
     expect(events).toEqual(['history released', 'fresh granted']);
     // Another person is not held up meanwhile.
-    await (await first!.take('backfill', 8)).release();
+    await (await first!.take('backfill', 8))!.release();
   });
 
   it('keeps a person’s lock while its request runs, however long, and frees it soon after its holder dies', async () => {
@@ -74,7 +76,7 @@ describe('the request budget', () => {
     const holder = connections[0]!.duplicate();
     const living = createRequestBudget({ redis: connections[1]!, prefix, ratePerS: 1000, lockTtlMs: 1000 });
     const dying = createRequestBudget({ redis: holder, prefix, ratePerS: 1000, lockTtlMs: 1000 });
-    const slow = await living.take('backfill', 9);
+    const slow = (await living.take('backfill', 9))!;
     const waiting = dying.take('fresh', 9);
     await new Promise((resolve) => setTimeout(resolve, 2500));
     expect(await Promise.race([waiting.then(() => 'granted'), Promise.resolve('still waiting')])).toBe('still waiting');
