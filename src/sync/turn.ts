@@ -84,6 +84,8 @@ export async function takeTurn(deps: TurnDependencies, settings: TurnSettings, l
     const afterMs = next.next === 'retry' ? next.afterMs : (run.failed.retryAfterMs ?? 0);
     await recordNextAttempt(deps.db, run.failed.entry, new Date(deps.clock().getTime() + afterMs));
   }
+  // One line a turn (each entry's is at debug): a drain of thousands of days would otherwise be as many lines.
+  deps.logger.info({ userId, lane, sent: run.sent, next: next.next }, 'turn taken');
   return { sent: run.sent, next };
 }
 
@@ -152,7 +154,7 @@ async function sendEntries(deps: OneTurn, lane: Lane, entries: DirtyEntry[], goO
       if (error.retryAfterMs !== undefined) await deps.budget.pause(error.retryAfterMs);
       return { sent, failed: { entry, retryAfterMs: error.retryAfterMs }, stoppedEarly: true };
     }
-    deps.logger.info({ entry, outcome }, 'entry processed');
+    deps.logger.debug({ entry, outcome }, 'entry processed');
     if (outcome === 'synced' || outcome === 'failed') sent++;
     if (outcome === 'waiting-for-connection') return { sent, stoppedEarly: true };
   }

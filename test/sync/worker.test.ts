@@ -186,8 +186,8 @@ describe('job logs', () => {
 
     const [job] = await completedTurns('fresh');
     const lines = stack.logs.map((line) => JSON.parse(line) as { msg: string; jobId?: string });
-    const ofTheJob = lines.filter((line) => line.msg === 'tokens refreshed' || line.msg === 'entry processed');
-    expect(ofTheJob.map((line) => line.msg)).toEqual(['tokens refreshed', 'entry processed']);
+    const ofTheJob = lines.filter((line) => line.msg === 'tokens refreshed' || line.msg === 'turn taken');
+    expect(ofTheJob.map((line) => line.msg)).toEqual(['tokens refreshed', 'turn taken']);
     expect(ofTheJob.map((line) => line.jobId)).toEqual([job!.id, job!.id]);
   });
 });
