@@ -58,7 +58,7 @@ export interface LaunchResults {
   freshBeyondQuietMs: { p50: number; p99: number; max: number };
   /** Per-person shares of the rate among those with history waiting, over 30 s windows: max/min. */
   historyShare: { worstWindow: number; medianWindow: number; windows: number };
-  /** Requests the service got during the drain, as a share of the rate. */
+  /** Requests the service got while every history waited (from the first day's arrival until the first history was all sent), as a share of the rate. */
   budgetUse: number;
   drainSeconds: number;
   /** The least the drain can take: everything sent divided by the rate. */
@@ -92,7 +92,6 @@ async function launchOnce(stack: BenchStack, flags: LaunchFlags, workers: number
   await importBacklogs(backlogs, flags.days);
   const backlogDays = flags.users * flags.days;
 
-  const requestsBefore = await nutritionRequests(stack);
   for (let index = 0; index < workers; index++) stack.startWorker();
   const fresh: FreshPost[] = [];
   let logging = true;
@@ -101,8 +100,7 @@ async function launchOnce(stack: BenchStack, flags: LaunchFlags, workers: number
   logging = false;
   await Promise.all(loggers);
   await untilCreated(stack, () => backlogDays + fresh.length);
-  const requests = (await nutritionRequests(stack)) - requestsBefore;
-  return measureLaunch(await arrivals(stack), backlogs, fresh, { workers, rate: flags.rate, backlogDays, requests });
+  return measureLaunch(await arrivals(stack), backlogs, fresh, { workers, rate: flags.rate, backlogDays });
 }
 
 /** Every backlog person imports a meal a day for `days` days before today, in one import each. */
@@ -129,11 +127,6 @@ const countersSchema = z.object({ requests: z.record(z.string(), z.record(z.stri
 
 async function counters(stack: BenchStack) {
   return countersSchema.parse(await (await fetch(`${stack.sandboxUrl}/_sandbox/counters`)).json());
-}
-
-async function nutritionRequests(stack: BenchStack): Promise<number> {
-  const byStatus = (await counters(stack)).requests['POST /api/nutrition'] ?? {};
-  return Object.values(byStatus).reduce((sum, count) => sum + count, 0);
 }
 
 /** Waits until the sandbox has created at least `expected()` nutrition records (its 201s). */
@@ -164,7 +157,7 @@ export function measureLaunch(
   arrived: Map<string, Map<string, number>>,
   backlogs: Pick<BenchUser, 'athlete'>[],
   fresh: FreshPost[],
-  run: { workers: number; rate: number; backlogDays: number; requests: number },
+  run: { workers: number; rate: number; backlogDays: number },
 ): LaunchResults {
   const beyondQuiet = fresh.map((post) => arrived.get(post.athlete)!.get(post.date)! - post.postedAt - BENCH_SYNC_QUIET_MS).sort((a, b) => a - b);
   const historyOf = backlogs.map((person) => [...arrived.get(person.athlete)!.values()].sort((a, b) => a - b));
@@ -179,6 +172,9 @@ export function measureLaunch(
   }
   ratios.sort((a, b) => a - b);
   const drainSeconds = (end - start) / 1000;
+  // Every day's first arrival is one request; later upserts of a day (none while changes are quiet) are not counted.
+  const everyArrival = [...arrived.values()].flatMap((days) => [...days.values()]);
+  const whileAllWait = everyArrival.filter((at) => at >= start && at <= firstDone).length;
   return {
     workers: run.workers,
     rate: run.rate,
@@ -186,7 +182,7 @@ export function measureLaunch(
     freshChanges: fresh.length,
     freshBeyondQuietMs: { p50: percentile(beyondQuiet, 0.5), p99: percentile(beyondQuiet, 0.99), max: beyondQuiet.at(-1) ?? Number.NaN },
     historyShare: { worstWindow: ratios.at(-1) ?? Number.NaN, medianWindow: percentile(ratios, 0.5), windows: ratios.length },
-    budgetUse: run.requests / (run.rate * drainSeconds),
+    budgetUse: whileAllWait / ((run.rate * (firstDone - start)) / 1000),
     drainSeconds,
     floorSeconds: (run.backlogDays + fresh.length) / run.rate,
   };
@@ -196,7 +192,7 @@ const fixed = (value: number, digits = 0) => value.toFixed(digits);
 
 export function launchTable(runs: LaunchResults[]): string {
   const rows = [
-    ['workers', 'fresh beyond quiet p50 / p99 / max', 'history share max/min (worst, median 30 s window)', 'budget use', 'drain / floor'],
+    ['workers', 'fresh beyond quiet p50 / p99 / max', 'history share max/min (worst, median 30 s window)', 'budget use (all waiting)', 'drain / floor'],
     ...runs.map((run) => [
       String(run.workers),
       `${fixed(run.freshBeyondQuietMs.p50)} / ${fixed(run.freshBeyondQuietMs.p99)} / ${fixed(run.freshBeyondQuietMs.max)} ms (${run.freshChanges} changes)`,
@@ -210,7 +206,7 @@ export function launchTable(runs: LaunchResults[]): string {
   const targets = runs.flatMap((run) => [
     `${run.freshBeyondQuietMs.p99 < 1000 ? 'PASS' : 'MISS'} ${run.workers} worker(s): fresh change p99 < 1 s beyond the quiet period: ${fixed(run.freshBeyondQuietMs.p99)} ms`,
     `${run.historyShare.worstWindow <= 1.5 ? 'PASS' : 'MISS'} ${run.workers} worker(s): history shares max/min <= 1.5 in every 30 s window: ${fixed(run.historyShare.worstWindow, 2)}`,
-    `${run.budgetUse >= 0.9 ? 'PASS' : 'MISS'} ${run.workers} worker(s): budget use >= 90%: ${fixed(run.budgetUse * 100)}%`,
+    `${run.budgetUse >= 0.9 ? 'PASS' : 'MISS'} ${run.workers} worker(s): budget use >= 90% while every history waits: ${fixed(run.budgetUse * 100)}%`,
   ]);
   return [line(rows[0]!), widths.map((width) => '-'.repeat(width)).join('-|-'), ...rows.slice(1).map(line), '', 'Targets', ...targets].join('\n');
 }
