@@ -47,7 +47,11 @@ export async function startSyncEngine(settings: SyncEngineSettings): Promise<Syn
   const workers = createSyncWorkers(settings);
   await Promise.all(workers.map((worker) => worker.waitUntilReady()));
   const loops = [
-    runEvery(FRESH_POLL_MS, () => queueFreshTurns({ db: deps.db, queues, clock: deps.clock, quietMs: turns.quietMs }), reportOnceAMinute(logger, 'fresh changes not queued')),
+    runEvery(
+      FRESH_POLL_MS,
+      async () => (await queueFreshTurns({ db: deps.db, queues, clock: deps.clock, quietMs: turns.quietMs })).nextDueInMs,
+      reportOnceAMinute(logger, 'fresh changes not queued'),
+    ),
     runEvery(sweepIntervalMs, () => sweepHistory({ db: deps.db, queues, redis, redisPrefix: prefix }), reportOnceAMinute(logger, 'sweep failed')),
   ];
   return {

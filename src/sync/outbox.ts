@@ -204,6 +204,12 @@ export async function peopleWithFreshChangesDue(db: Db, dueBefore: Date, now: Da
   return rows.map((row) => ({ userId: row.user_id, connected: row.status === 'connected' }));
 }
 
+/** When the next fresh change not yet due was made (the earliest after `dueBefore`), if any. */
+export async function nextFreshChangeAfter(db: Db, dueBefore: Date): Promise<Date | undefined> {
+  const row = await db.selectFrom('outbox').select('fresh_at').where('fresh_at', '>', dueBefore.toISOString()).orderBy('fresh_at').limit(1).executeTakeFirst();
+  return row?.fresh_at ? new Date(row.fresh_at) : undefined;
+}
+
 /** The person's fresh changes due to be sent, of these kinds, the oldest first. */
 export async function freshEntriesDue(db: Db, userId: number, kinds: readonly SyncKind[], dueBefore: Date, limit: number): Promise<DirtyEntry[]> {
   if (kinds.length === 0) return [];

@@ -213,8 +213,8 @@ describe('the fresh poller', () => {
     await stack.db.updateTable('outbox').set({ last_error: 'HTTP 503', next_attempt_at: inAMinute }).where('user_id', '=', backingOff.userId).execute();
 
     const poll = () => queueFreshTurns({ db: stack.db, queues: stack.syncQueues, clock: () => new Date(), quietMs: 60_000 });
-    expect(await poll()).toBe(1);
-    expect(await poll()).toBe(1);
+    expect((await poll()).queued).toBe(1);
+    expect((await poll()).queued).toBe(1);
     const waiting = await stack.syncQueues.fresh.getJobs(['waiting']);
     expect(waiting.map((job) => job.data)).toEqual([{ userId: due.userId, failures: 0 }]);
     const fresh = await stack.db.selectFrom('outbox').select('user_id').where('fresh_at', 'is not', null).orderBy('user_id').execute();
@@ -234,7 +234,7 @@ describe('the fresh poller', () => {
     const aWhileAgo = new Date(Date.now() - 60_000);
     for (const id of [0, userId]) await markDirty(stack.db, { userId: id, kind: 'nutrition', subject: DATE }, aWhileAgo);
 
-    expect(await queueFreshTurns({ db: stack.db, queues: stack.syncQueues, clock: () => new Date(), quietMs: 0 })).toBe(1);
+    expect((await queueFreshTurns({ db: stack.db, queues: stack.syncQueues, clock: () => new Date(), quietMs: 0 })).queued).toBe(1);
     expect((await stack.syncQueues.fresh.getJobs(['waiting'])).map((job) => job.data)).toEqual([{ userId, failures: 0 }]);
     expect(await stack.db.selectFrom('outbox').select('fresh_at').where('user_id', '=', 0).execute()).toEqual([{ fresh_at: null }]);
   });
