@@ -4,7 +4,7 @@ import type { Redis } from 'ioredis';
 import express, { type Express } from 'express';
 import type { Store } from 'express-session';
 import helmet from 'helmet';
-import { accountApi } from './accounts/accounts.api.js';
+import { accountApi, signOutApi } from './accounts/accounts.api.js';
 import { accountPages } from './accounts/accounts.pages.js';
 import { createAccounts } from './accounts/accounts.js';
 import { createAttemptLimits } from './accounts/attempt-limits.js';
@@ -120,8 +120,9 @@ export function createApp(deps: AppDependencies): Express {
   // Before the forms' CSRF check: Bull Board sends JSON, guarded by the origin check above.
   app.use(queueDashboard({ queue: syncQueue, adminEmails: config.admin.emails, allowActions: config.admin.queueActions }));
 
-  // Uploads are multipart (§2.2): before the JSON-only guard of the rest of the API.
+  // Uploads are multipart (§2.2) and sign-out reads no body: both before the JSON-only guard of the rest of the API.
   app.use(activityUploadApi({ activities, maxBytes }));
+  app.use(signOutApi());
   // An import carries up to MEALS_BATCH_MAX items, more than the 100 kB of any other request.
   app.use('/api/meals/batch', requireJsonBody, express.json({ limit: batchBodyLimitBytes(config.meals) }));
   app.use('/api', requireJsonBody, express.json({ limit: '100kb' }));

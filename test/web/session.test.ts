@@ -130,6 +130,19 @@ describe('the session cookie', () => {
     expect(client.cookie(SESSION_COOKIE)).toBeUndefined();
   });
 
+  it.each([
+    ['no body and no content type', {}],
+    ['an empty form', { 'content-type': 'application/x-www-form-urlencoded' }],
+    ['a text body', { 'content-type': 'text/plain' }, 'bye'],
+  ])('is ended by POST /api/logout with %s: it reads no body, so its type does not matter', async (_what, headers, body?: string) => {
+    stack = await startStack();
+    const client = stack.browser();
+    await signUpNewUser(client);
+    const signOut = await client.request('/api/logout', { method: 'POST', headers, body: body ?? '' });
+    expect(signOut.status).toBe(204);
+    expect((await client.get('/api/me')).status).toBe(401);
+  });
+
   it('is expired as Secure at sign-out when APP_BASE_URL is https', async () => {
     stack = await startStack({ env: { APP_BASE_URL: 'https://sync.example.com' } });
     const overHttps = { 'content-type': 'application/json', 'x-forwarded-proto': 'https' };
