@@ -42,6 +42,9 @@ export class UploadRefusedError extends Error {
 export function receiveUpload({ maxBytes }: { maxBytes: number }): RequestHandler {
   const parseForm = multer({
     storage: multer.memoryStorage(),
+    // Browsers send the file name as UTF-8 (WHATWG HTML, multipart/form-data encoding); busboy
+    // would read it as Latin-1, RFC 7578's default, and turn "Müller" into "MÃ¼ller".
+    defParamCharset: 'utf8',
     limits: {
       fileSize: maxBytes,
       files: 1,

@@ -81,6 +81,15 @@ describe('POST /api/activities', () => {
     expect(activity).toMatchObject({ name: 'Col du Galibier', metadata: {}, fileName: 'Col du Galibier.FIT' });
   });
 
+  it.each([
+    ['Müller Ride.fit', 'Müller Ride', 110],
+    ['ünïcødé 🚴.fit', 'ünïcødé 🚴', 111],
+  ])('reads the file name %s as the UTF-8 a browser sends, and names the activity after it', async (fileName, name, serialNumber) => {
+    const { client } = await newUser();
+    const activity = await uploadActivity(client, fitFile(serialNumber), { fileName });
+    expect(activity).toMatchObject({ name, fileName });
+  });
+
   it('keeps one activity for the same file sent twice: 200 with it, and no second upload', async () => {
     const { client, userId } = await newUser();
     const first = await uploadActivity(client, fitFile(103), { name: 'Ride' });
