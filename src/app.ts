@@ -38,7 +38,7 @@ import { noStore } from './web/no-store.js';
 import { createErrorHandler } from './web/error-handler.js';
 import { createPageRenderer } from './web/pages.js';
 import { readinessCheck } from './web/readiness.js';
-import { refuseForeignOrigin, requireJsonBody } from './web/request-guards.js';
+import { refuseDeepJson, refuseForeignOrigin, requireJsonBody } from './web/request-guards.js';
 import { createSessionMiddleware } from './web/session.js';
 import { createViewRenderer } from './web/views.js';
 import { workoutsApi } from './workouts/workouts.api.js';
@@ -124,8 +124,8 @@ export function createApp(deps: AppDependencies): Express {
   app.use(activityUploadApi({ activities, maxBytes }));
   app.use(signOutApi());
   // An import carries up to MEALS_BATCH_MAX items, more than the 100 kB of any other request.
-  app.use('/api/meals/batch', requireJsonBody, express.json({ limit: batchBodyLimitBytes(config.meals) }));
-  app.use('/api', requireJsonBody, express.json({ limit: '100kb' }));
+  app.use('/api/meals/batch', requireJsonBody, express.json({ limit: batchBodyLimitBytes(config.meals), verify: refuseDeepJson }));
+  app.use('/api', requireJsonBody, express.json({ limit: '100kb', verify: refuseDeepJson }));
   app.use(accountApi({ db, accounts, clock }));
   app.use(mealsApi({ meals, limits: config.meals }));
   app.use(activitiesApi({ activities }));
