@@ -35,6 +35,7 @@ import { syncStatusApi } from './sync/sync-status.api.js';
 import { loadCurrentUser } from './web/authentication.js';
 import { createCsrfProtection } from './web/csrf.js';
 import { noStore } from './web/no-store.js';
+import { warnOfPlainHttp } from './web/plain-http-warning.js';
 import { createErrorHandler } from './web/error-handler.js';
 import { createPageRenderer } from './web/pages.js';
 import { readinessCheck } from './web/readiness.js';
@@ -111,6 +112,7 @@ export function createApp(deps: AppDependencies): Express {
   app.get('/readyz', readinessCheck({ database: () => checkDatabase(db), redis: () => redis.ping() }, logger));
 
   // Everything from here on is per person: the pages and every answer of the JSON API.
+  if (secure) app.use(warnOfPlainHttp(logger));
   app.use(noStore);
   app.use(refuseForeignOrigin(config.appBaseUrl));
   app.use(

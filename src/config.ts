@@ -234,8 +234,10 @@ function toConfig(env: z.infer<typeof envSchema>) {
   return {
     logLevel: env.LOG_LEVEL,
     appBaseUrl: env.APP_BASE_URL,
-    // Unset: one proxy when the app is served over https (a TLS-terminating proxy), none over http.
-    trustProxy: env.TRUST_PROXY ?? (env.APP_BASE_URL.startsWith('https:') ? 1 : false),
+    // Unset: served over https, the app sits behind a TLS-terminating proxy, believed only on this
+    // machine (`loopback`); a hop count would believe whatever a client reaching the app directly
+    // claims. A proxy on another host must be named. Over http: none.
+    trustProxy: env.TRUST_PROXY ?? (env.APP_BASE_URL.startsWith('https:') ? 'loopback' : false),
     port: env.PORT,
     host: env.HOST,
     /** Prometheus metrics of this process, on a port of their own; `port` undefined: not served. */

@@ -203,7 +203,7 @@ describe('loadConfig', () => {
   });
 
   it.each([
-    [{ APP_BASE_URL: 'https://sync.example.com' }, 1],
+    [{ APP_BASE_URL: 'https://sync.example.com' }, 'loopback'],
     [{ APP_BASE_URL: 'http://localhost:3000' }, false],
     [{ TRUST_PROXY: '2' }, 2],
     [{ TRUST_PROXY: '10.0.0.0/8, 192.168.1.7, loopback' }, ['10.0.0.0/8', '192.168.1.7', 'loopback']],
