@@ -12,6 +12,7 @@ import { createPasswordHasher } from './accounts/password.js';
 import { activitiesApi, activityUploadApi } from './activities/activities.api.js';
 import { activitiesPages, activityUploadPage } from './activities/activities.pages.js';
 import { createActivities } from './activities/activities.js';
+import { createActivityFileLock } from './activities/activity-file-lock.js';
 import { createDatabaseActivityFileStore } from './activities/activity-file-store.js';
 import { createFitFileChecker } from './activities/fit-file-checker.js';
 import { queueDashboard } from './admin/queue-dashboard.js';
@@ -74,7 +75,14 @@ export function createApp(deps: AppDependencies): Express {
   const renderPage = createPageRenderer(createViewRenderer());
   const changed = createChangeHint(syncQueue, config.sync.quietMs, logger);
   const meals = createMeals({ db, limits: config.meals, clock, changed });
-  const activities = createActivities({ db, files: createDatabaseActivityFileStore(db), checkFile: createFitFileChecker(), clock, changed });
+  const activities = createActivities({
+    db,
+    files: createDatabaseActivityFileStore(db),
+    lockFile: createActivityFileLock(redis, config.redis.prefix),
+    checkFile: createFitFileChecker(),
+    clock,
+    changed,
+  });
   const { maxBytes } = config.activities;
   const wellness = createWellness({ db, clock, changed });
   const accounts = createAccounts({

@@ -3,6 +3,7 @@ import { DatabaseBusyError } from '../db/database-busy-error.js';
 import { DatabaseUnreachableError } from '../db/database-unreachable-error.js';
 import { DatabaseUnwritableError } from '../db/database-unwritable-error.js';
 import type { Logger } from '../logger.js';
+import { LockTimeoutError } from '../queue/redis-lock.js';
 import { isRedisUnavailable } from '../queue/redis-unavailable.js';
 import type { RenderPage } from './pages.js';
 import { isSessionStoreUnavailable } from './session-store-unavailable.js';
@@ -78,7 +79,8 @@ export function createErrorHandler({ logger, renderPage }: { logger: Logger; ren
 
 /** The one place that decides what kind of failure an error is. */
 function answerFor(error: unknown): Answer {
-  if (error instanceof DatabaseBusyError) return DATABASE_BUSY;
+  // Another request held what this one needed (the same file's upload, say) for too long.
+  if (error instanceof DatabaseBusyError || error instanceof LockTimeoutError) return DATABASE_BUSY;
   if (error instanceof DatabaseUnwritableError) return DATABASE_UNWRITABLE;
   if (error instanceof DatabaseUnreachableError) return DATABASE_UNREACHABLE;
   if (isRedisUnavailable(error) || isSessionStoreUnavailable(error)) return REDIS_UNAVAILABLE;
