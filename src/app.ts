@@ -34,7 +34,7 @@ import type { OAuthClient } from './provider/oauth.js';
 import { createChangeHint } from './sync/hint.js';
 import { syncStatusApi } from './sync/sync-status.api.js';
 import { loadCurrentUser } from './web/authentication.js';
-import { createCsrfProtection } from './web/csrf.js';
+import { createFormProtection } from './web/csrf.js';
 import { noStore } from './web/no-store.js';
 import { warnOfPlainHttp } from './web/plain-http-warning.js';
 import { createErrorHandler } from './web/error-handler.js';
@@ -72,7 +72,9 @@ const FAVICON = fileURLToPath(new URL('../views/assets/favicon.svg', import.meta
 export function createApp(deps: AppDependencies): Express {
   const { config, logger, metrics, db, sessionStore, oauth, cipher, redis, syncQueue, serviceApi, clock } = deps;
   const app = express();
-  const renderPage = createPageRenderer(createViewRenderer());
+  const secure = config.appBaseUrl.startsWith('https:');
+  const forms = createFormProtection({ sessionSecret: config.sessionSecret, secure });
+  const renderPage = createPageRenderer(createViewRenderer(), forms.tokenFor);
   const changed = createChangeHint(syncQueue, config.sync.quietMs, logger);
   const meals = createMeals({ db, limits: config.meals, clock, changed });
   const activities = createActivities({
@@ -92,7 +94,6 @@ export function createApp(deps: AppDependencies): Express {
     reservedEmails: new Set(config.admin.emails),
     clock,
   });
-  const secure = config.appBaseUrl.startsWith('https:');
 
   app.disable('x-powered-by');
   // Behind a load balancer, its X-Forwarded-* headers give the client's address and protocol
@@ -148,9 +149,9 @@ export function createApp(deps: AppDependencies): Express {
   });
 
   // The upload form is multipart: its route parses it, then checks the form token itself.
-  app.use(activityUploadPage({ activities, renderPage, clock, maxBytes }));
-  app.use(express.urlencoded({ extended: false, limit: '20kb' }), createCsrfProtection());
-  app.use(accountPages({ accounts, renderPage, clock }));
+  app.use(activityUploadPage({ activities, renderPage, clock, maxBytes, forms }));
+  app.use(express.urlencoded({ extended: false, limit: '20kb' }), forms.check);
+  app.use(accountPages({ accounts, renderPage, formTokenFor: forms.tokenFor, clock }));
   app.use(dashboardPages({ db, renderPage, clock }));
   app.use(mealsPages({ db, meals, limits: config.meals, renderPage, clock }));
   app.use(workoutsPages({ db, api: serviceApi, renderPage }));

@@ -175,6 +175,7 @@ const envSchema = z.object({
   ACTIVITY_RETENTION: z.enum(['keep', 'prune-after-upload'], expecting('keep or prune-after-upload')).default('keep'),
   SIGNIN_FAILURES_PER_ADDRESS_PER_HOUR: positiveInt('a number of failed sign-ins, e.g. 50', 50),
   SIGNUPS_PER_ADDRESS_PER_HOUR: positiveInt('a number of sign-ups, e.g. 20', 20),
+  SESSIONS_PER_ADDRESS_PER_HOUR: positiveInt('a number of sessions, e.g. 100', 100),
   SHUTDOWN_TIMEOUT_MS: wholeUpTo(3_600_000, 'milliseconds up to 3600000 (an hour), e.g. 45000').optional(),
   // Bounded: a wait past a timer's range (about 24 days) would be cut to 1 ms, failing at once.
   STARTUP_TIMEOUT_S: wholeUpTo(3600, 'a number of seconds up to 3600, e.g. 20').default(20),
@@ -277,6 +278,7 @@ function toConfig(env: z.infer<typeof envSchema>) {
     attemptLimits: {
       signInFailuresPerAddressPerHour: env.SIGNIN_FAILURES_PER_ADDRESS_PER_HOUR,
       signUpsPerAddressPerHour: env.SIGNUPS_PER_ADDRESS_PER_HOUR,
+      sessionsPerAddressPerHour: env.SESSIONS_PER_ADDRESS_PER_HOUR,
     },
     sessionSecret: env.SESSION_SECRET,
     session: { idleMinutes: env.SESSION_IDLE_MINUTES, maxDays: env.SESSION_MAX_DAYS },

@@ -165,6 +165,7 @@ describe('loadConfig', () => {
     ACTIVITY_RETENTION: 'delete',
     SIGNIN_FAILURES_PER_ADDRESS_PER_HOUR: '0',
     SIGNUPS_PER_ADDRESS_PER_HOUR: 'some',
+    SESSIONS_PER_ADDRESS_PER_HOUR: '0',
     LOG_LEVEL: 'loud',
     ADMIN_EMAILS: 'ops',
     ADMIN_QUEUE_ACTIONS: 'yes',

@@ -1,7 +1,7 @@
 import { Router, type Request, type Response } from 'express';
 import { describeSync } from '../sync/sync-words.js';
 import { currentUser, requireUserPage } from '../web/authentication.js';
-import { createCsrfProtection, formTokenOf } from '../web/csrf.js';
+import type { FormProtection } from '../web/csrf.js';
 import { describeInvalidFields } from '../web/invalid-input.js';
 import type { RenderPage } from '../web/pages.js';
 import type { Activities } from './activities.js';
@@ -39,10 +39,9 @@ async function renderActivities({ activities, renderPage, clock }: Dependencies,
  * upload refused by receiveUpload (too large, say) is shown on the page without that check: it
  * changed nothing, and its `_csrf` may never have been read.
  */
-export function activityUploadPage(deps: Dependencies & { maxBytes: number }): Router {
+export function activityUploadPage(deps: Dependencies & { maxBytes: number; forms: FormProtection }): Router {
   const router = Router();
   const receive = receiveUpload({ maxBytes: deps.maxBytes });
-  const checkFormToken = createCsrfProtection();
 
   router.post(
     '/activities',
@@ -50,10 +49,10 @@ export function activityUploadPage(deps: Dependencies & { maxBytes: number }): R
     (req, res, next) => {
       receive(req, res, (error?: unknown) => {
         if (!(error instanceof UploadRefusedError)) return next(error);
-        renderActivities(deps, req, res, { message: error.message, status: error.status, csrfToken: formTokenOf(req) }).catch(next);
+        renderActivities(deps, req, res, { message: error.message, status: error.status, csrfToken: deps.forms.tokenFor(req, res) }).catch(next);
       });
     },
-    checkFormToken,
+    ...deps.forms.check,
     async (req, res) => {
       const fields = uploadFormSchema.safeParse(req.body);
       if (!fields.success) return renderActivities(deps, req, res, { message: describeInvalidFields(fields.error).message, status: 400 });

@@ -25,7 +25,7 @@ beforeAll(async () => {
     res.json({ sha256: sha256Hex(req.file?.buffer ?? new Uint8Array()), body });
   });
   const logger = createLogger('silent', 'test');
-  app.use(createErrorHandler({ logger, renderPage: createPageRenderer(createViewRenderer()) }));
+  app.use(createErrorHandler({ logger, renderPage: createPageRenderer(createViewRenderer(), () => 'form-token') }));
   server = app.listen(0, '127.0.0.1');
   await once(server, 'listening');
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -68,7 +68,7 @@ describe('the error handler', () => {
     const app = express();
     app.get(path, route);
     const logger = createLogger('info', 'test', { write: (line: string) => void logs.push(line) });
-    app.use(createErrorHandler({ logger, renderPage: createPageRenderer(createViewRenderer()) }));
+    app.use(createErrorHandler({ logger, renderPage: createPageRenderer(createViewRenderer(), () => 'form-token') }));
     server = app.listen(0, '127.0.0.1');
     await once(server, 'listening');
     return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
