@@ -15,6 +15,7 @@ import { createActivities } from './activities/activities.js';
 import { createActivityFileLock } from './activities/activity-file-lock.js';
 import { createDatabaseActivityFileStore } from './activities/activity-file-store.js';
 import { createFitFileChecker } from './activities/fit-file-checker.js';
+import { createUploadReception } from './activities/upload-slots.js';
 import { queueDashboard } from './admin/queue-dashboard.js';
 import type { Config } from './config.js';
 import { connectRoutes } from './connections/connect.routes.js';
@@ -85,7 +86,11 @@ export function createApp(deps: AppDependencies): Express {
     clock,
     changed,
   });
-  const { maxBytes } = config.activities;
+  const uploads = createUploadReception({
+    maxBytes: config.activities.maxBytes,
+    maxConcurrent: config.activities.maxConcurrentUploads,
+    timeoutMs: config.activities.uploadTimeoutMs,
+  });
   const wellness = createWellness({ db, clock, changed });
   const accounts = createAccounts({
     db,
@@ -132,7 +137,7 @@ export function createApp(deps: AppDependencies): Express {
   app.use(queueDashboard({ queue: syncQueue, adminEmails: config.admin.emails, allowActions: config.admin.queueActions }));
 
   // Uploads are multipart (§2.2) and sign-out reads no body: both before the JSON-only guard of the rest of the API.
-  app.use(activityUploadApi({ activities, maxBytes }));
+  app.use(activityUploadApi({ activities, uploads }));
   app.use(signOutApi());
   // An import carries up to MEALS_BATCH_MAX items, more than the 100 kB of any other request.
   app.use('/api/meals/batch', requireJsonBody, express.json({ limit: batchBodyLimitBytes(config.meals), verify: refuseDeepJson }));
@@ -149,7 +154,7 @@ export function createApp(deps: AppDependencies): Express {
   });
 
   // The upload form is multipart: its route parses it, then checks the form token itself.
-  app.use(activityUploadPage({ activities, renderPage, clock, maxBytes, forms }));
+  app.use(activityUploadPage({ activities, renderPage, clock, uploads, forms }));
   app.use(express.urlencoded({ extended: false, limit: '20kb' }), forms.check);
   app.use(accountPages({ accounts, renderPage, formTokenFor: forms.tokenFor, clock }));
   app.use(dashboardPages({ db, renderPage, clock }));

@@ -172,6 +172,9 @@ const envSchema = z.object({
   MEALS_BATCH_MAX: wholeUpTo(2000, 'a number of items up to 2000, e.g. 500').default(500),
   // The document states no file size (§8): 25 MiB holds hours of second-by-second recording.
   ACTIVITY_MAX_BYTES: wholeUpTo(100 * 1024 * 1024, 'a number of bytes up to 104857600 (100 MiB), e.g. 26214400 (25 MiB)').default(25 * 1024 * 1024),
+  // Each upload may hold ACTIVITY_MAX_BYTES in memory until it is stored (receive-upload.ts).
+  ACTIVITY_MAX_CONCURRENT_UPLOADS: wholeUpTo(64, 'a number of uploads up to 64, e.g. 4').default(4),
+  ACTIVITY_UPLOAD_TIMEOUT_S: wholeUpTo(3600, 'a number of seconds up to 3600, e.g. 120').default(120),
   ACTIVITY_RETENTION: z.enum(['keep', 'prune-after-upload'], expecting('keep or prune-after-upload')).default('keep'),
   SIGNIN_FAILURES_PER_ADDRESS_PER_HOUR: positiveInt('a number of failed sign-ins, e.g. 50', 50),
   SIGNUPS_PER_ADDRESS_PER_HOUR: positiveInt('a number of sign-ups, e.g. 20', 20),
@@ -272,6 +275,10 @@ function toConfig(env: z.infer<typeof envSchema>) {
     activities: {
       /** The largest .fit file an upload may carry; larger ones are answered 413. */
       maxBytes: env.ACTIVITY_MAX_BYTES,
+      /** Uploads one web process receives and checks at once, one per person at most. */
+      maxConcurrentUploads: env.ACTIVITY_MAX_CONCURRENT_UPLOADS,
+      /** How long an upload's body may take to arrive. */
+      uploadTimeoutMs: env.ACTIVITY_UPLOAD_TIMEOUT_S * 1000,
       /** After the service has a file: keep its bytes, or delete them (the activity keeps its hash). */
       retention: env.ACTIVITY_RETENTION,
     },

@@ -111,15 +111,15 @@ export function createActivities({ db, files, lockFile, checkFile, clock, change
     list: (user: User): Promise<ActivityView[]> => newestActivityViews(db, user.id),
 
     /**
-     * Checks the file, stores its bytes, then records the activity. The bytes go first, under a key
+     * Checks the file (given up when `signal` aborts: its client left), stores its bytes, then records the activity. The bytes go first, under a key
      * made of their hash: a crash in between leaves bytes no activity names (harmless, and the retry
      * puts the same key again), never an activity without its bytes. A file uploaded again restores
      * bytes pruned after an earlier upload, changes only the fields it gives, and sends the file
      * again when its last send failed. A delete of the same file waits for it (lockFile): otherwise it
      * could remove the row this upload finds gone and the bytes this upload's new row needs.
      */
-    async upload(user: User, input: ActivityUploadInput): Promise<UploadOutcome> {
-      const problem = await checkFile(input.bytes);
+    async upload(user: User, input: ActivityUploadInput, signal?: AbortSignal): Promise<UploadOutcome> {
+      const problem = await checkFile(input.bytes, signal);
       if (problem !== undefined) return { ok: false, reason: 'not_fit', message: `${problem}.` };
       const sha256 = sha256Hex(input.bytes);
       const key = activityFileKey(user.id, sha256);
