@@ -19,13 +19,6 @@ import { sendWellness, wellnessDays } from '../helpers/wellness.js';
 
 let stack: Stack;
 
-beforeAll(async () => {
-  stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
-});
-afterAll(async () => {
-  await stack.close();
-});
-
 function serverUrl(): string {
   if (stack.database.kind !== 'postgres') throw new Error('only Postgres');
   return stack.database.serverUrl;
@@ -54,6 +47,13 @@ async function someoneWaitsForALock(): Promise<void> {
 }
 
 describe.runIf(testDatabaseKind() === 'postgres')('a Postgres connection closed by the server', () => {
+  beforeAll(async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
+  });
+  afterAll(async () => {
+    await stack.close();
+  });
+
   it('fails what the app was doing on it as DatabaseUnreachableError, and the next query gets a new connection', async () => {
     const db = openDb(stack.database);
     try {
