@@ -5,7 +5,7 @@ import type { Store } from 'express-session';
 import helmet from 'helmet';
 import { createAccountErasure } from './accounts/account-erasure.js';
 import { accountPages } from './accounts/account.pages.js';
-import { accountApi } from './accounts/accounts.api.js';
+import { accountApi, signOutApi } from './accounts/accounts.api.js';
 import { signInPages } from './accounts/accounts.pages.js';
 import { createAccounts } from './accounts/accounts.js';
 import { createAttemptLimits } from './accounts/attempt-limits.js';
@@ -13,8 +13,10 @@ import { createPasswordHasher } from './accounts/password.js';
 import { activitiesApi, activityUploadApi } from './activities/activities.api.js';
 import { activitiesPages, activityUploadPage } from './activities/activities.pages.js';
 import { createActivities } from './activities/activities.js';
+import { createActivityFileLock } from './activities/activity-file-lock.js';
 import { createDatabaseActivityFileStore } from './activities/activity-file-store.js';
 import { createFitFileChecker } from './activities/fit-file-checker.js';
+import { createUploadReception } from './activities/upload-slots.js';
 import { queueDashboard } from './admin/queue-dashboard.js';
 import type { Config } from './config.js';
 import { connectRoutes } from './connections/connect.routes.js';
@@ -37,12 +39,13 @@ import type { SyncQueues } from './sync/queue.js';
 import { dropQueuedEntries } from './sync/connection-changes.js';
 import { syncStatusApi } from './sync/sync-status.api.js';
 import { loadCurrentUser } from './web/authentication.js';
-import { createCsrfProtection } from './web/csrf.js';
+import { createFormProtection } from './web/csrf.js';
 import { noStore } from './web/no-store.js';
+import { warnOfPlainHttp } from './web/plain-http-warning.js';
 import { createErrorHandler } from './web/error-handler.js';
 import { createPageRenderer } from './web/pages.js';
 import { readinessCheck } from './web/readiness.js';
-import { refuseForeignOrigin, requireJsonBody } from './web/request-guards.js';
+import { refuseDeepJson, refuseForeignOrigin, requireJsonBody } from './web/request-guards.js';
 import { createSessionMiddleware } from './web/session.js';
 import { createUserSessions } from './web/user-sessions.js';
 import { createViewRenderer } from './web/views.js';
@@ -77,11 +80,23 @@ const FAVICON = fileURLToPath(new URL('../views/assets/favicon.svg', import.meta
 export function createApp(deps: AppDependencies): Express {
   const { config, logger, metrics, db, sessionStore, oauth, cipher, redis, syncQueues, serviceApi, budget, clock } = deps;
   const app = express();
-  const renderPage = createPageRenderer(createViewRenderer());
+  const secure = config.appBaseUrl.startsWith('https:');
+  const forms = createFormProtection({ sessionSecret: config.sessionSecret, secure });
+  const renderPage = createPageRenderer(createViewRenderer(), forms.tokenFor);
   const meals = createMeals({ db, limits: config.meals, clock, historyAdded: createHistoryHint(syncQueues, logger) });
   const files = createDatabaseActivityFileStore(db);
-  const activities = createActivities({ db, files, checkFile: createFitFileChecker(), clock });
-  const { maxBytes } = config.activities;
+  const activities = createActivities({
+    db,
+    files,
+    lockFile: createActivityFileLock(redis, config.redis.prefix),
+    checkFile: createFitFileChecker(),
+    clock,
+  });
+  const uploads = createUploadReception({
+    maxBytes: config.activities.maxBytes,
+    maxConcurrent: config.activities.maxConcurrentUploads,
+    timeoutMs: config.activities.uploadTimeoutMs,
+  });
   const wellness = createWellness({ db, clock });
   const attemptLimits = createAttemptLimits({ redis, redisPrefix: config.redis.prefix, settings: config.attemptLimits });
   const accounts = createAccounts({
@@ -102,7 +117,6 @@ export function createApp(deps: AppDependencies): Express {
     clock,
     logger,
   });
-  const secure = config.appBaseUrl.startsWith('https:');
 
   app.disable('x-powered-by');
   // Behind a load balancer, its X-Forwarded-* headers give the client's address and protocol
@@ -130,6 +144,7 @@ export function createApp(deps: AppDependencies): Express {
   app.get('/readyz', readinessCheck({ database: () => checkDatabase(db), redis: () => redis.ping() }, logger));
 
   // Everything from here on is per person: the pages and every answer of the JSON API.
+  if (secure) app.use(warnOfPlainHttp(logger));
   app.use(noStore);
   app.use(refuseForeignOrigin(config.appBaseUrl));
   app.use(
@@ -139,11 +154,12 @@ export function createApp(deps: AppDependencies): Express {
   // Before the forms' CSRF check: Bull Board sends JSON, guarded by the origin check above.
   app.use(queueDashboard({ queues: syncQueues, adminEmails: config.admin.emails, allowActions: config.admin.queueActions }));
 
-  // Uploads are multipart (§2.2): before the JSON-only guard of the rest of the API.
-  app.use(activityUploadApi({ activities, maxBytes }));
+  // Uploads are multipart (§2.2) and sign-out reads no body: both before the JSON-only guard of the rest of the API.
+  app.use(activityUploadApi({ activities, uploads }));
+  app.use(signOutApi({ sessions }));
   // An import carries up to MEALS_BATCH_MAX items, more than the 100 kB of any other request.
-  app.use('/api/meals/batch', requireJsonBody, express.json({ limit: batchBodyLimitBytes(config.meals) }));
-  app.use('/api', requireJsonBody, express.json({ limit: '100kb' }));
+  app.use('/api/meals/batch', requireJsonBody, express.json({ limit: batchBodyLimitBytes(config.meals), verify: refuseDeepJson }));
+  app.use('/api', requireJsonBody, express.json({ limit: '100kb', verify: refuseDeepJson }));
   app.use(accountApi({ db, accounts, erasure, sessions, clock }));
   app.use(mealsApi({ meals, limits: config.meals }));
   app.use(activitiesApi({ activities }));
@@ -156,9 +172,9 @@ export function createApp(deps: AppDependencies): Express {
   });
 
   // The upload form is multipart: its route parses it, then checks the form token itself.
-  app.use(activityUploadPage({ activities, renderPage, clock, maxBytes }));
-  app.use(express.urlencoded({ extended: false, limit: '20kb' }), createCsrfProtection());
-  app.use(signInPages({ accounts, sessions, renderPage, clock }));
+  app.use(activityUploadPage({ activities, renderPage, clock, uploads, forms }));
+  app.use(express.urlencoded({ extended: false, limit: '20kb' }), forms.check);
+  app.use(signInPages({ accounts, sessions, renderPage, formTokenFor: forms.tokenFor, clock }));
   app.use(accountPages({ db, accounts, erasure, sessions, renderPage }));
   app.use(dashboardPages({ db, renderPage, clock }));
   app.use(mealsPages({ db, meals, limits: config.meals, renderPage, clock }));

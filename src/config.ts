@@ -176,9 +176,13 @@ const envSchema = z.object({
   MEALS_BATCH_MAX: wholeUpTo(2000, 'a number of items up to 2000, e.g. 500').default(500),
   // The document states no file size (§8): 25 MiB holds hours of second-by-second recording.
   ACTIVITY_MAX_BYTES: wholeUpTo(100 * 1024 * 1024, 'a number of bytes up to 104857600 (100 MiB), e.g. 26214400 (25 MiB)').default(25 * 1024 * 1024),
+  // Each upload may hold ACTIVITY_MAX_BYTES in memory until it is stored (receive-upload.ts).
+  ACTIVITY_MAX_CONCURRENT_UPLOADS: wholeUpTo(64, 'a number of uploads up to 64, e.g. 4').default(4),
+  ACTIVITY_UPLOAD_TIMEOUT_S: wholeUpTo(3600, 'a number of seconds up to 3600, e.g. 120').default(120),
   ACTIVITY_RETENTION: z.enum(['keep', 'prune-after-upload'], expecting('keep or prune-after-upload')).default('keep'),
   SIGNIN_FAILURES_PER_ADDRESS_PER_HOUR: positiveInt('a number of failed sign-ins, e.g. 50', 50),
   SIGNUPS_PER_ADDRESS_PER_HOUR: positiveInt('a number of sign-ups, e.g. 20', 20),
+  SESSIONS_PER_ADDRESS_PER_HOUR: positiveInt('a number of sessions, e.g. 100', 100),
   SHUTDOWN_TIMEOUT_MS: wholeUpTo(3_600_000, 'milliseconds up to 3600000 (an hour), e.g. 45000').optional(),
   // Bounded: a wait past a timer's range (about 24 days) would be cut to 1 ms, failing at once.
   STARTUP_TIMEOUT_S: wholeUpTo(3600, 'a number of seconds up to 3600, e.g. 20').default(20),
@@ -248,8 +252,10 @@ function toConfig(env: z.infer<typeof envSchema>) {
   return {
     logLevel: env.LOG_LEVEL,
     appBaseUrl: env.APP_BASE_URL,
-    // Unset: one proxy when the app is served over https (a TLS-terminating proxy), none over http.
-    trustProxy: env.TRUST_PROXY ?? (env.APP_BASE_URL.startsWith('https:') ? 1 : false),
+    // Unset: served over https, the app sits behind a TLS-terminating proxy, believed only on this
+    // machine (`loopback`); a hop count would believe whatever a client reaching the app directly
+    // claims. A proxy on another host must be named. Over http: none.
+    trustProxy: env.TRUST_PROXY ?? (env.APP_BASE_URL.startsWith('https:') ? 'loopback' : false),
     port: env.PORT,
     host: env.HOST,
     /** Prometheus metrics of this process, on a port of their own; `port` undefined: not served. */
@@ -284,12 +290,17 @@ function toConfig(env: z.infer<typeof envSchema>) {
     activities: {
       /** The largest .fit file an upload may carry; larger ones are answered 413. */
       maxBytes: env.ACTIVITY_MAX_BYTES,
+      /** Uploads one web process receives and checks at once, one per person at most. */
+      maxConcurrentUploads: env.ACTIVITY_MAX_CONCURRENT_UPLOADS,
+      /** How long an upload's body may take to arrive. */
+      uploadTimeoutMs: env.ACTIVITY_UPLOAD_TIMEOUT_S * 1000,
       /** After the service has a file: keep its bytes, or delete them (the activity keeps its hash). */
       retention: env.ACTIVITY_RETENTION,
     },
     attemptLimits: {
       signInFailuresPerAddressPerHour: env.SIGNIN_FAILURES_PER_ADDRESS_PER_HOUR,
       signUpsPerAddressPerHour: env.SIGNUPS_PER_ADDRESS_PER_HOUR,
+      sessionsPerAddressPerHour: env.SESSIONS_PER_ADDRESS_PER_HOUR,
     },
     /** Mails to people whose connection needs them (src/notices/); `smtpUrl` undefined: mail is off. */
     mail: { smtpUrl: env.SMTP_URL, from: env.MAIL_FROM, intervalMs: env.MAIL_INTERVAL_MS },

@@ -163,8 +163,11 @@ describe('loadConfig', () => {
     MEALS_BATCH_MAX: '0',
     ACTIVITY_MAX_BYTES: '25MB',
     ACTIVITY_RETENTION: 'delete',
+    ACTIVITY_MAX_CONCURRENT_UPLOADS: '0',
+    ACTIVITY_UPLOAD_TIMEOUT_S: 'slow',
     SIGNIN_FAILURES_PER_ADDRESS_PER_HOUR: '0',
     SIGNUPS_PER_ADDRESS_PER_HOUR: 'some',
+    SESSIONS_PER_ADDRESS_PER_HOUR: '0',
     LOG_LEVEL: 'loud',
     ADMIN_EMAILS: 'ops',
     ADMIN_QUEUE_ACTIONS: 'yes',
@@ -187,10 +190,13 @@ describe('loadConfig', () => {
     expect(message).not.toMatch(/Invalid (input|option|string)|expected|pattern/);
   });
 
-  it('takes .fit files up to 25 MiB and keeps their bytes by default', () => {
-    expect(loadConfig(validEnv).activities).toEqual({ maxBytes: 26_214_400, retention: 'keep' });
-    expect(loadConfig({ ...validEnv, ACTIVITY_MAX_BYTES: '1048576', ACTIVITY_RETENTION: 'prune-after-upload' }).activities).toEqual({
+  it('takes .fit files up to 25 MiB, four uploads at once for 120 s each, and keeps their bytes by default', () => {
+    expect(loadConfig(validEnv).activities).toEqual({ maxBytes: 26_214_400, maxConcurrentUploads: 4, uploadTimeoutMs: 120_000, retention: 'keep' });
+    const changed = { ACTIVITY_MAX_BYTES: '1048576', ACTIVITY_MAX_CONCURRENT_UPLOADS: '2', ACTIVITY_UPLOAD_TIMEOUT_S: '30', ACTIVITY_RETENTION: 'prune-after-upload' };
+    expect(loadConfig({ ...validEnv, ...changed }).activities).toEqual({
       maxBytes: 1_048_576,
+      maxConcurrentUploads: 2,
+      uploadTimeoutMs: 30_000,
       retention: 'prune-after-upload',
     });
   });
@@ -206,7 +212,7 @@ describe('loadConfig', () => {
   });
 
   it.each([
-    [{ APP_BASE_URL: 'https://sync.example.com' }, 1],
+    [{ APP_BASE_URL: 'https://sync.example.com' }, 'loopback'],
     [{ APP_BASE_URL: 'http://localhost:3000' }, false],
     [{ TRUST_PROXY: '2' }, 2],
     [{ TRUST_PROXY: '10.0.0.0/8, 192.168.1.7, loopback' }, ['10.0.0.0/8', '192.168.1.7', 'loopback']],

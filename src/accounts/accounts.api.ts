@@ -25,6 +25,19 @@ interface Dependencies {
   clock: () => Date;
 }
 
+/**
+ * POST /api/logout: 204, the session ended. It reads no body, so app.ts mounts it before the JSON
+ * API's content-type guard: a sign-out sent with an empty form or a text body is still a sign-out.
+ */
+export function signOutApi({ sessions }: { sessions: UserSessions }): Router {
+  const router = Router();
+  router.post('/api/logout', async (req, res) => {
+    await sessions.end(req, res);
+    res.status(204).end();
+  });
+  return router;
+}
+
 /** The JSON API for scripts and mobile clients: the same accounts and session cookie as the pages. */
 export function accountApi({ db, accounts, erasure, sessions, clock }: Dependencies): Router {
   const router = Router();
@@ -65,11 +78,6 @@ export function accountApi({ db, accounts, erasure, sessions, clock }: Dependenc
     if (!result.ok) return res.status(401).json({ error: 'invalid_credentials', message: 'Wrong email or password.' });
     await sessions.start(req, result.user.id, clock());
     await sendAccount(res, result.user);
-  });
-
-  router.post('/api/logout', async (req, res) => {
-    await sessions.end(req, res);
-    res.status(204).end();
   });
 
   router.get('/api/me', requireUserApi, async (_req, res) => {

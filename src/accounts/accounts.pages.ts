@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import { clientAddress } from '../web/client-address.js';
 import { describeInvalidFields } from '../web/invalid-input.js';
+import type { FormProtection } from '../web/csrf.js';
 import type { RenderPage } from '../web/pages.js';
 import { renderTooManyAttempts } from '../web/too-many-attempts.js';
 import { signInSchema, signUpSchema } from './account.schemas.js';
@@ -11,12 +12,17 @@ interface Dependencies {
   accounts: Accounts;
   sessions: UserSessions;
   renderPage: RenderPage;
+  /** The forms' token, which these two pages give a signed-out visitor too. */
+  formTokenFor: FormProtection['tokenFor'];
   clock: () => Date;
 }
 
 /** Sign up, sign in and sign out, as HTML forms. */
-export function signInPages({ accounts, sessions, renderPage, clock }: Dependencies): Router {
+export function signInPages({ accounts, sessions, renderPage: renderAnyPage, formTokenFor, clock }: Dependencies): Router {
   const router = Router();
+  // Their forms are posted signed out: each page gives its form's token itself.
+  const renderPage: RenderPage = (req, res, view, data = {}, status) =>
+    renderAnyPage(req, res, view, { csrfToken: formTokenFor(req, res), ...data }, status);
 
   router.get('/signup', (req, res) => renderPage(req, res, 'signup', { title: 'Sign up' }));
   router.post('/signup', async (req, res) => {

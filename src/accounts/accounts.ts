@@ -23,7 +23,7 @@ export interface AccountsDependencies {
   clock: () => Date;
 }
 
-/** Signing up and signing in, each counted against the limits of the address it comes from. */
+/** Signing up and signing in, each counted against the limits of the address it comes from; each success starts a session. */
 export function createAccounts({ db, passwords, attemptLimits, reservedEmails, clock }: AccountsDependencies) {
   const tooManyAttempts = (wait: RetryAfter): TooManyAttempts => ({ ok: false, reason: 'too_many_attempts', ...wait });
 
@@ -41,7 +41,7 @@ export function createAccounts({ db, passwords, attemptLimits, reservedEmails, c
 
   return {
     async signUp(input: SignUpInput, address: string): Promise<SignUpResult> {
-      const wait = await attemptLimits.startSignUp(address);
+      const wait = (await attemptLimits.startSignUp(address)) ?? (await attemptLimits.startSession(address));
       if (wait) return tooManyAttempts(wait);
       if (reservedEmails.has(input.email)) return { ok: false, reason: 'email_taken' };
       const user = await insertUser(db, {
@@ -63,6 +63,8 @@ export function createAccounts({ db, passwords, attemptLimits, reservedEmails, c
         : await passwords.verifyForUnknownUser(input.password);
       if (!user || !verified) return { ok: false, reason: 'invalid_credentials' };
       await attemptLimits.signInSucceeded(input.email, address);
+      const sessionWait = await attemptLimits.startSession(address);
+      if (sessionWait) return tooManyAttempts(sessionWait);
       if (passwords.isOutdated(user.password_hash)) {
         await updatePasswordHash(db, user.id, await passwords.hash(input.password));
       }

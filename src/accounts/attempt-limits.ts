@@ -4,6 +4,7 @@ import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 export interface AttemptLimitSettings {
   signInFailuresPerAddressPerHour: number;
   signUpsPerAddressPerHour: number;
+  sessionsPerAddressPerHour: number;
 }
 
 export interface AttemptLimitsDependencies {
@@ -24,6 +25,8 @@ export interface AttemptLimits {
   startSignIn(email: string, address: string): Promise<RetryAfter | undefined>;
   signInSucceeded(email: string, address: string): Promise<void>;
   startSignUp(address: string): Promise<RetryAfter | undefined>;
+  /** Counts a session about to be started (a sign-in or sign-up that succeeds): each is kept in Redis until it ends. */
+  startSession(address: string): Promise<RetryAfter | undefined>;
   /** Forgets every sign-in failure counted against the account, from any address (its deletion). */
   forgetAccount(email: string): Promise<void>;
 }
@@ -39,10 +42,11 @@ const ACCOUNT_WINDOW_S = 15 * 60;
 const HOUR_S = 3600;
 
 /**
- * Limits on sign-in failures and sign-ups, counted in Redis so that every web process shares them.
- * Guessing across many accounts is slowed by each address's hourly failure budget; sign-ups, which
- * each cost a hash and a row, by an hourly budget per address too. Both budgets are settings, as an
- * address may be a NAT shared by many people.
+ * Limits on sign-in failures, sign-ups and new sessions, counted in Redis so that every web process
+ * shares them. Guessing across many accounts is slowed by each address's hourly failure budget;
+ * sign-ups, which each cost a hash and a row, by an hourly budget per address too; and sessions,
+ * each kept in Redis (which must not fill: it holds the queues too) until it ends, by a third. All
+ * are settings, as an address may be a NAT shared by many people.
  */
 export function createAttemptLimits({ redis, redisPrefix, settings }: AttemptLimitsDependencies): AttemptLimits {
   const limiter = (name: string, points: number, durationS: number) =>
@@ -50,6 +54,7 @@ export function createAttemptLimits({ redis, redisPrefix, settings }: AttemptLim
   const signInFailuresByAccountAndAddress = limiter('sign-in-account', FAILURES_PER_ACCOUNT_AND_ADDRESS, ACCOUNT_WINDOW_S);
   const signInFailuresByAddress = limiter('sign-in-address', settings.signInFailuresPerAddressPerHour, HOUR_S);
   const signUpsByAddress = limiter('sign-up-address', settings.signUpsPerAddressPerHour, HOUR_S);
+  const sessionsByAddress = limiter('session-address', settings.sessionsPerAddressPerHour, HOUR_S);
   const accountAtAddress = (email: string, address: string) => `${address}/${email}`;
   // The addresses an account's failures were counted from, so that forgetAccount finds them without
   // scanning Redis; it lives as long as the counts it leads to.
@@ -76,6 +81,7 @@ export function createAttemptLimits({ redis, redisPrefix, settings }: AttemptLim
       await signInFailuresByAddress.reward(address);
     },
     startSignUp: (address) => take(signUpsByAddress, address),
+    startSession: (address) => take(sessionsByAddress, address),
     async forgetAccount(email) {
       const addresses = await redis.smembers(addressesOf(email));
       await Promise.all(addresses.map((address) => signInFailuresByAccountAndAddress.delete(accountAtAddress(email, address))));

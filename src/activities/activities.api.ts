@@ -1,21 +1,24 @@
 import { Router, type Response } from 'express';
 import { currentUser, requireUserApi } from '../web/authentication.js';
+import { signalOnClientLeaving } from '../web/client-left.js';
 import { sendInvalidInput } from '../web/invalid-input.js';
 import type { Activities } from './activities.js';
 import { activityChangesSchema, activityIdSchema, uploadFieldsSchema } from './activity.schemas.js';
-import { receiveUpload, uploadedFile } from './receive-upload.js';
+import { uploadedFile } from './receive-upload.js';
+import type { UploadReception } from './upload-slots.js';
 
 /**
  * POST /api/activities: a multipart upload (§2.2), so app.ts mounts it before the JSON-only guard
  * of the rest of the API. 201 for a new activity, 200 for a file already uploaded (renamed when
- * the name or metadata differ), 400 when the file is not one valid .fit file, 413 over the limit.
+ * the name or metadata differ), 400 when the file is not one valid .fit file, 413 over the limit;
+ * 429 or 503 when it may not be received now, 408 when it took too long to arrive (upload-slots.ts).
  */
-export function activityUploadApi({ activities, maxBytes }: { activities: Activities; maxBytes: number }): Router {
+export function activityUploadApi({ activities, uploads }: { activities: Activities; uploads: UploadReception }): Router {
   const router = Router();
-  router.post('/api/activities', requireUserApi, receiveUpload({ maxBytes }), async (req, res) => {
+  router.post('/api/activities', requireUserApi, uploads.admit, uploads.receive, async (req, res) => {
     const fields = uploadFieldsSchema.safeParse(req.body ?? {});
     if (!fields.success) return sendInvalidInput(res, fields.error);
-    const outcome = await activities.upload(currentUser(res), { ...uploadedFile(req), ...fields.data });
+    const outcome = await activities.upload(currentUser(res), { ...uploadedFile(req), ...fields.data }, signalOnClientLeaving(res));
     if (!outcome.ok) return sendInvalidInput(res, { fields: ['file'], message: outcome.message });
     res.status(outcome.created ? 201 : 200).json(outcome.activity);
   });

@@ -1,12 +1,14 @@
-import { Router, type Request, type Response } from 'express';
+import { Router, type Request, type RequestHandler, type Response } from 'express';
 import { describeSync } from '../sync/sync-words.js';
 import { currentUser, requireUserPage } from '../web/authentication.js';
-import { createCsrfProtection, formTokenOf } from '../web/csrf.js';
+import { signalOnClientLeaving } from '../web/client-left.js';
+import type { FormProtection } from '../web/csrf.js';
 import { describeInvalidFields } from '../web/invalid-input.js';
 import type { RenderPage } from '../web/pages.js';
 import type { Activities } from './activities.js';
 import { activityIdSchema, uploadFormSchema } from './activity.schemas.js';
-import { receiveUpload, uploadedFile, UploadRefusedError } from './receive-upload.js';
+import { uploadedFile, UploadRefusedError } from './receive-upload.js';
+import type { UploadReception } from './upload-slots.js';
 
 interface Dependencies {
   activities: Activities;
@@ -16,7 +18,7 @@ interface Dependencies {
 
 interface Problem {
   message: string;
-  status: 400 | 413;
+  status: UploadRefusedError['status'];
   /** Given when the page is answered before the CSRF check ran. */
   csrfToken?: string;
 }
@@ -36,28 +38,31 @@ async function renderActivities({ activities, renderPage, clock }: Dependencies,
 /**
  * POST /activities, the page's upload form. app.ts mounts it before the forms' CSRF check, which
  * reads `_csrf` from a body only receiveUpload can parse; the check runs right after it here. An
- * upload refused by receiveUpload (too large, say) is shown on the page without that check: it
- * changed nothing, and its `_csrf` may never have been read.
+ * upload refused before that (no free slot, too large, too slow) is shown on the page without the
+ * check: it changed nothing, and its `_csrf` may never have been read.
  */
-export function activityUploadPage(deps: Dependencies & { maxBytes: number }): Router {
+export function activityUploadPage(deps: Dependencies & { uploads: UploadReception; forms: FormProtection }): Router {
   const router = Router();
-  const receive = receiveUpload({ maxBytes: deps.maxBytes });
-  const checkFormToken = createCsrfProtection();
+  /** A step whose refusal is shown on the page, with a form token for the next try. */
+  const refusedOnThePage =
+    (step: RequestHandler): RequestHandler =>
+    (req, res, next) => {
+      step(req, res, (error?: unknown) => {
+        if (!(error instanceof UploadRefusedError)) return next(error);
+        renderActivities(deps, req, res, { message: error.message, status: error.status, csrfToken: deps.forms.tokenFor(req, res) }).catch(next);
+      });
+    };
 
   router.post(
     '/activities',
     requireUserPage,
-    (req, res, next) => {
-      receive(req, res, (error?: unknown) => {
-        if (!(error instanceof UploadRefusedError)) return next(error);
-        renderActivities(deps, req, res, { message: error.message, status: error.status, csrfToken: formTokenOf(req) }).catch(next);
-      });
-    },
-    checkFormToken,
+    refusedOnThePage(deps.uploads.admit),
+    refusedOnThePage(deps.uploads.receive),
+    ...deps.forms.check,
     async (req, res) => {
       const fields = uploadFormSchema.safeParse(req.body);
       if (!fields.success) return renderActivities(deps, req, res, { message: describeInvalidFields(fields.error).message, status: 400 });
-      const outcome = await deps.activities.upload(currentUser(res), { ...uploadedFile(req), ...fields.data });
+      const outcome = await deps.activities.upload(currentUser(res), { ...uploadedFile(req), ...fields.data }, signalOnClientLeaving(res));
       if (!outcome.ok) return renderActivities(deps, req, res, { message: outcome.message, status: 400 });
       res.redirect(303, '/activities');
     },

@@ -2,6 +2,7 @@ import { lockUser } from '../accounts/user.repository.js';
 import type { User } from '../accounts/user.table.js';
 import type { Db } from '../db/database.js';
 import { forgetEntry, markDirty, syncFactsOf, syncStatusesOf, type EntrySyncStatus, type OutboxKey, type SyncFacts } from '../sync/outbox.js';
+import type { ActivityFileLock } from './activity-file-lock.js';
 import { activityFileKey, sha256Hex, type ActivityFileStore } from './activity-file-store.js';
 import {
   deleteActivity,
@@ -53,6 +54,8 @@ export type ChangeOutcome =
 export interface ActivitiesDependencies {
   db: Db;
   files: ActivityFileStore;
+  /** Runs an upload's or a delete's work on one file's bytes and row apart from any other's on the same file. */
+  lockFile: ActivityFileLock;
   /** Whether an upload is one valid .fit file (createFitFileChecker: off the event loop). */
   checkFile: FitFileCheck;
   clock: () => Date;
@@ -70,10 +73,41 @@ const FALLBACK_FILE_NAME = 'activity.fit';
  * name (the service upserts by a hash of the file, §4.4), so each write marks the activity's outbox
  * entry dirty only when what the service would receive changed: its name or metadata.
  */
-export function createActivities({ db, files, checkFile, clock }: ActivitiesDependencies) {
+export function createActivities({ db, files, lockFile, checkFile, clock }: ActivitiesDependencies) {
   async function viewOne(activity: Activity): Promise<ActivityView> {
     const [shown] = await activityViews(db, activity.user_id, [activity]);
     return shown!;
+  }
+
+  /** The row of an upload whose bytes are stored: a new activity, or the one this user has of the file. */
+  function recordUpload(user: User, input: ActivityUploadInput, sha256: string) {
+    const now = clock();
+    return db.transaction().execute(async (trx) => {
+      await lockUser(trx, user.id);
+      const existing = await findActivityByFile(trx, user.id, sha256);
+      if (!existing) {
+        const activity = await insertActivity(trx, {
+          user_id: user.id,
+          sha256,
+          name: input.name ?? nameFromFileName(input.fileName),
+          metadata: metadataText(input.metadata ?? {}),
+          file_name: fileNameToSend(input.fileName),
+          bytes: input.bytes.length,
+          file_stored: 1,
+          created_at: now.toISOString(),
+          updated_at: now.toISOString(),
+        });
+        await markDirty(trx, activityEntry(activity), now);
+        return { created: true, resend: true, activity };
+      }
+      const { name, metadata, differs } = withChanges(existing, input);
+      // Sending the file again is what a failed send asks for (its bytes lost here, say).
+      const resend = differs || (await lastSendFailed(trx, existing));
+      if (!resend && existing.file_stored === 1) return { created: false, resend, activity: existing };
+      const activity = await updateActivity(trx, user.id, existing.id, { name, metadata, file_stored: 1, updated_at: now.toISOString() });
+      if (resend) await markDirty(trx, activityEntry(activity), now);
+      return { created: false, resend, activity };
+    });
   }
 
   return {
@@ -89,43 +123,21 @@ export function createActivities({ db, files, checkFile, clock }: ActivitiesDepe
     },
 
     /**
-     * Checks the file, stores its bytes, then records the activity. The bytes go first, under a key
+     * Checks the file (given up when `signal` aborts: its client left), stores its bytes, then records the activity. The bytes go first, under a key
      * made of their hash: a crash in between leaves bytes no activity names (harmless, and the retry
      * puts the same key again), never an activity without its bytes. A file uploaded again restores
      * bytes pruned after an earlier upload, changes only the fields it gives, and sends the file
-     * again when its last send failed.
+     * again when its last send failed. A delete of the same file waits for it (lockFile): otherwise it
+     * could remove the row this upload finds gone and the bytes this upload's new row needs.
      */
-    async upload(user: User, input: ActivityUploadInput): Promise<UploadOutcome> {
-      const problem = await checkFile(input.bytes);
+    async upload(user: User, input: ActivityUploadInput, signal?: AbortSignal): Promise<UploadOutcome> {
+      const problem = await checkFile(input.bytes, signal);
       if (problem !== undefined) return { ok: false, reason: 'not_fit', message: `${problem}.` };
       const sha256 = sha256Hex(input.bytes);
-      await files.put(activityFileKey(user.id, sha256), input.bytes);
-      const now = clock();
-      const outcome = await db.transaction().execute(async (trx) => {
-        await lockUser(trx, user.id);
-        const existing = await findActivityByFile(trx, user.id, sha256);
-        if (!existing) {
-          const activity = await insertActivity(trx, {
-            user_id: user.id,
-            sha256,
-            name: input.name ?? nameFromFileName(input.fileName),
-            metadata: metadataText(input.metadata ?? {}),
-            file_name: fileNameToSend(input.fileName),
-            bytes: input.bytes.length,
-            file_stored: 1,
-            created_at: now.toISOString(),
-            updated_at: now.toISOString(),
-          });
-          await markDirty(trx, activityEntry(activity), now);
-          return { created: true, resend: true, activity };
-        }
-        const { name, metadata, differs } = withChanges(existing, input);
-        // Sending the file again is what a failed send asks for (its bytes lost here, say).
-        const resend = differs || (await lastSendFailed(trx, existing));
-        if (!resend && existing.file_stored === 1) return { created: false, resend, activity: existing };
-        const activity = await updateActivity(trx, user.id, existing.id, { name, metadata, file_stored: 1, updated_at: now.toISOString() });
-        if (resend) await markDirty(trx, activityEntry(activity), now);
-        return { created: false, resend, activity };
+      const key = activityFileKey(user.id, sha256);
+      const outcome = await lockFile(key, async () => {
+        await files.put(key, input.bytes);
+        return recordUpload(user, input, sha256);
       });
       return { ok: true, created: outcome.created, activity: await viewOne(outcome.activity) };
     },
@@ -153,20 +165,25 @@ export function createActivities({ db, files, checkFile, clock }: ActivitiesDepe
     /**
      * Deletes the activity here only: the service documents no delete (§4.4). The row and its outbox
      * entry go in one transaction, the bytes after it; a crash in between leaves bytes no activity
-     * names, which is harmless.
+     * names, which is harmless. An upload of the same file waits for it (lockFile), so the bytes
+     * removed are never those of a row the upload commits meanwhile.
      */
     async remove(user: User, id: number): Promise<boolean> {
-      const removed = await db.transaction().execute(async (trx) => {
-        await lockUser(trx, user.id);
-        const activity = await findActivity(trx, user.id, id);
-        if (!activity) return undefined;
-        await deleteActivity(trx, user.id, id);
-        await forgetEntry(trx, activityEntry(activity));
-        return activity;
+      const activity = await findActivity(db, user.id, id);
+      if (!activity) return false;
+      const key = activityFileKey(user.id, activity.sha256);
+      return lockFile(key, async () => {
+        const removed = await db.transaction().execute(async (trx) => {
+          await lockUser(trx, user.id);
+          // Read again under the lock: the same request may have been sent twice.
+          if (!(await findActivity(trx, user.id, id))) return false;
+          await deleteActivity(trx, user.id, id);
+          await forgetEntry(trx, activityEntry(activity));
+          return true;
+        });
+        if (removed) await files.delete(key);
+        return removed;
       });
-      if (!removed) return false;
-      await files.delete(activityFileKey(user.id, removed.sha256));
-      return true;
     },
   };
 }

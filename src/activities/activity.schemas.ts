@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { nestsTooDeep, TOO_DEEP_MESSAGE } from '../text/json-nesting.js';
 import { plainTextSchema } from '../text/plain-text.js';
 
 /** The service shows no limits (§8); these keep a name readable and metadata within a text part (receive-upload.ts). */
@@ -24,6 +25,11 @@ export const uploadFieldsSchema = z.strictObject({
   metadata: z
     .string()
     .transform((text, context) => {
+      // Counted on the text: JSON.parse would take it, but the checks after it recurse.
+      if (nestsTooDeep(text)) {
+        context.addIssue({ code: 'custom', message: TOO_DEEP_MESSAGE });
+        return z.NEVER;
+      }
       try {
         return JSON.parse(text) as unknown;
       } catch {

@@ -3,25 +3,72 @@ import { Worker, isMainThread, parentPort, workerData } from 'node:worker_thread
 import pLimit from 'p-limit';
 import { z } from 'zod';
 
-/** Why the bytes are not one valid .fit file, or undefined: fitFileProblem, answered off the event loop. */
-export type FitFileCheck = (bytes: Uint8Array) => Promise<string | undefined>;
+/**
+ * Why the bytes are not one valid .fit file, or undefined: fitFileProblem, answered off the event
+ * loop. A check whose `signal` aborts (its client left) is dropped if it waits, stopped if it runs,
+ * and rejects with the signal's reason.
+ */
+export type FitFileCheck = (bytes: Uint8Array, signal?: AbortSignal) => Promise<string | undefined>;
 
 /** What the thread is started with, so that this module knows it is that thread. */
 const CHECK_THREAD = 'fit-file-check-thread';
 
+/** Files up to this size are checked in a thread of their own: a check of one takes a fraction of a second. */
+export const SMALL_FIT_FILE_BYTES = 256 * 1024;
+
 /**
- * Decoding a large .fit file takes seconds of CPU (about half a second per MiB here) and hundreds
- * of MB, which on the main thread would hold up every other request of the web process. So the
- * checks run in one worker thread, started at the first check and kept, one file at a time (the
- * others wait their turn, which also bounds the memory they take). This module is also that
- * thread's code (the end of the file). A thread that dies fails its check; the next check starts
- * a new one.
+ * Decoding a large .fit file takes seconds of CPU (about half a second per MiB here) and up to
+ * about 110 MB (the limits in fit-file.ts), which on the main thread would hold up every other
+ * request of the web process. So checks run in worker threads, started at their first check and
+ * kept, one file at a time each (the others wait their turn, which also bounds the memory they
+ * take): one thread for small files and one for the rest, so that a small file never waits behind
+ * a large one. This module is also the threads' code (the end of the file). A thread that dies
+ * fails its check; the next check starts a new one.
  */
 export function createFitFileChecker(): FitFileCheck {
+  const small = oneThreadChecker();
+  const large = oneThreadChecker();
+  return (bytes, signal) => (bytes.length <= SMALL_FIT_FILE_BYTES ? small : large)(bytes, signal);
+}
+
+function oneThreadChecker(): FitFileCheck {
   const oneAtATime = pLimit(1);
   let thread: Worker | undefined;
-  const running = () => (thread ??= startThread().once('exit', () => (thread = undefined)));
-  return (bytes) => oneAtATime(() => ask(running(), bytes));
+  const running = (): Worker => {
+    if (thread) return thread;
+    const started = startThread();
+    started.once('exit', () => {
+      if (thread === started) thread = undefined;
+    });
+    return (thread = started);
+  };
+  return (bytes, signal) => {
+    const checked = oneAtATime(async () => {
+      // Its client left while it waited: nothing to check for anyone.
+      signal?.throwIfAborted();
+      const asked = running();
+      try {
+        return await ask(asked, bytes, signal);
+      } finally {
+        // Stopped mid-check, it is exiting: the next check starts another at once.
+        if (signal?.aborted && thread === asked) thread = undefined;
+      }
+    });
+    return untilAborted(checked, signal);
+  };
+}
+
+/** What `work` settles with, or the signal's reason as soon as it aborts: a client that left waits for nothing. */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return work;
+  // Once abandoned, its own end (the signal's reason, when its turn comes) concerns nobody.
+  work.catch(() => {});
+  return new Promise((resolve, reject) => {
+    const abandon = () => reject(signal.reason);
+    if (signal.aborted) return abandon();
+    signal.addEventListener('abort', abandon, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', abandon));
+  });
 }
 
 function startThread(): Worker {
@@ -38,21 +85,28 @@ function startThread(): Worker {
   return thread;
 }
 
-function ask(thread: Worker, bytes: Uint8Array): Promise<string | undefined> {
+function ask(thread: Worker, bytes: Uint8Array, signal: AbortSignal | undefined): Promise<string | undefined> {
   return new Promise((resolve, reject) => {
     const stopListening = () => {
       thread.off('message', answered).off('error', failed).off('exit', exited);
+      signal?.removeEventListener('abort', abandoned);
     };
     const answered = (problem: string | null) => {
       stopListening();
       resolve(problem ?? undefined);
     };
-    const failed = (error: Error) => {
+    const failed = (error: unknown) => {
       stopListening();
       reject(error);
     };
     const exited = (code: number) => failed(new Error(`the .fit check thread exited with code ${code} before answering`));
+    // Its client left while it ran: the thread stops decoding (the next check starts another).
+    const abandoned = () => {
+      failed(signal?.reason);
+      void thread.terminate();
+    };
     thread.on('message', answered).on('error', failed).on('exit', exited);
+    signal?.addEventListener('abort', abandoned, { once: true });
     thread.postMessage(bytes);
   });
 }

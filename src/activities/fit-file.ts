@@ -5,12 +5,24 @@ const DATA_SIZE_OFFSET = 4;
 const CRC_SIZE = 2;
 
 /**
+ * The FIT SDK keeps every message it decodes until the end of the file: about 80 bytes of memory
+ * for a message of one field and 50 for each further field value, against one or two bytes each
+ * in the file, so 25 MiB of tiny or wide messages would take more than a gigabyte. These bound
+ * what one check holds to about 110 MB. They are far above an activity: a day of one-second
+ * records with ten fields each is 86,400 messages and under a million values.
+ */
+export const FIT_LIMITS = { messages: 500_000, fieldValues: 2_000_000 };
+
+export type FitLimits = typeof FIT_LIMITS;
+
+/**
  * Why these bytes are not one valid .fit file, in words for the person who chose the file, or
  * undefined when they are one. The FIT SDK checks the header, both CRCs and the records; the one
  * thing it leaves to us is comparing the length the header announces with the length received,
- * which tells a file cut short (or with something after it) from a damaged one.
+ * which tells a file cut short (or with something after it) from a damaged one. Decoding stops as
+ * soon as the file holds more messages or field values than `limits` allow.
  */
-export function fitFileProblem(bytes: Uint8Array): string | undefined {
+export function fitFileProblem(bytes: Uint8Array, limits: FitLimits = FIT_LIMITS): string | undefined {
   if (bytes.length === 0) return 'The file is empty';
   const stream = Stream.fromByteArray(bytes);
   if (!Decoder.isFIT(stream)) return 'This is not a .fit file: it does not start with a FIT file header';
@@ -24,8 +36,42 @@ export function fitFileProblem(bytes: Uint8Array): string | undefined {
   }
   const decoder = new Decoder(stream);
   if (!decoder.checkIntegrity()) return 'The file is damaged: its checksum (CRC) does not match';
-  const [error] = decoder.read().errors;
+  const tally = new DecodedTally(limits);
+  const [error] = decoder.read({ mesgListener: (_number, message) => tally.add(message) }).errors;
+  if (tally.overLimit !== undefined) return tally.overLimit;
   return error === undefined ? undefined : `The file could not be read: ${error.message}`;
+}
+
+/** Counts what the decoder holds, and stops it (by throwing, which it reports as an error) past a limit. */
+class DecodedTally {
+  private messages = 0;
+  private values = 0;
+  overLimit: string | undefined;
+
+  constructor(private readonly limits: FitLimits) {}
+
+  add(message: object): void {
+    this.messages += 1;
+    this.values += valuesIn(message);
+    if (this.messages > this.limits.messages) this.stop(`more than ${this.limits.messages.toLocaleString('en')} messages`);
+    if (this.values > this.limits.fieldValues) this.stop(`more than ${this.limits.fieldValues.toLocaleString('en')} field values`);
+  }
+
+  private stop(what: string): never {
+    this.overLimit = `The file is too large to check: it holds ${what}, more than any activity`;
+    throw new Error(this.overLimit);
+  }
+}
+
+/** A decoded message's field values: an array's each, and a developer field's each. */
+function valuesIn(message: object): number {
+  let values = 0;
+  for (const value of Object.values(message)) {
+    if (Array.isArray(value)) values += value.length;
+    else if (typeof value === 'object' && value !== null && !(value instanceof Date)) values += valuesIn(value);
+    else values += 1;
+  }
+  return values;
 }
 
 /** Header size + data size + CRC, as the header says; Decoder.isFIT has checked the header is there. */

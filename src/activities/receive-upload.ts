@@ -32,16 +32,24 @@ export class UploadRefusedError extends Error {
   override name = 'UploadRefusedError';
 
   constructor(
-    readonly status: 400 | 413,
+    readonly status: 400 | 408 | 413 | 429 | 503,
     message: string,
   ) {
     super(message);
   }
 }
 
-export function receiveUpload({ maxBytes }: { maxBytes: number }): RequestHandler {
+/**
+ * `timeoutMs` (ACTIVITY_UPLOAD_TIMEOUT_S) bounds how long the body may take to arrive: a client that
+ * sends slowly, or stops before the end, holds what it sent in memory until then, not until Node's
+ * own request timeout (5 minutes). It is answered 408, and the connection closed.
+ */
+export function receiveUpload({ maxBytes, timeoutMs }: { maxBytes: number; timeoutMs: number }): RequestHandler {
   const parseForm = multer({
     storage: multer.memoryStorage(),
+    // Browsers send the file name as UTF-8 (WHATWG HTML, multipart/form-data encoding); busboy
+    // would read it as Latin-1, RFC 7578's default, and turn "Müller" into "MÃ¼ller".
+    defParamCharset: 'utf8',
     limits: {
       fileSize: maxBytes,
       files: 1,
@@ -62,10 +70,21 @@ export function receiveUpload({ maxBytes }: { maxBytes: number }): RequestHandle
     if (!req.is('multipart/form-data')) {
       return next(new UploadRefusedError(400, `Send the upload as multipart/form-data, with the .fit file in the part "${FILE_PART}".`));
     }
+    let answered = false;
+    const once = (error?: unknown) => {
+      if (answered) return;
+      answered = true;
+      clearTimeout(deadline);
+      next(error);
+    };
+    const deadline = setTimeout(() => {
+      res.set('Connection', 'close');
+      once(new UploadRefusedError(408, `The upload did not arrive within ${timeoutMs / 1000} s: send it again, on a faster connection if you can.`));
+    }, timeoutMs);
     parseForm(req, res, (error?: unknown) => {
-      if (error !== undefined) return next(refusalFor(error, maxBytes));
-      if (req.file === undefined) return next(new UploadRefusedError(400, `The upload has no file: send it in the part "${FILE_PART}".`));
-      next();
+      if (error !== undefined) return once(refusalFor(error, maxBytes));
+      if (req.file === undefined) return once(new UploadRefusedError(400, `The upload has no file: send it in the part "${FILE_PART}".`));
+      once();
     });
   };
 }

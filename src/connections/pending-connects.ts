@@ -36,7 +36,11 @@ export function takePendingConnect(
   state: string,
   now: Date,
 ): { remaining: PendingConnects; attempt: TakenAttempt } {
-  const { [state]: entry, ...remaining } = pending ?? {};
+  const attempts = pending ?? {};
+  // Own keys only: `state` comes from the callback's query, and every object inherits
+  // `constructor`, `toString`, `__proto__` and the like, which name no attempt.
+  const entry = Object.hasOwn(attempts, state) ? attempts[state] : undefined;
+  const remaining = Object.fromEntries(Object.entries(attempts).filter(([key]) => key !== state));
   if (entry === undefined) return { remaining, attempt: { kind: 'unknown' } };
   if (entry.expiresAt <= now.getTime()) return { remaining, attempt: { kind: 'expired' } };
   return { remaining, attempt: { kind: 'live', codeVerifier: entry.codeVerifier } };

@@ -51,9 +51,14 @@ export function createPostgresDialect({ url, poolSize }: PostgresSettings): Post
     lock_timeout: LOCK_TIMEOUT_MS,
     statement_timeout: STATEMENT_TIMEOUT_MS,
   });
-  // An idle connection the server closed is dropped by the pool, and the next query opens another;
-  // without a listener the pool's 'error' event would end the process.
+  // A connection the server closed (pg_terminate_backend, a restart, a failover, a proxy's reset)
+  // emits 'error', and an 'error' event with no listener ends the process. The pool listens on its
+  // idle connections only; a connection checked out at that moment, in a transaction or between
+  // two queries of a request, gets its own listener here. What ran on it fails as
+  // DatabaseUnreachableError (503), the pool drops the connection when it comes back, and the
+  // next query opens another.
   pool.on('error', () => {});
+  pool.on('connect', (client) => client.on('error', () => {}));
   return new FailureKindPostgresDialect({ pool });
 }
 

@@ -14,10 +14,26 @@ import { SUPPORTED_DATES, isSupportedDate } from '../dates/supported-dates.js';
  * or local date is outside SUPPORTED_DATES, is refused rather than changed.
  */
 
+/** ±14:00 (Kiribati) is the widest offset in use; ISO 8601 would allow up to ±23:59. */
+const MAX_OFFSET_MINUTES = 14 * 60;
+
+const WRITTEN_OFFSET = /([+-])(\d{2}):(\d{2})$/;
+
+/** The offset written at the end of a date-time, in minutes; undefined for Z or none. */
+function writtenOffsetMinutes(input: string): number | undefined {
+  const offset = WRITTEN_OFFSET.exec(input);
+  if (!offset) return undefined;
+  const [, sign, hours, minutes] = offset;
+  return (sign === '-' ? -1 : 1) * (Number(hours) * 60 + Number(minutes));
+}
+
 /** ISO 8601 date-time with an offset, Z, or none; at most millisecond precision, so the instant is kept exactly. */
 export const loggedAtInputSchema = z
   .iso.datetime({ offset: true, local: true, error: 'must be an ISO 8601 date-time such as 2026-11-21T08:30:00+01:00' })
-  .refine((value) => !/\.\d{4,}/.test(value), { error: 'must have at most millisecond precision' });
+  .refine((value) => !/\.\d{4,}/.test(value), { error: 'must have at most millisecond precision' })
+  .refine((value) => Math.abs(writtenOffsetMinutes(value) ?? 0) <= MAX_OFFSET_MINUTES, {
+    error: 'must have an offset between -14:00 and +14:00',
+  });
 
 export interface PlacedTime {
   /** As it will be sent: the local offset, never Z. */
@@ -31,7 +47,6 @@ export type Placement =
   | { ok: true; placed: PlacedTime }
   | { ok: false; reason: 'outside_supported_dates' | 'offset_with_seconds'; message: string };
 
-const HAS_OFFSET = /[+-]\d{2}:\d{2}$/;
 
 export function placeLoggedAt(input: string, userZone: string): Placement {
   const local = localDateTime(input, userZone);
@@ -57,7 +72,7 @@ export function placeLoggedAt(input: string, userZone: string): Placement {
 }
 
 function localDateTime(input: string, userZone: string): DateTime {
-  if (HAS_OFFSET.test(input)) return DateTime.fromISO(input, { setZone: true });
+  if (WRITTEN_OFFSET.test(input)) return DateTime.fromISO(input, { setZone: true });
   if (/z$/i.test(input)) return DateTime.fromISO(input, { zone: userZone });
   // Not fromISO(input, { zone: userZone }): luxon would start from the zone's offset today, and where
   // that is neither offset of a nearby change (Asia/Almaty is +05:00 now, +06:00/+07:00 in 2002) it

@@ -36,11 +36,17 @@ function requestIdFrom(header: string | undefined): string {
   return header !== undefined && SAFE_REQUEST_ID.test(header) ? header : randomUUID();
 }
 
+/** The label of every answer that no route of the app's own gave. */
+const UNMATCHED = 'unmatched';
+
 /**
- * The route pattern that answered (e.g. /api/meals/:id), so that metrics' labels stay few;
- * for middleware without a route (static files, the 404 page) where it was mounted.
+ * The pattern of the route that answered (e.g. /api/meals/:id), so that metrics' labels stay as
+ * few as the app's routes. Never anything taken from the path as sent: Express matches paths
+ * without regard to case, and a mount point's `baseUrl` is the text that matched it, so
+ * /API/Meals would make a series of its own, and every other spelling one more. So an answer
+ * given by middleware (a sign-in required, static files, the 404 page) or beneath a mounted
+ * router (the queue dashboard) is UNMATCHED; the app mounts its own routers at the root.
  */
 function routeOf(req: Request): string {
-  if (req.route) return `${req.baseUrl}${String(req.route.path)}`;
-  return req.baseUrl || 'unmatched';
+  return req.route && req.baseUrl === '' ? String(req.route.path) : UNMATCHED;
 }

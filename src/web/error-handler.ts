@@ -3,8 +3,10 @@ import { DatabaseBusyError } from '../db/database-busy-error.js';
 import { DatabaseUnreachableError } from '../db/database-unreachable-error.js';
 import { DatabaseUnwritableError } from '../db/database-unwritable-error.js';
 import type { Logger } from '../logger.js';
+import { LockTimeoutError } from '../queue/redis-lock.js';
 import { isRedisUnavailable } from '../queue/redis-unavailable.js';
 import type { RenderPage } from './pages.js';
+import { ClientLeftError } from './client-left.js';
 import { isSessionStoreUnavailable } from './session-store-unavailable.js';
 import { wantsJson } from './wants-json.js';
 
@@ -65,6 +67,8 @@ export function createErrorHandler({ logger, renderPage }: { logger: Logger; ren
       req.socket.destroy();
       return;
     }
+    // Nobody to answer; the request is logged and counted as 499 (observability/requests.ts).
+    if (error instanceof ClientLeftError) return;
     const answer = answerFor(error);
     if (answer.log) logger[answer.log]({ err: error, ...request }, 'request failed');
     if (answer.retryAfterS !== undefined) res.set('Retry-After', String(answer.retryAfterS));
@@ -78,28 +82,40 @@ export function createErrorHandler({ logger, renderPage }: { logger: Logger; ren
 
 /** The one place that decides what kind of failure an error is. */
 function answerFor(error: unknown): Answer {
-  if (error instanceof DatabaseBusyError) return DATABASE_BUSY;
+  // Another request held what this one needed (the same file's upload, say) for too long.
+  if (error instanceof DatabaseBusyError || error instanceof LockTimeoutError) return DATABASE_BUSY;
   if (error instanceof DatabaseUnwritableError) return DATABASE_UNWRITABLE;
   if (error instanceof DatabaseUnreachableError) return DATABASE_UNREACHABLE;
   if (isRedisUnavailable(error) || isSessionStoreUnavailable(error)) return REDIS_UNAVAILABLE;
-  const status = clientErrorStatus(error);
-  if (status !== undefined) return { status, error: clientErrorCode(status), message: errorMessage(error) };
+  const status = refusalStatus(error);
+  if (status !== undefined) return { status, error: refusalCode(status), message: errorMessage(error) };
   return INTERNAL_ERROR;
 }
 
-/** The 4xx status that middleware (body parsers, CSRF) attached to an error, if any. */
-function clientErrorStatus(error: unknown): number | undefined {
+/**
+ * The status that middleware (body parsers, CSRF, an upload's admission) attached to an error, if
+ * any: a 4xx, or 503 for a request refused only because too many others are being served.
+ */
+function refusalStatus(error: unknown): number | undefined {
   const status = typeof error === 'object' && error !== null && 'status' in error ? error.status : undefined;
-  return typeof status === 'number' && status >= 400 && status < 500 ? status : undefined;
+  return typeof status === 'number' && ((status >= 400 && status < 500) || status === 503) ? status : undefined;
 }
 
 /**
- * A refusal (a foreign origin, a missing form token) and a body over a limit (an upload, a JSON
- * body) are told apart: the client should not retry, or should send less, not differently.
+ * A refusal (a foreign origin, a missing form token), a body over a limit (an upload, a JSON body),
+ * one too slow, and one that came at a busy moment are told apart: the client should not retry,
+ * should send less or faster, or should wait and send the same again.
  */
-function clientErrorCode(status: number): string {
-  if (status === 403) return 'forbidden';
-  return status === 413 ? 'payload_too_large' : 'bad_request';
+const REFUSAL_CODES: Record<number, string> = {
+  403: 'forbidden',
+  408: 'request_timeout',
+  413: 'payload_too_large',
+  429: 'too_many_requests',
+  503: 'busy',
+};
+
+function refusalCode(status: number): string {
+  return REFUSAL_CODES[status] ?? 'bad_request';
 }
 
 function errorMessage(error: unknown): string {

@@ -1,4 +1,5 @@
 import type { Request, Response } from 'express';
+import type { FormProtection } from './csrf.js';
 import type { RenderView } from './views.js';
 
 export type RenderPage = (
@@ -9,9 +10,14 @@ export type RenderPage = (
   status?: number,
 ) => void;
 
-/** Renders a page with what every page needs: the signed-in user and the form token. */
-export function createPageRenderer(render: RenderView): RenderPage {
+/**
+ * Renders a page with what every page needs: the signed-in user and, for a signed-in user, the
+ * form token (their pages have forms, sign-out at least). A signed-out visitor's page gets none
+ * unless it has a form and gives one (the sign-in and sign-up pages): viewing pages stores nothing.
+ */
+export function createPageRenderer(render: RenderView, formTokenFor: FormProtection['tokenFor']): RenderPage {
   return (req, res, view, data = {}, status = 200) => {
-    res.status(status).send(render(view, { user: res.locals.user, csrfToken: req.csrfToken?.(), ...data }));
+    const csrfToken = res.locals.user ? formTokenFor(req, res) : undefined;
+    res.status(status).send(render(view, { user: res.locals.user, csrfToken, ...data }));
   };
 }

@@ -1,4 +1,5 @@
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
+import { nestsTooDeep, TOO_DEEP_MESSAGE } from '../text/json-nesting.js';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
@@ -25,3 +26,11 @@ export const requireJsonBody: RequestHandler = (req, res, next) => {
   if (req.is('application/json') !== false) return next();
   res.status(415).json({ error: 'unsupported_media_type', message: 'Send the body as Content-Type: application/json.' });
 };
+
+/**
+ * express.json's `verify`: a body nested deeper than JSON_MAX_NESTING is refused with 400 before
+ * it is parsed, so that no walk of it (a schema, JSON.stringify) can run out of stack.
+ */
+export function refuseDeepJson(_req: Request, _res: unknown, body: Buffer): void {
+  if (nestsTooDeep(body.toString('utf8'))) throw Object.assign(new Error(`The body ${TOO_DEEP_MESSAGE}.`), { status: 400 });
+}

@@ -22,8 +22,6 @@ export const SESSION_COOKIE = 'athlete_sync_sid';
 export function sessionKeyPrefix(redisPrefix: string): string {
   return `${redisPrefix}:session:`;
 }
-/** A session without a signed-in user holds only a form's CSRF token: long enough to fill in the form. */
-const ANONYMOUS_SESSION_MINUTES = 30;
 
 export interface SessionLimits {
   /** A signed-in session ends this long after its last request. */
@@ -56,10 +54,11 @@ export async function createRedisSessionStore(redis: RedisAtStart & { prefix: st
 }
 
 /**
- * The session cookie and its lifetimes. Each response sends the cookie again and resets the Redis
- * key's expiry (`rolling`), so a session lives `idleMinutes` past its last request. A new session
- * starts with that lifetime, which is what a session regenerated at sign-in needs; one without a
- * signed-in user is cut to ANONYMOUS_SESSION_MINUTES, and a sign-in older than `maxDays` is ended.
+ * The session cookie and its lifetimes. A session is stored only once it holds something, which
+ * only signing in gives it (`saveUninitialized: false`; a signed-out visitor's forms carry a token
+ * that needs no session, csrf.ts): so a page view of someone signed out stores nothing. Each
+ * response sends the cookie again and resets the Redis key's expiry (`rolling`), so a session
+ * lives `idleMinutes` past its last request, and a sign-in older than `maxDays` is ended.
  */
 export function createSessionMiddleware(options: {
   secret: string;
@@ -79,14 +78,13 @@ export function createSessionMiddleware(options: {
     rolling: true,
     cookie: { httpOnly: true, sameSite: 'lax', secure, maxAge: limits.idleMinutes * 60 * 1000 },
   });
-  const applyLifetimes: RequestHandler = async (req, _res, next) => {
+  const endOldSignIns: RequestHandler = async (req, _res, next) => {
     // A sign-in with no recorded time is from before times were recorded: past any limit.
     const { userId, signedInAt = 0 } = req.session;
     if (userId !== undefined && clock().getTime() - signedInAt >= maxSignInMs) await regenerate(req);
-    if (req.session.userId === undefined) req.session.cookie.maxAge = ANONYMOUS_SESSION_MINUTES * 60 * 1000;
     next();
   };
-  return [sessions, applyLifetimes];
+  return [sessions, endOldSignIns];
 }
 
 /** Sign-in: a new session id (against session fixation) that keeps nothing but who signed in, and when. */

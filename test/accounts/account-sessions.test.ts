@@ -122,6 +122,22 @@ describe('signing out everywhere', () => {
     expect((await other.get('/api/me')).status).toBe(401);
   });
 
+  it('ends the sessions started on the sign-up and sign-in pages too', async () => {
+    const email = `pages-${Date.now()}@example.com`;
+    const signedUp = stack.browser();
+    const signUpForm = hiddenField(await (await signedUp.get('/signup')).text(), '_csrf');
+    expect((await signedUp.postForm('/signup', { email, password: PASSWORD, timezone: 'UTC', _csrf: signUpForm })).status).toBe(303);
+    const signedIn = stack.browser();
+    const signInForm = hiddenField(await (await signedIn.get('/login')).text(), '_csrf');
+    expect((await signedIn.postForm('/login', { email, password: PASSWORD, _csrf: signInForm })).status).toBe(303);
+    const client = await signedInAgain(signedIn, email);
+
+    expect((await client.postJson('/api/account/logout-everywhere', {})).status).toBe(204);
+
+    expect((await signedUp.get('/api/me')).status).toBe(401);
+    expect((await signedIn.get('/api/me')).status).toBe(401);
+  });
+
   it('finds the sessions without scanning Redis: the person\'s set holds the live ones, pruned of those that ended', async () => {
     const client = stack.browser();
     const email = await signUpNewUser(client);

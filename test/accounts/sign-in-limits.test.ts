@@ -80,7 +80,9 @@ describe('failed sign-ins on one account, from one address', () => {
 describe('one address', () => {
   let stack: Stack;
   beforeAll(async () => {
-    stack = await startStack({ env: { SIGNIN_FAILURES_PER_ADDRESS_PER_HOUR: '8', SIGNUPS_PER_ADDRESS_PER_HOUR: '3' } });
+    stack = await startStack({
+      env: { SIGNIN_FAILURES_PER_ADDRESS_PER_HOUR: '8', SIGNUPS_PER_ADDRESS_PER_HOUR: '3', SESSIONS_PER_ADDRESS_PER_HOUR: '5' },
+    });
   });
   afterAll(async () => {
     await stack.close();
@@ -109,5 +111,16 @@ describe('one address', () => {
     expect(page.status).toBe(429);
     expect(page.headers.get('retry-after')).not.toBeNull();
     expect(await page.text()).toContain('Too many attempts');
+  });
+
+  it('starting session after session gets 429 and Retry-After (SESSIONS_PER_ADDRESS_PER_HOUR): sign-ins and sign-ups count', async () => {
+    const email = 'often@example.com';
+    expect((await postJsonFrom('127.0.0.9', `${stack.appUrl}/api/signup`, { email, password, timezone: 'UTC' })).status).toBe(201);
+    for (let i = 0; i < 4; i++) expect((await signIn(stack, email, '127.0.0.9')).status).toBe(200);
+    const refused = await signIn(stack, email, '127.0.0.9');
+    expect(refused.status).toBe(429);
+    expect(refused.body).toMatchObject({ error: 'too_many_attempts' });
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    expect((await signIn(stack, email, '127.0.0.10')).status).toBe(200);
   });
 });

@@ -53,6 +53,11 @@ async function outboxVersion(userId: number, activityId: number): Promise<number
 
 const nothing = { rows: 0, files: 0, outbox: 0, fresh: 0 };
 
+/** A JSON object `depth` (at least 2) levels deep, in few characters: {"a":[[…[]…]]}. */
+function nestedJson(depth: number): string {
+  return `{"a":${'['.repeat(depth - 1)}${']'.repeat(depth - 1)}}`;
+}
+
 describe('POST /api/activities', () => {
   it('answers 201 with the activity, stores the bytes exactly as sent, and queues one upload', async () => {
     const { client, userId } = await newUser();
@@ -79,6 +84,15 @@ describe('POST /api/activities', () => {
     const { client } = await newUser();
     const activity = await uploadActivity(client, fitFile(102), { fileName: 'Col du Galibier.FIT' });
     expect(activity).toMatchObject({ name: 'Col du Galibier', metadata: {}, fileName: 'Col du Galibier.FIT' });
+  });
+
+  it.each([
+    ['Müller Ride.fit', 'Müller Ride', 110],
+    ['ünïcødé 🚴.fit', 'ünïcødé 🚴', 111],
+  ])('reads the file name %s as the UTF-8 a browser sends, and names the activity after it', async (fileName, name, serialNumber) => {
+    const { client } = await newUser();
+    const activity = await uploadActivity(client, fitFile(serialNumber), { fileName });
+    expect(activity).toMatchObject({ name, fileName });
   });
 
   it('keeps one activity for the same file sent twice: 200 with it, and no second upload', async () => {
@@ -126,6 +140,19 @@ describe('POST /api/activities', () => {
     expect(response.status).toBe(400);
     expect((await bodyOf<ApiError>(response)).fields).toEqual([field]);
     expect(await activityTraces(stack, userId)).toEqual(nothing);
+  });
+
+  it.each([8_000, 33])('refuses a metadata part nested %i deep with 400 naming it, storing nothing', async (depth) => {
+    const { client, userId } = await newUser();
+    const response = await postActivity(client, fitFile(108), { metadata: nestedJson(depth) });
+    expect(response.status).toBe(400);
+    expect(await bodyOf<ApiError>(response)).toMatchObject({ fields: ['metadata'], message: expect.stringContaining('nested more than 32 deep') });
+    expect(await activityTraces(stack, userId)).toEqual(nothing);
+  });
+
+  it('takes a metadata part nested 32 deep', async () => {
+    const { client } = await newUser();
+    expect(await uploadActivity(client, fitFile(109), { metadata: nestedJson(32) })).toMatchObject({ metadata: JSON.parse(nestedJson(32)) });
   });
 
   it('answers 413 to a body declared too large before reading it, storing nothing', async () => {
@@ -186,6 +213,26 @@ describe('PATCH /api/activities/:id', () => {
 
     expect(await uploadActivity(client, file, {}, 200)).toMatchObject({ id: activity.id, fileStored: true });
     expect((await activityTraces(stack, userId)).files).toBe(1);
+  });
+
+  it.each([5_000, 33])('refuses metadata nested %i deep with 400, changing nothing', async (depth) => {
+    const { client } = await newUser();
+    const activity = await uploadActivity(client, fitFile(113));
+    const response = await client.request(`/api/activities/${activity.id}`, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/json' },
+      body: `{"metadata":${nestedJson(depth - 1)}}`,
+    });
+    expect(response.status).toBe(400);
+    expect(await bodyOf<ApiError>(response)).toMatchObject({ error: 'bad_request', message: expect.stringContaining('nested more than 32 deep') });
+    expect(await listActivities(client)).toMatchObject([{ id: activity.id, metadata: {} }]);
+  });
+
+  it('takes metadata nested as deep as a body may carry it', async () => {
+    const { client } = await newUser();
+    const activity = await uploadActivity(client, fitFile(114));
+    const response = await renameActivity(client, activity.id, { metadata: JSON.parse(nestedJson(31)) });
+    expect(response.status).toBe(200);
   });
 
   it.each([[{}], [{ name: '' }], [{ metadata: 'text' }], [{ sha256: 'x' }]])('answers 400 to %j', async (changes) => {

@@ -1,9 +1,9 @@
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { createFitFileChecker } from '../../src/activities/fit-file-checker.js';
+import { SMALL_FIT_FILE_BYTES, createFitFileChecker } from '../../src/activities/fit-file-checker.js';
 import { fitFileProblem } from '../../src/activities/fit-file.js';
-import { fitFile, fitFileWithBadCrc, truncatedFitFile } from '../helpers/fit-files.js';
+import { fitFile, fitFileOfRecords, fitFileWithBadCrc, truncatedFitFile } from '../helpers/fit-files.js';
 
 /**
  * The longest the event loop stood still, sampled every `everyMs`, while `work` ran. Sampling starts
@@ -25,7 +25,7 @@ async function longestStall(work: () => Promise<unknown>, everyMs = 5): Promise<
 }
 
 describe('the .fit check off the event loop', () => {
-  it('answers as fitFileProblem does, one file after another, with one thread', async () => {
+  it('answers as fitFileProblem does, for files sent at once', async () => {
     const check = createFitFileChecker();
     const answers = await Promise.all([check(fitFile(1)), check(fitFileWithBadCrc(1)), check(truncatedFitFile(1)), check(new Uint8Array())]);
     expect(answers[0]).toBeUndefined();
@@ -48,3 +48,55 @@ describe('the .fit check off the event loop', () => {
     expect(Math.min(...stalls)).toBeLessThan(onTheLoop / 4);
   });
 });
+
+describe('the .fit check, fair to every client', () => {
+  /** A file that takes the large files' thread a second or more: 400,000 one-value messages. */
+  const slow = fitFileOfRecords(400_000, 1);
+  /** Just large enough for the large files' thread, and quick to check. */
+  const quickLarge = fitFileOfRecords(SMALL_FIT_FILE_BYTES / 2, 1);
+
+  /** A checker whose two threads have started, so that their start-up is not what is compared. */
+  async function warmChecker() {
+    const check = createFitFileChecker();
+    expect(quickLarge.length).toBeGreaterThan(SMALL_FIT_FILE_BYTES);
+    await Promise.all([check(fitFile(1)), check(quickLarge)]);
+    return check;
+  }
+
+  /** Which of the two settles first, by name. */
+  function first(racers: Record<string, Promise<unknown>>): Promise<string> {
+    return Promise.race(Object.entries(racers).map(([name, racer]) => racer.then(() => name, () => name)));
+  }
+
+  it('checks a small file while a large one is being checked, instead of after it', async () => {
+    const check = await warmChecker();
+    const large = check(slow);
+    const small = check(fitFile(2));
+    expect(await first({ large, small })).toBe('small');
+    expect(await small).toBeUndefined();
+    expect(await large).toBeUndefined();
+  });
+
+  it('drops a waiting check whose client left: it settles at once, with the reason, and the one before it goes on', async () => {
+    const check = await warmChecker();
+    const running = check(slow);
+    const leaving = new AbortController();
+    const waiting = check(slow, leaving.signal);
+    leaving.abort(new Error('the client left'));
+    expect(await first({ running, waiting })).toBe('waiting');
+    await expect(waiting).rejects.toThrow('the client left');
+    expect(await running).toBeUndefined();
+  });
+
+  it('stops a running check whose client left, and the next check is answered', async () => {
+    const check = await warmChecker();
+    const leaving = new AbortController();
+    const stopped = check(slow, leaving.signal);
+    const next = check(slow);
+    leaving.abort(new Error('the client left'));
+    await expect(stopped).rejects.toThrow('the client left');
+    expect(await next).toBeUndefined();
+    expect(await check(fitFileWithBadCrc(1))).toMatch(/checksum \(CRC\) does not match/);
+  });
+});
+

@@ -4,6 +4,7 @@ import { fitFileProblem } from '../../src/activities/fit-file.js';
 import {
   emptyFile,
   fitFile,
+  fitFileOfRecords,
   fitFileWithBadCrc,
   fitFileWithUndecodableRecords,
   notAFitFile,
@@ -83,6 +84,31 @@ describe('fitFileProblem', () => {
         expect(problem === undefined || problem.length > 0).toBe(true);
         if (index >= HEADER_SIZE) expect(problem).toBeDefined();
       }),
+    );
+  });
+
+  const small = { messages: 1000, fieldValues: 4000 };
+
+  it('accepts a file of as many messages and field values as its limits allow', () => {
+    expect(fitFileProblem(fitFileOfRecords(1000, 1), small)).toBeUndefined();
+    expect(fitFileProblem(fitFileOfRecords(100, 40), small)).toBeUndefined();
+  });
+
+  it('refuses a file of more messages than its limit, however small they are', () => {
+    expect(fitFileProblem(fitFileOfRecords(1001, 1), small)).toBe(
+      'The file is too large to check: it holds more than 1,000 messages, more than any activity',
+    );
+  });
+
+  it('refuses a file of more field values than its limit, however few messages hold them', () => {
+    expect(fitFileProblem(fitFileOfRecords(101, 40), small)).toBe(
+      'The file is too large to check: it holds more than 4,000 field values, more than any activity',
+    );
+  });
+
+  it('refuses, by default, 13 million two-byte messages in 26 MB, which the SDK alone would hold as a gigabyte', () => {
+    expect(fitFileProblem(fitFileOfRecords(13_000_000, 1))).toBe(
+      'The file is too large to check: it holds more than 500,000 messages, more than any activity',
     );
   });
 

@@ -1,6 +1,7 @@
 import { once } from 'node:events';
-import type { Server } from 'node:http';
+import { request, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Readable } from 'node:stream';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../src/activities/activity-file-store.js';
@@ -13,6 +14,7 @@ import { fitFile } from '../helpers/fit-files.js';
 import { BOUNDARY, streamUpload } from '../helpers/stream-upload.js';
 
 const MAX_BYTES = 64 * 1024;
+const TIMEOUT_MS = 2000;
 
 let server: Server;
 let baseUrl: string;
@@ -20,12 +22,12 @@ let baseUrl: string;
 /** A bare app: the upload route answers what reached it; refusals go through the app's error handler. */
 beforeAll(async () => {
   const app = express();
-  app.post('/api/upload', receiveUpload({ maxBytes: MAX_BYTES }), (req, res) => {
+  app.post('/api/upload', receiveUpload({ maxBytes: MAX_BYTES, timeoutMs: TIMEOUT_MS }), (req, res) => {
     const body: unknown = req.body;
     res.json({ sha256: sha256Hex(req.file?.buffer ?? new Uint8Array()), body });
   });
   const logger = createLogger('silent', 'test');
-  app.use(createErrorHandler({ logger, renderPage: createPageRenderer(createViewRenderer()) }));
+  app.use(createErrorHandler({ logger, renderPage: createPageRenderer(createViewRenderer(), () => 'form-token') }));
   server = app.listen(0, '127.0.0.1');
   await once(server, 'listening');
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -101,5 +103,21 @@ describe('receiveUpload', () => {
     const response = await send();
     expect(response.status).toBe(400);
     expect(await response.json()).toEqual({ error: 'bad_request', message: expect.stringMatching(message) });
+  });
+
+  it('answers 408 and closes the connection when the body stops arriving before its end', async () => {
+    const stalled = request(`${baseUrl}/api/upload`, {
+      method: 'POST',
+      headers: { 'content-type': `multipart/form-data; boundary=${BOUNDARY}`, 'content-length': String(MAX_BYTES) },
+    });
+    stalled.on('error', () => {});
+    // The file part's opening and a few bytes, then nothing more, the connection held open.
+    stalled.write(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="slow.fit"\r\n\r\n` + 'x'.repeat(1000));
+    const [response] = (await once(stalled, 'response')) as [IncomingMessage];
+    expect(response.statusCode).toBe(408);
+    expect(response.headers.connection).toBe('close');
+    const body = await new Response(Readable.toWeb(response) as ReadableStream).json();
+    expect(body).toEqual({ error: 'request_timeout', message: `The upload did not arrive within ${TIMEOUT_MS / 1000} s: send it again, on a faster connection if you can.` });
+    stalled.destroy();
   });
 });

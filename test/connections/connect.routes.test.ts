@@ -116,6 +116,21 @@ describe('the OAuth callback', () => {
     expect((await me(client)).connection).toBeNull();
   });
 
+  it.each(['constructor', '__proto__', 'toString', 'hasOwnProperty'])(
+    'refuses the state %s, a name every object inherits, without calling the token endpoint',
+    async (state) => {
+      stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
+      const client = stack.browser();
+      await signUpNewUser(client);
+      await startConnect(client);
+      const response = await client.get(`/oauth/callback?${new URLSearchParams({ state, code: 'X' })}`);
+      expect(response.status).toBe(400);
+      expect(await response.text()).toContain('no longer valid');
+      expect(await tokenRequests()).toBe(0);
+      expect((await me(client)).connection).toBeNull();
+    },
+  );
+
   it("refuses another session's state: a callback is bound to the browser that started it", async () => {
     stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
     const victim = stack.browser();

@@ -35,6 +35,15 @@ describe('pending Connect attempts', () => {
     expect(takePendingConnect(pending, 'forged', now).attempt).toEqual({ kind: 'unknown' });
   });
 
+  it.each(['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf'])(
+    'does not know the state %s, which every object inherits',
+    (state) => {
+      const pending = addPendingConnect(undefined, attempt('mine'), now);
+      expect(takePendingConnect(pending, state, now).attempt).toEqual({ kind: 'unknown' });
+      expect(takePendingConnect(undefined, state, now).attempt).toEqual({ kind: 'unknown' });
+    },
+  );
+
   it('holds at most five attempts, dropping the oldest and the expired', () => {
     let pending = addPendingConnect(undefined, attempt('expired'), now);
     for (let i = 0; i < 6; i++) pending = addPendingConnect(pending, attempt(`s${i}`), later(PENDING_CONNECT_TTL_MS + i));

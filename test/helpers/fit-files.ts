@@ -98,3 +98,34 @@ export function fitFileWithUndecodableRecords(serialNumber = 1): Uint8Array {
   new DataView(file.buffer).setUint16(dataEnd, CrcCalculator.calculateCRC(file, 0, dataEnd), true);
   return file;
 }
+
+/**
+ * A valid .fit file built byte by byte (the encoder is too slow for millions of messages):
+ * `count` record messages of the first `fields` one-byte fields of the record profile that decode
+ * as plain values (no arrays, no components), so each message holds `fields` values.
+ */
+export function fitFileOfRecords(count: number, fields = 1): Uint8Array {
+  const record = Profile.messages[mesgNum('RECORD')]!;
+  const plainFields = Object.entries(record.fields)
+    .filter(([, field]) => !field.hasComponents && !field.array && field.name !== 'timestamp')
+    .map(([number]) => Number(number))
+    .slice(0, fields);
+  if (plainFields.length < fields) throw new Error(`the record message has only ${plainFields.length} such fields`);
+  const UINT8 = 0x02;
+  const definition = [0x40, 0, 0, mesgNum('RECORD') & 0xff, mesgNum('RECORD') >> 8, fields, ...plainFields.flatMap((field) => [field, 1, UINT8])];
+  const messageSize = 1 + fields;
+  const headerSize = 14;
+  const dataSize = definition.length + count * messageSize;
+  const file = new Uint8Array(headerSize + dataSize + CRC_SIZE);
+  const view = new DataView(file.buffer);
+  file.set([headerSize, 0x20], 0);
+  view.setUint16(2, 2199, true);
+  view.setUint32(4, dataSize, true);
+  file.set(new TextEncoder().encode('.FIT'), 8);
+  view.setUint16(12, CrcCalculator.calculateCRC(file, 0, 12), true);
+  file.set(definition, headerSize);
+  // Data messages of local type 0: a zero header byte, then a value of 60 for each field.
+  for (let offset = headerSize + definition.length; offset < headerSize + dataSize; offset += messageSize) file.fill(60, offset + 1, offset + messageSize);
+  view.setUint16(headerSize + dataSize, CrcCalculator.calculateCRC(file, 0, headerSize + dataSize), true);
+  return file;
+}

@@ -155,8 +155,9 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     ATHLETE_BASE_URL: sandboxUrl,
     ATHLETE_CLIENT_ID: DEFAULT_SETTINGS.clientId,
     ATHLETE_CLIENT_SECRET: DEFAULT_SETTINGS.clientSecret,
-    // Test files sign up dozens of users from 127.0.0.1; the sign-up limit itself has its own tests.
+    // Test files sign up dozens of users from 127.0.0.1; the sign-up and session limits have their own tests.
     SIGNUPS_PER_ADDRESS_PER_HOUR: '1000',
+    SESSIONS_PER_ADDRESS_PER_HOUR: '1000',
     ...options.env,
   };
   const config = loadConfig(env);

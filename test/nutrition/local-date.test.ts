@@ -418,6 +418,20 @@ describe('loggedAtInputSchema', () => {
   it('refuses a date without a time', () => {
     expect(loggedAtInputSchema.safeParse('2026-11-21').success).toBe(false);
   });
+
+  it('accepts offsets from -14:00 to +14:00, the widest any place on Earth uses', () => {
+    for (const value of ['2026-11-21T08:30:00+14:00', '2026-11-21T08:30:00-14:00', '2026-11-21T08:30:00-12:00']) {
+      expect(loggedAtInputSchema.safeParse(value).success, value).toBe(true);
+    }
+  });
+
+  it('refuses an offset beyond ±14:00, which no place uses and the service may not take', () => {
+    for (const value of ['2026-11-21T08:30:00+14:01', '2026-11-21T08:30:00-14:01', '2026-11-21T08:30:00+23:59']) {
+      const parsed = loggedAtInputSchema.safeParse(value);
+      expect(parsed.success, value).toBe(false);
+      expect(parsed.error?.issues[0]?.message).toBe('must have an offset between -14:00 and +14:00');
+    }
+  });
 });
 
 describe('describeLoggedAt', () => {

@@ -58,3 +58,21 @@ describe('request logs', () => {
     expect(await linesOf(id)).toHaveLength(1);
   });
 });
+
+describe('the route label of requests (logs and metrics)', () => {
+  /** Every `route` label value of the request metric so far. */
+  async function routeLabels(): Promise<Set<string>> {
+    const text = await stack.metrics.registry.metrics();
+    return new Set([...text.matchAll(/^athlete_sync_http_request_duration_seconds_count\{[^}]*route="([^"]*)"/gm)].map((match) => match[1]!));
+  }
+
+  it('is the matched route pattern or one word, never the path as sent, so case variants make no new series', async () => {
+    const before = await routeLabels();
+    const anonymous = stack.browser();
+    const variants = ['/api/activities', '/API/activities', '/api/ACTIVITIES', '/Api/Activities/', '/api/activities/1/2', '/ASSETS/style.css', '/Meals', '/no-such-page-1', '/no-such-page-2'];
+    for (const path of variants) await anonymous.get(path);
+    for (const path of ['/API/ACTIVITIES', '/api/Activities']) expect((await client.get(path)).status).toBe(200);
+    const added = [...(await routeLabels())].filter((label) => !before.has(label));
+    expect(added.sort()).toEqual(['/api/activities', 'unmatched'].filter((label) => !before.has(label)));
+  });
+});

@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createDb } from '../../src/db/database.js';
 import { freePort } from '../../src/dev/free-port.js';
 import { createLogger } from '../../src/logger.js';
+import { LockTimeoutError } from '../../src/queue/redis-lock.js';
 import { createProducerConnection } from '../../src/queue/redis.js';
 import { createErrorHandler } from '../../src/web/error-handler.js';
 import { createPageRenderer } from '../../src/web/pages.js';
@@ -67,7 +68,7 @@ describe('the error handler', () => {
     const app = express();
     app.get(path, route);
     const logger = createLogger('info', 'test', { write: (line: string) => void logs.push(line) });
-    app.use(createErrorHandler({ logger, renderPage: createPageRenderer(createViewRenderer()) }));
+    app.use(createErrorHandler({ logger, renderPage: createPageRenderer(createViewRenderer(), () => 'form-token') }));
     server = app.listen(0, '127.0.0.1');
     await once(server, 'listening');
     return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -102,6 +103,16 @@ describe('the error handler', () => {
     } finally {
       await unreachable.destroy();
     }
+  });
+
+  it('answers 503 busy with Retry-After: 1 when a lock another request holds stayed taken too long', async () => {
+    const url = await appWith('/api/activities', () => {
+      throw new LockTimeoutError('lock athlete-sync:activity-file:1/ab still held after 10000 ms');
+    });
+    const response = await fetch(`${url}/api/activities`);
+    expect(response.status).toBe(503);
+    expect(response.headers.get('retry-after')).toBe('1');
+    expect(await bodyOf<ApiError>(response)).toMatchObject({ error: 'busy' });
   });
 
   it.each([

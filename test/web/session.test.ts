@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { createRedisConnection } from '../../src/queue/redis.js';
+import { FORM_TOKEN_COOKIE } from '../../src/web/csrf.js';
 import { SESSION_COOKIE } from '../../src/web/session.js';
 import { connect, signUpNewUser } from '../helpers/flows.js';
 import { bodyOf, hiddenField, type CookieClient, type Me } from '../helpers/http-client.js';
@@ -78,13 +79,13 @@ describe('the session cookie', () => {
     expect(cookie).toMatch(/; HttpOnly/i);
   });
 
-  it('gets a new id at sign-in (no session fixation)', async () => {
+  it('gets a new id at sign-in, also in a browser that had a session (no session fixation)', async () => {
     stack = await startStack();
-    const email = await signUpNewUser(stack.browser());
     const client = stack.browser();
-    const loginPage = await (await client.get('/login')).text();
+    const email = await signUpNewUser(client);
     const before = client.cookie(SESSION_COOKIE);
     expect(before).toBeDefined();
+    const loginPage = await (await client.get('/login')).text();
     const login = await client.postForm('/login', { email, password, _csrf: hiddenField(loginPage, '_csrf') });
     expect(login.status).toBe(303);
     expect(client.cookie(SESSION_COOKIE)).toBeDefined();
@@ -130,6 +131,19 @@ describe('the session cookie', () => {
     expect(client.cookie(SESSION_COOKIE)).toBeUndefined();
   });
 
+  it.each([
+    ['no body and no content type', {}],
+    ['an empty form', { 'content-type': 'application/x-www-form-urlencoded' }],
+    ['a text body', { 'content-type': 'text/plain' }, 'bye'],
+  ])('is ended by POST /api/logout with %s: it reads no body, so its type does not matter', async (_what, headers, body?: string) => {
+    stack = await startStack();
+    const client = stack.browser();
+    await signUpNewUser(client);
+    const signOut = await client.request('/api/logout', { method: 'POST', headers, body: body ?? '' });
+    expect(signOut.status).toBe(204);
+    expect((await client.get('/api/me')).status).toBe(401);
+  });
+
   it('is expired as Secure at sign-out when APP_BASE_URL is https', async () => {
     stack = await startStack({ env: { APP_BASE_URL: 'https://sync.example.com' } });
     const overHttps = { 'content-type': 'application/json', 'x-forwarded-proto': 'https' };
@@ -146,12 +160,16 @@ describe('the session cookie', () => {
 });
 
 describe('session lifetimes', () => {
-  it("keep a signed-out visitor's session (a form's CSRF token) for 30 minutes, not days", async () => {
+  it('store nothing for a signed-out visitor: page views, the sign-in and sign-up forms included, make no session', async () => {
     stack = await startStack();
+    const sessionKeys = () => withRedis((redis) => redis.keys(`${stack.config.redis.prefix}:session:*`));
+    const before = await sessionKeys();
     const client = stack.browser();
-    const loginPage = await client.get('/login');
-    expectAbout(cookieLifetimeS(loginPage), 30 * MINUTE_S);
-    expectAbout(await sessionTtlS(client), 30 * MINUTE_S);
+    for (const path of ['/login', '/signup', '/', '/meals', '/no-such-page', '/login', '/signup']) {
+      const response = await client.get(path);
+      expect(response.headers.getSetCookie().filter((cookie) => cookie.startsWith(`${SESSION_COOKIE}=`))).toEqual([]);
+    }
+    expect(await sessionKeys()).toEqual(before);
   });
 
   it('keep a signed-in session for SESSION_IDLE_MINUTES past its last request, in Redis and in the cookie', async () => {
@@ -222,6 +240,43 @@ describe('a Redis outage', () => {
 });
 
 describe('HTML forms', () => {
+  it('sign in with the token their page gave a signed-out visitor, whose browser holds it in a cookie, not a session', async () => {
+    stack = await startStack();
+    const email = await signUpNewUser(stack.browser());
+    const client = stack.browser();
+    const loginPage = await client.get('/login');
+    expect(client.cookie(FORM_TOKEN_COOKIE)).toBeDefined();
+    expect(client.cookie(SESSION_COOKIE)).toBeUndefined();
+    const login = await client.postForm('/login', { email, password, _csrf: hiddenField(await loginPage.text(), '_csrf') });
+    expect(login.status).toBe(303);
+    expect((await client.get('/api/me')).status).toBe(200);
+  });
+
+  it("refuse a sign-in carrying another browser's form token", async () => {
+    stack = await startStack();
+    const email = await signUpNewUser(stack.browser());
+    const attacker = stack.browser();
+    const attackersToken = hiddenField(await (await attacker.get('/login')).text(), '_csrf');
+    const victim = stack.browser();
+    await victim.get('/login');
+    const response = await victim.postForm('/login', { email, password, _csrf: attackersToken });
+    expect(response.status).toBe(403);
+    expect(victim.cookie(SESSION_COOKIE)).toBeUndefined();
+  });
+
+  it('refuse a form token the app did not sign, even sent in the cookie and the form alike', async () => {
+    stack = await startStack();
+    const email = await signUpNewUser(stack.browser());
+    const forged = `${'0'.repeat(64)}.${'1'.repeat(64)}`;
+    const response = await fetch(`${stack.appUrl}/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: `${FORM_TOKEN_COOKIE}=${forged}` },
+      body: new URLSearchParams({ email, password, _csrf: forged }),
+      redirect: 'manual',
+    });
+    expect(response.status).toBe(403);
+  });
+
   it('refuse a post without the CSRF token', async () => {
     stack = await startStack();
     const email = await signUpNewUser(stack.browser());

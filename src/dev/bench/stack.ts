@@ -20,6 +20,7 @@ export const LOAD_RUN_ENV = {
   // Every user of the run signs up and signs in from this one address.
   SIGNUPS_PER_ADDRESS_PER_HOUR: '100000',
   SIGNIN_FAILURES_PER_ADDRESS_PER_HOUR: '100000',
+  SESSIONS_PER_ADDRESS_PER_HOUR: '100000',
 };
 
 /** Which of the app's processes runs under --cpu-prof, writing its profiles into `dir` as each exits. */
