@@ -151,6 +151,10 @@ const envSchema = z.object({
     .number(expecting('a number of seconds, e.g. 15'))
     .positive(expecting('a number of seconds, e.g. 15'))
     .default(15),
+  // Bounded below: the largest file at the slowest rate stays within a timer's range (about 24 days).
+  ATHLETE_UPLOAD_MIN_BYTES_PER_S: wholeUpTo(1024 ** 3, 'bytes per second from 1024 up to 1073741824 (1 GiB), e.g. 262144 (256 KiB)')
+    .min(1024, expecting('bytes per second from 1024 up to 1073741824 (1 GiB), e.g. 262144 (256 KiB)'))
+    .default(256 * 1024),
   TOKEN_REFRESH_MARGIN_S: z.coerce
     .number(expecting('a number of seconds, e.g. 300'))
     .int(expecting('a whole number of seconds, e.g. 300'))
@@ -314,6 +318,8 @@ function toConfig(env: z.infer<typeof envSchema>) {
       scopes: env.ATHLETE_SCOPES,
       tokenRequestEncoding: env.ATHLETE_TOKEN_REQUEST_ENCODING,
       timeoutS: env.ATHLETE_TIMEOUT_S,
+      /** The slowest rate a request's body may travel at: each request may take timeoutS plus its body's size at this rate. */
+      uploadMinBytesPerS: env.ATHLETE_UPLOAD_MIN_BYTES_PER_S,
       /** Registered with the service exactly as written here (section 4.1). */
       redirectUri: `${env.APP_BASE_URL}/oauth/callback`,
     },

@@ -3,7 +3,7 @@ import type { User } from '../accounts/user.table.js';
 import type { Db } from '../db/database.js';
 import { forgetEntry, markDirty, syncFactsOf, syncStatusesOf, type EntrySyncStatus, type OutboxKey, type SyncFacts } from '../sync/outbox.js';
 import type { ActivityFileLock } from './activity-file-lock.js';
-import { activityFileKey, sha256Hex, type ActivityFileStore } from './activity-file-store.js';
+import { activityFileKey, readWhole, sha256Hex, type ActivityFileStore } from './activity-file-store.js';
 import {
   deleteActivity,
   findActivity,
@@ -117,7 +117,7 @@ export function createActivities({ db, files, lockFile, checkFile, clock }: Acti
     async file(user: User, id: number): Promise<FileOutcome> {
       const activity = await findActivity(db, user.id, id);
       if (!activity) return { ok: false, reason: 'not_found' };
-      const bytes = activity.file_stored === 1 ? await files.get(activityFileKey(user.id, activity.sha256)) : undefined;
+      const bytes = activity.file_stored === 1 ? await readWhole(files, activityFileKey(user.id, activity.sha256)) : undefined;
       if (bytes === undefined) return { ok: false, reason: 'pruned', message: PRUNED };
       return { ok: true, bytes, fileName: activity.file_name };
     },

@@ -4,7 +4,7 @@ import type { Database, Db } from '../db/database.js';
 
 /**
  * Where the bytes of uploaded .fit files live, kept apart from the activities' rows so that a
- * partner can put them in object storage (S3, GCS, Azure Blob) by implementing these three
+ * partner can put them in object storage (S3, GCS, Azure Blob) by implementing these four
  * methods; nothing else in the app knows where the bytes are. The default keeps them in the
  * database, which every web and worker host already shares.
  *
@@ -15,8 +15,8 @@ import type { Database, Db } from '../db/database.js';
 export interface ActivityFileStore {
   /** Stores the bytes under the key, replacing what it held (the same bytes, unless they were damaged). */
   put(key: string, bytes: Uint8Array): Promise<void>;
-  /** The bytes exactly as put, or undefined when the key holds none. */
-  get(key: string): Promise<Uint8Array | undefined>;
+  /** The key's file, to be read piece by piece, or undefined when the key holds none. */
+  open(key: string): Promise<StoredFile | undefined>;
   /** Removes the key's bytes; a key that holds none is fine. */
   delete(key: string): Promise<void>;
   /**
@@ -24,6 +24,36 @@ export interface ActivityFileStore {
    * Object storage cannot join it: record the user's prefix in that transaction and delete it after.
    */
   deleteAllOf(trx: Transaction<Database>, userId: number): Promise<void>;
+}
+
+/**
+ * A stored file, read a piece at a time so that sending it holds one piece in memory, not the file
+ * (an object store's ranged or streamed GET does the same).
+ */
+export interface StoredFile {
+  /** Bytes in the file. */
+  size: number;
+  /**
+   * The file's bytes in order, from the first each time it is called. Throws StoredFileGoneError
+   * when the file is deleted while it is read: its reader never takes what it got for the whole file.
+   */
+  pieces(): AsyncIterable<Uint8Array>;
+}
+
+export class StoredFileGoneError extends Error {
+  override name = 'StoredFileGoneError';
+  constructor(key: string) {
+    super(`the stored file ${key} was deleted while it was read`);
+  }
+}
+
+/** The whole file in memory, for what needs it so (a person downloading their file), or undefined when the key holds none. */
+export async function readWhole(store: ActivityFileStore, key: string): Promise<Uint8Array | undefined> {
+  const file = await store.open(key);
+  if (file === undefined) return undefined;
+  const pieces: Uint8Array[] = [];
+  for await (const piece of file.pieces()) pieces.push(piece);
+  return Buffer.concat(pieces);
 }
 
 /** Lower-case hex SHA-256 of the bytes: the file's identity (the service upserts by a hash of the file, §4.4). */
@@ -35,28 +65,60 @@ export function activityFileKey(userId: number, sha256: string): string {
   return `${userId}/${sha256}`;
 }
 
-/** The default store: a row per key in `activity_files`. */
+/** Pieces of 256 KiB: what a worker holds of a file it sends (migrations/20261130090000_chunk_activity_files.ts). */
+export const STORED_PIECE_BYTES = 256 * 1024;
+
+/** The default store: a row per key in `activity_files` with the size, the bytes in `activity_file_chunks`. */
 export function createDatabaseActivityFileStore(db: Db): ActivityFileStore {
+  async function* piecesOf(key: string, size: number): AsyncIterable<Uint8Array> {
+    for (let position = 0, read = 0; read < size; position++) {
+      const piece = await db
+        .selectFrom('activity_file_chunks')
+        .select('bytes')
+        .where('key', '=', key)
+        .where('position', '=', position)
+        .executeTakeFirst();
+      if (!piece) throw new StoredFileGoneError(key);
+      read += piece.bytes.length;
+      yield piece.bytes;
+    }
+  }
+
   return {
     async put(key, bytes) {
-      await db
-        .insertInto('activity_files')
-        // better-sqlite3 binds a Buffer, not a plain Uint8Array; this one shares the bytes, no copy.
-        .values({ key, bytes: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) })
+      // better-sqlite3 binds a Buffer, not a plain Uint8Array; this one shares the bytes, no copy.
+      const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+      // One transaction: a reader never finds some pieces of the file and not others.
+      await db.transaction().execute(async (trx) => {
         // A file uploaded again repairs bytes damaged in the store since.
-        .onConflict((conflict) => conflict.column('key').doUpdateSet((eb) => ({ bytes: eb.ref('excluded.bytes') })))
-        .execute();
+        await trx.deleteFrom('activity_file_chunks').where('key', '=', key).execute();
+        for (let offset = 0; offset < buffer.length; offset += STORED_PIECE_BYTES) {
+          const bytes = buffer.subarray(offset, offset + STORED_PIECE_BYTES);
+          await trx.insertInto('activity_file_chunks').values({ key, position: offset / STORED_PIECE_BYTES, bytes }).execute();
+        }
+        await trx
+          .insertInto('activity_files')
+          .values({ key, size: buffer.length })
+          .onConflict((conflict) => conflict.column('key').doUpdateSet((eb) => ({ size: eb.ref('excluded.size') })))
+          .execute();
+      });
     },
-    async get(key) {
-      const row = await db.selectFrom('activity_files').select('bytes').where('key', '=', key).executeTakeFirst();
-      return row?.bytes;
+    async open(key) {
+      const row = await db.selectFrom('activity_files').select('size').where('key', '=', key).executeTakeFirst();
+      if (!row) return undefined;
+      return { size: row.size, pieces: () => piecesOf(key, row.size) };
     },
     async delete(key) {
-      await db.deleteFrom('activity_files').where('key', '=', key).execute();
+      await db.transaction().execute(async (trx) => {
+        await trx.deleteFrom('activity_files').where('key', '=', key).execute();
+        await trx.deleteFrom('activity_file_chunks').where('key', '=', key).execute();
+      });
     },
     async deleteAllOf(trx, userId) {
       // A user id is digits: the prefix holds no LIKE wildcard.
-      await trx.deleteFrom('activity_files').where('key', 'like', `${activityFileKey(userId, '')}%`).execute();
+      const prefix = `${activityFileKey(userId, '')}%`;
+      await trx.deleteFrom('activity_files').where('key', 'like', prefix).execute();
+      await trx.deleteFrom('activity_file_chunks').where('key', 'like', prefix).execute();
     },
   };
 }

@@ -1,10 +1,19 @@
 /**
- * The bytes of uploaded .fit files, as sent, for the database's ActivityFileStore
- * (activity-file-store.ts). One row per key; nothing else refers to it.
+ * The uploaded .fit files, as sent, for the database's ActivityFileStore (activity-file-store.ts):
+ * a row per key with the file's size, and its bytes in pieces, a row each, read one at a time.
+ * Nothing else refers to them.
  */
 export interface ActivityFileTable {
   /** `<userId>/<sha256>`: see activityFileKey. */
   key: string;
+  /** Bytes in the file: the sum of its pieces. */
+  size: number;
+}
+
+export interface ActivityFileChunkTable {
+  key: string;
+  /** 0 for the file's first piece, then 1, 2, … in the file's order. */
+  position: number;
   /** SQLite's blob, Postgres's bytea: both hand back a Buffer. */
   bytes: Buffer;
 }

@@ -7,13 +7,15 @@ import { storedMetadata } from './activity.schemas.js';
 
 /**
  * An activity is sent as the original file with its name and metadata (§2.2, §4.4); the service
- * upserts it by the file's hash, so sending it again after a rename updates the same workout.
+ * upserts it by the file's hash, so sending it again after a rename updates the same workout. The
+ * file goes out as it is read from the store, a piece at a time; a delete that removes it meanwhile
+ * fails the read, so the service never gets part of a file as the whole.
  */
 export const activitySender: Sender = {
   async send({ db, api, activityFiles }, { userId, subject }) {
     const activity = await findActivity(db, userId, Number(subject));
     if (!activity) return 'gone';
-    const file = await activityFiles.store.get(activityFileKey(userId, activity.sha256));
+    const file = await activityFiles.store.open(activityFileKey(userId, activity.sha256));
     if (file === undefined) {
       if (!(await findActivity(db, userId, activity.id))) return 'gone';
       // Only when a re-upload restoring pruned bytes raced their pruning: no retry brings them back.

@@ -1,7 +1,7 @@
 import { Kysely } from 'kysely';
 import type { AccountErasureTable } from '../accounts/account-erasure.table.js';
 import type { UserTable } from '../accounts/user.table.js';
-import type { ActivityFileTable } from '../activities/activity-file.table.js';
+import type { ActivityFileChunkTable, ActivityFileTable } from '../activities/activity-file.table.js';
 import type { ActivityTable } from '../activities/activity.table.js';
 import type { ConnectionTable } from '../connections/connection.table.js';
 import type { ConnectionNoticeTable } from '../notices/notice.table.js';
@@ -20,6 +20,7 @@ export interface Database {
   meal_items: MealItemTable;
   outbox: OutboxTable;
   activity_files: ActivityFileTable;
+  activity_file_chunks: ActivityFileChunkTable;
   activities: ActivityTable;
   wellness_days: WellnessDayTable;
   backfills: BackfillTable;

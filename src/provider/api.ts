@@ -1,7 +1,8 @@
 import { performance } from 'node:perf_hooks';
 import type { AccessTokens } from '../connections/access-token.js';
 import type { Metrics } from '../observability/metrics.js';
-import { keepAliveRequests, type ServiceAnswer } from './keep-alive-request.js';
+import { keepAliveRequests, type ServiceAnswer, type StreamedBody } from './keep-alive-request.js';
+import { multipartBody, type FileContent } from './multipart-body.js';
 import { failureOf, transportFailure } from './responses.js';
 
 /**
@@ -36,9 +37,9 @@ export interface WellnessRecord {
   rawJson: Record<string, unknown>;
 }
 
-/** Section 2.2: the original file, as the person sent it. */
+/** Section 2.2: the original file, as the person sent it, read as it is sent. */
 export interface ActivityUpload {
-  file: Uint8Array;
+  file: FileContent;
   fileName: string;
   name: string;
   metadata: Record<string, unknown>;
@@ -46,17 +47,20 @@ export interface ActivityUpload {
 
 export interface ServiceApiSettings {
   baseUrl: string;
+  /** ATHLETE_TIMEOUT_S: what a request may take, plus its body's time at `uploadMinBytesPerS`. */
   timeoutS: number;
+  /** ATHLETE_UPLOAD_MIN_BYTES_PER_S: the slowest rate a body (in practice a .fit file) may travel at. */
+  uploadMinBytesPerS: number;
   accessTokens: AccessTokens;
   clock: () => Date;
   metrics: Metrics;
 }
 
 /** What one call sends; a function, so the 401 retry builds a fresh body. */
-type RequestInit = () => { method: 'GET' | 'POST'; headers?: Record<string, string>; body?: string | FormData };
+type RequestInit = () => { method: 'GET' | 'POST'; headers?: Record<string, string>; body?: string | StreamedBody };
 
-export function createServiceApi({ baseUrl, timeoutS, accessTokens, clock, metrics }: ServiceApiSettings): ServiceApi {
-  const request = keepAliveRequests(timeoutS * 1000);
+export function createServiceApi({ baseUrl, timeoutS, uploadMinBytesPerS, accessTokens, clock, metrics }: ServiceApiSettings): ServiceApi {
+  const request = keepAliveRequests({ baseS: timeoutS, minBytesPerS: uploadMinBytesPerS });
 
   async function send(token: string, path: string, init: RequestInit): Promise<ServiceAnswer> {
     const started = performance.now();
@@ -95,14 +99,15 @@ export function createServiceApi({ baseUrl, timeoutS, accessTokens, clock, metri
     body: JSON.stringify(body),
   });
 
-  /** The platform's encoder writes the multipart body and its boundary (keep-alive-request.ts; no hand-written multipart). */
-  const multipart = ({ file, fileName, name, metadata }: ActivityUpload): RequestInit => () => {
-    const form = new FormData();
-    form.append('file', new Blob([file], { type: 'application/octet-stream' }), fileName);
-    form.append('name', name);
-    form.append('metadata', JSON.stringify(metadata));
-    return { method: 'POST', body: form };
-  };
+  /** The file is read from its store as it is sent, once per request (multipart-body.ts). */
+  const multipart = ({ file, fileName, name, metadata }: ActivityUpload): RequestInit => () => ({
+    method: 'POST',
+    body: multipartBody([
+      ['file', { fileName, content: file }],
+      ['name', name],
+      ['metadata', JSON.stringify(metadata)],
+    ]),
+  });
 
   return {
     upsertNutrition: (userId, record) => post(userId, '/api/nutrition', json(record)),

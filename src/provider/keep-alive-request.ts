@@ -1,10 +1,22 @@
 import http from 'node:http';
 import https from 'node:https';
+import { Readable, pipeline } from 'node:stream';
+import { requestTimeoutMs, type RequestTimeouts } from './request-timeout.js';
 
 export interface OutgoingRequest {
   method: 'GET' | 'POST';
   headers: Record<string, string>;
-  body?: string | FormData;
+  body?: string | StreamedBody;
+}
+
+/**
+ * A body written as it is read, never whole in memory (a .fit file read from the store a piece at
+ * a time): `chunks()` gives it from its start at each call, so that it can be sent again.
+ */
+export interface StreamedBody {
+  contentType: string;
+  contentLength: number;
+  chunks(): AsyncIterable<Uint8Array>;
 }
 
 /** The parts of an answer the app reads: a fetch Response's, without its streams. */
@@ -19,22 +31,24 @@ export interface ServiceAnswer {
 /**
  * Sends requests over node:http(s) with keep-alive and reads each answer whole. fetch cost three to
  * six times the CPU of this per request (its web streams, a Request and a Response each), and was
- * the worker's largest cost when it drains a backlog. `timeoutMs` bounds each exchange, the
- * answer's body included.
+ * the worker's largest cost when it drains a backlog. Each exchange, the answer's body included,
+ * may take the time `timeouts` give its body (request-timeout.ts); a timed-out request is never
+ * sent again here.
  *
  * A kept-alive connection the service closes as idle while this client reuses it fails the request
  * before any answer (ECONNRESET, "socket hang up"): that request is sent again on a new connection,
  * as Node's documentation advises (`request.reusedSocket`). Every call to the service is safe to
  * repeat: the data endpoints upsert (§4.7 rule 1), and listing reads.
  */
-export function keepAliveRequests(timeoutMs: number): (url: URL, request: OutgoingRequest) => Promise<ServiceAnswer> {
+export function keepAliveRequests(timeouts: RequestTimeouts): (url: URL, request: OutgoingRequest) => Promise<ServiceAnswer> {
   const secure = { client: https, agent: new https.Agent({ keepAlive: true }) };
   const plain = { client: http, agent: new http.Agent({ keepAlive: true }) };
   return async (url, { method, headers, body }) => {
-    const encoded = await encodedBody(body);
+    const encoded = encodedBody(body);
+    const timeoutMs = requestTimeoutMs(encoded?.length ?? 0, timeouts);
     const { client, agent } = url.protocol === 'https:' ? secure : plain;
     for (let attempt = 1; ; attempt++) {
-      const sent = sendOnce(client, agent, url, { method, timeoutMs, headers: { ...headers, ...encoded?.headers } }, encoded?.bytes);
+      const sent = sendOnce(client, agent, url, { method, timeoutMs, headers: { ...headers, ...encoded?.headers } }, encoded?.content);
       const outcome = await sent.answer.then((answer) => ({ answer }), (error: unknown) => ({ error }));
       if ('answer' in outcome) return outcome.answer;
       if (!(closedUnderUs(outcome.error) && sent.onReusedSocket() && attempt < MAX_SENDS_ON_STALE_SOCKETS)) throw outcome.error;
@@ -62,7 +76,7 @@ function sendOnce(
   agent: http.Agent,
   url: URL,
   { method, timeoutMs, headers }: { method: string; timeoutMs: number; headers: Record<string, string> },
-  bytes: Uint8Array | undefined,
+  content: Uint8Array | StreamedBody['chunks'] | undefined,
 ): SentOnce {
   let answered = false;
   let outgoing!: http.ClientRequest;
@@ -78,7 +92,12 @@ function sendOnce(
       incoming.on('end', () => resolve(answerOf(incoming, Buffer.concat(chunks).toString('utf8'))));
     });
     outgoing.on('error', reject);
-    outgoing.end(bytes);
+    if (typeof content === 'function') {
+      // Not in object mode: the stream reads ahead by bytes (16 KiB), not by a number of pieces.
+      pipeline(Readable.from(content(), { objectMode: false }), outgoing, (error) => error && reject(error));
+    } else {
+      outgoing.end(content);
+    }
   });
   return { answer, onReusedSocket: () => outgoing.reusedSocket && !answered };
 }
@@ -90,14 +109,13 @@ function answerOf(incoming: http.IncomingMessage, text: string): ServiceAnswer {
   return { status, ok: status >= 200 && status < 300, statusText: incoming.statusMessage ?? '', headers, text: () => Promise.resolve(text) };
 }
 
-/** A FormData is written by the platform's own encoder, its multipart boundary in the content type. */
-async function encodedBody(body: OutgoingRequest['body']): Promise<{ bytes: Uint8Array; headers: Record<string, string> } | undefined> {
+/** A string is sent whole; a streamed body as it is read, its length announced. */
+function encodedBody(body: OutgoingRequest['body']) {
   if (body === undefined) return undefined;
-  if (typeof body === 'string') return withLength(Buffer.from(body), {});
-  const encoder = new Response(body);
-  return withLength(new Uint8Array(await encoder.arrayBuffer()), { 'content-type': encoder.headers.get('content-type')! });
-}
-
-function withLength(bytes: Uint8Array, headers: Record<string, string>) {
-  return { bytes, headers: { ...headers, 'content-length': String(bytes.byteLength) } };
+  if (typeof body === 'string') {
+    const bytes = Buffer.from(body);
+    return { content: bytes, length: bytes.byteLength, headers: { 'content-length': String(bytes.byteLength) } };
+  }
+  const headers = { 'content-type': body.contentType, 'content-length': String(body.contentLength) };
+  return { content: () => body.chunks(), length: body.contentLength, headers };
 }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sha256Hex, activityFileKey, createDatabaseActivityFileStore } from '../../src/activities/activity-file-store.js';
+import { sha256Hex, activityFileKey, createDatabaseActivityFileStore, readWhole } from '../../src/activities/activity-file-store.js';
 import { activitySender } from '../../src/activities/activity-sender.js';
 import { SESSION_COOKIE } from '../../src/web/session.js';
 import {
@@ -75,7 +75,7 @@ describe('POST /api/activities', () => {
       updatedAt: expect.any(String),
       sync: { status: 'pending' },
     });
-    const stored = await createDatabaseActivityFileStore(stack.db).get(activityFileKey(userId, activity.sha256));
+    const stored = await readWhole(createDatabaseActivityFileStore(stack.db), activityFileKey(userId, activity.sha256));
     expect(Buffer.from(stored!).equals(Buffer.from(file))).toBe(true);
     expect(await activityTraces(stack, userId)).toEqual({ rows: 1, files: 1, outbox: 1, fresh: 1 });
   });

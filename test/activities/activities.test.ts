@@ -71,6 +71,6 @@ describe('a delete racing an upload of the same file', () => {
     expect(again.ok).toBe(true);
     const rows = await db.selectFrom('activities').select(['id', 'sha256']).where('user_id', '=', user.id).execute();
     const stored = createDatabaseActivityFileStore(db);
-    for (const row of rows) expect(await stored.get(`${user.id}/${row.sha256}`), `bytes of activity ${row.id}`).toBeDefined();
+    for (const row of rows) expect(await stored.open(`${user.id}/${row.sha256}`), `bytes of activity ${row.id}`).toBeDefined();
   });
 });

@@ -69,7 +69,7 @@ describe('an activity on its way to the service', () => {
     const activity = await uploadActivity(client, file, { name: 'Ride' });
     // The service refuses what passed the app's check: here the bytes were damaged in the store after it.
     await stack.db
-      .updateTable('activity_files')
+      .updateTable('activity_file_chunks')
       .set({ bytes: Buffer.from(fitFileWithBadCrc(2)) })
       .where('key', '=', activityFileKey(userId, activity.sha256))
       .execute();

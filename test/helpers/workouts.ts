@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Settings } from '../../src/sandbox/settings.js';
+import { fileContentOf } from './file-content.js';
 import { fitFileWithSession } from './fit-files.js';
 import { connectedUser } from './flows.js';
 import type { Stack } from './stack.js';
@@ -15,7 +16,7 @@ export async function connectedAthlete(stack: Stack) {
 
 /** Uploads the 90-minute, 45 km ride starting 2026-03-01T06:30Z to the user's account at the sandbox. */
 export async function uploadRide(stack: Stack, userId: number, name = 'Long ride'): Promise<void> {
-  await stack.serviceApi().uploadActivity(userId, { file: fitFileWithSession(), fileName: 'ride.fit', name, metadata: {} });
+  await stack.serviceApi().uploadActivity(userId, { file: fileContentOf(fitFileWithSession()), fileName: 'ride.fit', name, metadata: {} });
 }
 
 /** How often the sandbox answered GET /api/workouts, by status. */

@@ -4,6 +4,7 @@ import type { AccessTokens } from '../../src/connections/access-token.js';
 import { createPrometheusMetrics } from '../../src/observability/metrics.js';
 import { createServiceApi } from '../../src/provider/api.js';
 import { ServiceError } from '../../src/provider/service-error.js';
+import { fileContentOf } from '../helpers/file-content.js';
 import { fitFile } from '../helpers/fit-files.js';
 
 const BASE_URL = 'https://athlete.test';
@@ -22,7 +23,7 @@ function fakeAccessTokens() {
 }
 
 function api(tokens: AccessTokens) {
-  return createServiceApi({ baseUrl: BASE_URL, timeoutS: 5, accessTokens: tokens, clock: () => now, metrics: createPrometheusMetrics() });
+  return createServiceApi({ baseUrl: BASE_URL, timeoutS: 5, uploadMinBytesPerS: 256 * 1024, accessTokens: tokens, clock: () => now, metrics: createPrometheusMetrics() });
 }
 
 async function failureOf(promise: Promise<unknown>): Promise<ServiceError> {
@@ -156,7 +157,7 @@ describe('the workouts listing', () => {
 
 describe('the activity upload', () => {
   const file = fitFile(7);
-  const upload = { file, fileName: 'ride.fit', name: 'Morning ride', metadata: { localId: '42' } };
+  const upload = { file: fileContentOf(file), fileName: 'ride.fit', name: 'Morning ride', metadata: { localId: '42' } };
 
   /** What nock received, read back as a form. nock hands a body that is not UTF-8 over as hex; a multipart body opens with "--". */
   async function receivedForm(body: string, contentType: string): Promise<FormData> {

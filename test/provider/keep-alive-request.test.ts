@@ -20,7 +20,7 @@ afterEach(async () => {
 describe('requests to the service', () => {
   it('reuses one connection for requests one after another, and reads each answer whole', async () => {
     const { url, sockets } = await serve((req, res) => req.resume().on('end', () => res.writeHead(429, { 'retry-after': '3' }).end('{"error":"slow_down"}')));
-    const request = keepAliveRequests(5000);
+    const request = keepAliveRequests({ baseS: 5, minBytesPerS: 1024 });
     for (let index = 0; index < 3; index++) {
       const answer = await request(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
       expect([answer.status, answer.ok, answer.headers.get('retry-after'), await answer.text()]).toEqual([429, false, '3', '{"error":"slow_down"}']);
@@ -37,7 +37,7 @@ describe('requests to the service', () => {
       if (count > 1) return req.socket.destroy();
       req.resume().on('end', () => res.end('{}'));
     });
-    const request = keepAliveRequests(5000);
+    const request = keepAliveRequests({ baseS: 5, minBytesPerS: 1024 });
     for (let index = 0; index < 3; index++) expect((await request(url, { method: 'POST', headers: {}, body: '{}' })).status).toBe(200);
     expect(sockets()).toBe(3);
   });
@@ -48,7 +48,7 @@ describe('requests to the service', () => {
       // The first is answered, so that the second goes out on the kept-alive connection; it is not.
       if (++requests === 1) req.resume().on('end', () => res.end('{}'));
     });
-    const request = keepAliveRequests(300);
+    const request = keepAliveRequests({ baseS: 0.3, minBytesPerS: 1024 });
     expect((await request(url, { method: 'POST', headers: {}, body: '{}' })).status).toBe(200);
     await expect(request(url, { method: 'POST', headers: {}, body: '{}' })).rejects.toThrow();
     expect(requests).toBe(2);
@@ -56,6 +56,6 @@ describe('requests to the service', () => {
 
   it('gives up on an answer whose body stops coming within the timeout', async () => {
     const { url } = await serve((_req, res) => res.writeHead(200, { 'content-length': '100' }).write('{"partial":'));
-    await expect(keepAliveRequests(200)(url, { method: 'GET', headers: {} })).rejects.toThrow();
+    await expect(keepAliveRequests({ baseS: 0.2, minBytesPerS: 1024 })(url, { method: 'GET', headers: {} })).rejects.toThrow();
   });
 });
