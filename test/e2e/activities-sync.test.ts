@@ -3,7 +3,7 @@ import type { ActivityView } from '../../src/activities/activities.js';
 import { activityFileKey, sha256Hex } from '../../src/activities/activity-file-store.js';
 import { syncEntry } from '../../src/sync/jobs.js';
 import { activityTraces, listActivities, renameActivity, uploadActivity } from '../helpers/activities.js';
-import { fitFile, fitFileWithBadCrc } from '../helpers/fit-files.js';
+import { fitFile, fitFileOfSize, fitFileWithBadCrc } from '../helpers/fit-files.js';
 import { connectedUser } from '../helpers/flows.js';
 import type { CookieClient } from '../helpers/http-client.js';
 import { startStack, type SandboxWorkout, type Stack } from '../helpers/stack.js';
@@ -34,11 +34,15 @@ async function sandboxWorkouts(): Promise<Record<string, SandboxWorkout>> {
 }
 
 /** Waits until the activity's upload has settled (synced or failed) at this version of its name. */
-async function settled(client: CookieClient, id: number, status: 'synced' | 'failed', name?: string): Promise<ActivityView> {
-  return eventually(`the activity to be ${status}`, async () => {
-    const activity = (await listActivities(client)).find((candidate) => candidate.id === id);
-    return activity?.sync.status === status && (name === undefined || activity.name === name) ? activity : undefined;
-  });
+async function settled(client: CookieClient, id: number, status: 'synced' | 'failed', name?: string, timeoutMs?: number): Promise<ActivityView> {
+  return eventually(
+    `the activity to be ${status}`,
+    async () => {
+      const activity = (await listActivities(client)).find((candidate) => candidate.id === id);
+      return activity?.sync.status === status && (name === undefined || activity.name === name) ? activity : undefined;
+    },
+    timeoutMs,
+  );
 }
 
 describe('an activity on its way to the service', () => {
@@ -62,6 +66,17 @@ describe('an activity on its way to the service', () => {
     // One upload for the file, none for the same file again, one for the rename.
     expect((await sandboxWorkouts())[sha256Hex(file)]).toMatchObject({ writes: 2 });
   });
+
+  it('arrives byte for byte when it is 24 MiB: the service holds a workout under its SHA-256, of its size', async () => {
+    const { client } = await startWith();
+    await startWorker();
+    const file = fitFileOfSize(24 * 1024 * 1024);
+    const activity = await uploadActivity(client, file, { name: 'Long ride' });
+    await settled(client, activity.id, 'synced', undefined, 120_000);
+    expect(await sandboxWorkouts()).toEqual({
+      [sha256Hex(file)]: expect.objectContaining({ payload: expect.objectContaining({ name: 'Long ride', bytes: file.length }), writes: 1 }),
+    });
+  }, 180_000);
 
   it('is marked failed with the service’s message when the service refuses the file, and keeps its bytes', async () => {
     const { client, userId } = await startWith({ ACTIVITY_RETENTION: 'prune-after-upload' });

@@ -129,3 +129,38 @@ export function fitFileOfRecords(count: number, fields = 1): Uint8Array {
   view.setUint16(headerSize + dataSize, CrcCalculator.calculateCRC(file, 0, headerSize + dataSize), true);
   return file;
 }
+
+/**
+ * A valid .fit file of about `size` bytes that the checks decode quickly and within their limits:
+ * messages of a manufacturer-specific number (0xFF00), each of ten 255-byte text fields, so a
+ * 24 MiB file is about ten thousand messages and a hundred thousand values. `seed` changes its bytes.
+ */
+export function fitFileOfSize(size: number, seed = 1): Uint8Array {
+  const FIELDS = 10;
+  const FIELD_BYTES = 255;
+  const STRING = 0x07;
+  const MANUFACTURER_SPECIFIC = 0xff00;
+  const definition = [0x40, 0, 0, MANUFACTURER_SPECIFIC & 0xff, MANUFACTURER_SPECIFIC >> 8, FIELDS, ...Array.from({ length: FIELDS }, (_, field) => [field, FIELD_BYTES, STRING]).flat()];
+  const messageSize = 1 + FIELDS * FIELD_BYTES;
+  const headerSize = 14;
+  const count = Math.max(1, Math.floor((size - headerSize - definition.length - CRC_SIZE) / messageSize));
+  const dataSize = definition.length + count * messageSize;
+  const file = new Uint8Array(headerSize + dataSize + CRC_SIZE);
+  const view = new DataView(file.buffer);
+  file.set([headerSize, 0x20], 0);
+  view.setUint16(2, 2199, true);
+  view.setUint32(4, dataSize, true);
+  file.set(new TextEncoder().encode('.FIT'), 8);
+  view.setUint16(12, CrcCalculator.calculateCRC(file, 0, 12), true);
+  file.set(definition, headerSize);
+  for (let message = 0; message < count; message++) {
+    const start = headerSize + definition.length + message * messageSize;
+    // A zero header byte (local type 0), then each field's letters ending in the NUL that ends a FIT string.
+    for (let field = 0; field < FIELDS; field++) {
+      const offset = start + 1 + field * FIELD_BYTES;
+      file.fill(0x61 + ((seed + message + field) % 26), offset, offset + FIELD_BYTES - 1);
+    }
+  }
+  view.setUint16(headerSize + dataSize, CrcCalculator.calculateCRC(file, 0, headerSize + dataSize), true);
+  return file;
+}
