@@ -1,8 +1,10 @@
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql, type Kysely } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createDatabaseActivityFileStore, readWhole, STORED_PIECE_BYTES } from '../../src/activities/activity-file-store.js';
 import { createDb, type Db } from '../../src/db/database.js';
 import { PendingMigrationsError, assertMigrated, createMigrator, migrateToLatest, pendingMigrations } from '../../src/db/migrate.js';
 import { createTestDatabase, openDb, testDatabaseKind, type TestDatabase } from '../helpers/database.js';
@@ -128,6 +130,25 @@ describe('migrations', () => {
       { user_id: waiting, started_at: '2026-11-19T09:00:00.000Z', total: 2, last_turn_at: '2026-11-19T09:00:00.000Z' },
     ]);
     expect(await db.selectFrom('outbox').select('fresh_at').distinct().execute()).toEqual([{ fresh_at: null }]);
+  });
+
+  it('20261130090000_chunk_activity_files keeps every stored file byte for byte, in pieces of 256 KiB', async () => {
+    db = await freshDb();
+    expect((await (await createMigrator(db)).migrateTo('20261129090000_add_sync_lanes')).error).toBeUndefined();
+    const large = randomBytes(2 * STORED_PIECE_BYTES + 1000);
+    const small = randomBytes(100);
+    await (db as Kysely<any>).insertInto('activity_files').values([{ key: '1/large', bytes: large }, { key: '1/small', bytes: small }]).execute();
+    await migrateToLatest(db);
+    const store = createDatabaseActivityFileStore(db);
+    expect(Buffer.from((await readWhole(store, '1/large'))!).equals(large)).toBe(true);
+    expect(Buffer.from((await readWhole(store, '1/small'))!).equals(small)).toBe(true);
+    const pieces = await db.selectFrom('activity_file_chunks').select(['key', 'position']).orderBy('key').orderBy('position').execute();
+    expect(pieces).toEqual([
+      { key: '1/large', position: 0 },
+      { key: '1/large', position: 1 },
+      { key: '1/large', position: 2 },
+      { key: '1/small', position: 0 },
+    ]);
   });
 
   describe.runIf(testDatabaseKind() === 'sqlite')('20261128100000_user_ids_never_reused', () => {

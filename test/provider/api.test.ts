@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import nock from 'nock';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { AccessTokens } from '../../src/connections/access-token.js';
@@ -203,6 +205,37 @@ describe('the activity upload', () => {
     expect(received.map((request) => request.authorization)).toEqual(['Bearer token-1', 'Bearer token-2']);
     for (const request of received) await expectWholeUpload(await request.form);
     expect(calls).toEqual({ accessTokenFor: 1, replaceRejected: 1 });
+  });
+
+  it('fails as retryable, having sent it once, when the service does not answer within its time, on a kept-alive connection too', async () => {
+    const uploads: number[] = [];
+    const server = createServer((req, res) => {
+      if (req.method === 'GET') return void res.end('[]');
+      // The file is taken whole, and no answer comes.
+      let received = 0;
+      req.on('data', (chunk: Buffer) => (received += chunk.length)).on('end', () => uploads.push(received));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    nock.enableNetConnect('127.0.0.1');
+    try {
+      const local = createServiceApi({
+        baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+        timeoutS: 2,
+        uploadMinBytesPerS: 1024 ** 3,
+        accessTokens: fakeAccessTokens().tokens,
+        clock: () => now,
+        metrics: createPrometheusMetrics(),
+      });
+      // Answered, so that the upload goes out on the connection this kept alive.
+      expect(await local.listWorkouts(1)).toBe('[]');
+      const error = await failureOf(local.uploadActivity(1, upload));
+      expect(error).toMatchObject({ kind: 'retryable', unanswered: true });
+      expect(uploads).toHaveLength(1);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      nock.disableNetConnect();
+    }
   });
 
   it('treats a 400 as permanent, with the service’s message', async () => {

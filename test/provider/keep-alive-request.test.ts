@@ -42,6 +42,26 @@ describe('requests to the service', () => {
     expect(sockets()).toBe(3);
   });
 
+  it('sends a streamed body again, whole, from its first byte, when the kept-alive connection it went out on was closed', async () => {
+    const requestsOnSocket = new WeakMap<object, number>();
+    const received: Buffer[] = [];
+    const { url, sockets } = await serve(async (req, res) => {
+      const count = (requestsOnSocket.get(req.socket) ?? 0) + 1;
+      requestsOnSocket.set(req.socket, count);
+      if (count > 1) return req.socket.destroy();
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      received.push(Buffer.concat(chunks));
+      res.end('{}');
+    });
+    const request = keepAliveRequests({ baseS: 5, minBytesPerS: 1024 });
+    const pieces = [Buffer.from('first piece, '), Buffer.from('second piece')];
+    const body = { contentType: 'text/plain', contentLength: 25, chunks: async function* () { yield* pieces; } };
+    for (let index = 0; index < 2; index++) expect((await request(url, { method: 'POST', headers: {}, body })).status).toBe(200);
+    expect(received.map(String)).toEqual(['first piece, second piece', 'first piece, second piece']);
+    expect(sockets()).toBe(2);
+  });
+
   it('does not send again a request whose answer did not come in time, kept-alive connection or not', async () => {
     let requests = 0;
     const { url } = await serve((req, res) => {
@@ -52,6 +72,15 @@ describe('requests to the service', () => {
     expect((await request(url, { method: 'POST', headers: {}, body: '{}' })).status).toBe(200);
     await expect(request(url, { method: 'POST', headers: {}, body: '{}' })).rejects.toThrow();
     expect(requests).toBe(2);
+  });
+
+  it('gives a streamed body its time at the slowest rate beyond the base, where a small one is given up at the base', async () => {
+    const { url } = await serve((req, res) => req.resume().on('end', () => setTimeout(() => res.end('{}'), 1000)));
+    const request = keepAliveRequests({ baseS: 0.3, minBytesPerS: 1024 });
+    const twentyKiB = Buffer.alloc(20 * 1024, 1);
+    const body = { contentType: 'application/octet-stream', contentLength: twentyKiB.length, chunks: async function* () { yield twentyKiB; } };
+    expect((await request(url, { method: 'POST', headers: {}, body })).status).toBe(200);
+    await expect(request(url, { method: 'POST', headers: {}, body: '{}' })).rejects.toThrow();
   });
 
   it('gives up on an answer whose body stops coming within the timeout', async () => {
