@@ -266,8 +266,9 @@ function toConfig(env: z.infer<typeof envSchema>) {
     metrics: { port: env.METRICS_PORT, host: env.METRICS_HOST },
     /** Who may see the queue dashboard (lower-cased emails), and whether they may change jobs there. */
     admin: { emails: env.ADMIN_EMAILS, queueActions: env.ADMIN_QUEUE_ACTIONS },
-    // Unset: long enough for a job's upload and a token refresh with its one retry without an
-    // answer, each abandoned after ATHLETE_TIMEOUT_S; a stop cut shorter is like a kill.
+    // Unset: long enough for a request and a token refresh with its one retry without an answer,
+    // each abandoned after ATHLETE_TIMEOUT_S; a large file's upload may be given longer
+    // (ATHLETE_UPLOAD_MIN_BYTES_PER_S), and a stop cut shorter is like a kill.
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS ?? 3 * env.ATHLETE_TIMEOUT_S * 1000,
     /** How long the web and workers wait at start for Redis and the database before they give up. */
     startupTimeoutS: env.STARTUP_TIMEOUT_S,

@@ -148,6 +148,7 @@ describe('loadConfig', () => {
     ATHLETE_SCOPES: 'calories:write',
     ATHLETE_TOKEN_REQUEST_ENCODING: 'xml',
     ATHLETE_TIMEOUT_S: '-1',
+    ATHLETE_UPLOAD_MIN_BYTES_PER_S: '1000',
     ATHLETE_RATE_LIMIT_PER_S: '0',
     TOKEN_REFRESH_MARGIN_S: '1.5',
     SYNC_QUIET_MS: 'soon',
@@ -201,7 +202,13 @@ describe('loadConfig', () => {
     });
   });
 
-  it('waits on shutdown, unless told otherwise, long enough for an upload and a refresh with its one retry', () => {
+  it('gives a request body at least 256 KiB/s by default, or the rate set (from 1024 bytes per second)', () => {
+    expect(loadConfig(validEnv).athlete.uploadMinBytesPerS).toBe(262_144);
+    expect(loadConfig({ ...validEnv, ATHLETE_UPLOAD_MIN_BYTES_PER_S: '1048576' }).athlete.uploadMinBytesPerS).toBe(1_048_576);
+    expect(loadConfig({ ...validEnv, ATHLETE_UPLOAD_MIN_BYTES_PER_S: '1024' }).athlete.uploadMinBytesPerS).toBe(1024);
+  });
+
+  it('waits on shutdown, unless told otherwise, long enough for a request and a refresh with its one retry', () => {
     expect(loadConfig(validEnv).shutdownTimeoutMs).toBe(45_000);
     expect(loadConfig({ ...validEnv, ATHLETE_TIMEOUT_S: '5' }).shutdownTimeoutMs).toBe(15_000);
     expect(loadConfig({ ...validEnv, SHUTDOWN_TIMEOUT_MS: '2000' }).shutdownTimeoutMs).toBe(2000);
