@@ -124,6 +124,14 @@ export async function forgetEntry(trx: Writer, key: OutboxKey): Promise<void> {
   await trx.deleteFrom('outbox').where(isEntry(key)).execute();
 }
 
+/**
+ * Forgets the entry if it is still at `version`: its subject is no longer here (deleted as the send
+ * began, or by a hand edit that left the entry behind). A change made since keeps it.
+ */
+export async function forgetGoneEntry(db: Db, key: OutboxKey, version: number): Promise<void> {
+  await db.deleteFrom('outbox').where(isEntry(key)).where('version', '=', version).execute();
+}
+
 /** The version to send, or undefined when the entry need not be sent. */
 export async function dirtyVersion(db: Db, key: OutboxKey): Promise<number | undefined> {
   const row = await db.selectFrom('outbox').select('version').where(isEntry(key)).where(needsSending).executeTakeFirst();
