@@ -196,25 +196,35 @@ function failureColumns({ problem, text }: SyncFailure) {
 
 /**
  * People with fresh changes due (made at or before `dueBefore`: the quiet period has passed, and no
- * retry is scheduled after `now`), and whether each is connected. At most `limit`; the fresh lane's
- * index keeps this cheap however much history waits.
+ * retry is scheduled after `now`), and whether each is connected: those who have waited longest
+ * first, at most `limit`. Only kinds this version sends: another's would never be sent and would
+ * come back at every look. The fresh lane's index keeps this cheap however much history waits.
  */
 export async function peopleWithFreshChangesDue(db: Db, dueBefore: Date, now: Date, limit: number): Promise<Array<{ userId: number; connected: boolean }>> {
   const rows = await db
     .selectFrom('outbox')
     .leftJoin('connections', 'connections.user_id', 'outbox.user_id')
-    .select(['outbox.user_id', 'connections.status'])
-    .distinct()
+    .select((eb) => ['outbox.user_id', 'connections.status', eb.fn.min('outbox.fresh_at').as('waiting_since')])
+    .where('outbox.kind', 'in', SYNC_KINDS)
     .where('outbox.fresh_at', '<=', dueBefore.toISOString())
     .where((eb) => eb.or([eb('outbox.next_attempt_at', 'is', null), eb('outbox.next_attempt_at', '<=', now.toISOString())]))
+    .groupBy(['outbox.user_id', 'connections.status'])
+    .orderBy('waiting_since')
     .limit(limit)
     .execute();
   return rows.map((row) => ({ userId: row.user_id, connected: row.status === 'connected' }));
 }
 
-/** When the next fresh change not yet due was made (the earliest after `dueBefore`), if any. */
+/** When the next fresh change not yet due was made (the earliest after `dueBefore`), if any, of the kinds this version sends. */
 export async function nextFreshChangeAfter(db: Db, dueBefore: Date): Promise<Date | undefined> {
-  const row = await db.selectFrom('outbox').select('fresh_at').where('fresh_at', '>', dueBefore.toISOString()).orderBy('fresh_at').limit(1).executeTakeFirst();
+  const row = await db
+    .selectFrom('outbox')
+    .select('fresh_at')
+    .where('kind', 'in', SYNC_KINDS)
+    .where('fresh_at', '>', dueBefore.toISOString())
+    .orderBy('fresh_at')
+    .limit(1)
+    .executeTakeFirst();
   return row?.fresh_at ? new Date(row.fresh_at) : undefined;
 }
 

@@ -238,6 +238,30 @@ describe('the fresh poller', () => {
     expect((await stack.syncQueues.fresh.getJobs(['waiting'])).map((job) => job.data)).toEqual([{ userId, failures: 0 }]);
     expect(await stack.db.selectFrom('outbox').select('fresh_at').where('user_id', '=', 0).execute()).toEqual([{ fresh_at: null }]);
   });
+
+  it('gives turns to the people who have waited longest first', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
+    const recent = await connectedUser(stack);
+    const longest = await connectedUser(stack);
+    await markDirty(stack.db, { userId: recent.userId, kind: 'nutrition', subject: DATE }, new Date(Date.now() - 60_000));
+    await markDirty(stack.db, { userId: longest.userId, kind: 'nutrition', subject: DATE }, new Date(Date.now() - 120_000));
+
+    await queueFreshTurns({ db: stack.db, queues: stack.syncQueues, clock: () => new Date(), quietMs: 0 });
+    const waiting = await stack.syncQueues.fresh.getJobs(['waiting']);
+    const inQueueOrder = waiting.sort((a, b) => a.timestamp - b.timestamp || Number(a.id) - Number(b.id));
+    expect(inQueueOrder.map((job) => job.data.userId)).toEqual([longest.userId, recent.userId]);
+  });
+
+  it('leaves alone an entry of a kind this version does not send (written by a newer one): no turn, no early look', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
+    const { userId } = await connectedUser(stack);
+    const unknownKind = { user_id: userId, kind: 'sleep_stages', subject: DATE, version: 1, updated_at: new Date().toISOString() };
+    await stack.db.insertInto('outbox').values({ ...unknownKind, fresh_at: new Date(Date.now() - 60_000).toISOString() } as never).execute();
+    await stack.db.insertInto('outbox').values({ ...unknownKind, subject: '2026-04-02', fresh_at: new Date(Date.now() + 60_000).toISOString() } as never).execute();
+
+    const poll = await queueFreshTurns({ db: stack.db, queues: stack.syncQueues, clock: () => new Date(), quietMs: 0 });
+    expect(poll).toEqual({ queued: 0, nextDueInMs: undefined });
+  });
 });
 
 describe('a turn', () => {
