@@ -228,7 +228,10 @@ export async function nextFreshChangeAfter(db: Db, dueBefore: Date): Promise<Dat
   return row?.fresh_at ? new Date(row.fresh_at) : undefined;
 }
 
-/** The person's fresh changes due to be sent, of these kinds, the oldest first. */
+/**
+ * The person's fresh changes due to be sent, of these kinds: the one changed or tried least recently
+ * first, so an entry the service keeps failing goes behind the person's other changes.
+ */
 export async function freshEntriesDue(db: Db, userId: number, kinds: readonly SyncKind[], dueBefore: Date, limit: number): Promise<DirtyEntry[]> {
   if (kinds.length === 0) return [];
   const rows = await db
@@ -238,7 +241,7 @@ export async function freshEntriesDue(db: Db, userId: number, kinds: readonly Sy
     .where('kind', 'in', kinds)
     .where('fresh_at', '<=', dueBefore.toISOString())
     .where(needsSending)
-    .orderBy('fresh_at')
+    .orderBy('updated_at')
     .limit(limit)
     .execute();
   return rows.map((row) => ({ userId, kind: row.kind, subject: row.subject, version: row.version }));

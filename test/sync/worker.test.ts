@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
 import type { NutritionRecord, ServiceApi } from '../../src/provider/api.js';
@@ -151,6 +152,23 @@ describe('the fresh lane', () => {
     // The poller found the day due four times a second meanwhile; the retry waited for its backoff (0.5 to 1 s).
     expect(calls).toHaveLength(2);
     expect(calls[1]! - calls[0]!).toBeGreaterThanOrEqual(450);
+  });
+
+  it('sends the person’s other changes while one keeps failing: the entry tried least recently goes first', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' }, env: { SYNC_QUIET_MS: '50' } });
+    const { client } = await connectedUser(stack);
+    const real = stack.serviceApi();
+    await startWorker({
+      upsertNutrition: async (id, record) => {
+        if (record.date === DATE) throw new ServiceError('retryable', 'HTTP 500: internal_error');
+        await real.upsertNutrition(id, record);
+      },
+    });
+    await addMeal(client, meal);
+    await sleep(100);
+    await addMeal(client, { ...meal, logged_at: '2026-04-02T10:00:00+02:00' });
+    await daySynced(client, '2026-04-02');
+    expect((await syncStatus(client, DATE))[0]).toMatchObject({ status: 'pending', problem: 'service-busy' });
   });
 
   it('moves a change still failing after SYNC_ATTEMPTS tries into the person’s history, which sends it later', async () => {
