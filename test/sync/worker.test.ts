@@ -270,6 +270,16 @@ describe('the fresh poller', () => {
     expect(inQueueOrder.map((job) => job.data.userId)).toEqual([longest.userId, recent.userId]);
   });
 
+  it('counts the quiet period out by its own clock: a change stamped by a clock running ahead waits the difference', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
+    const { userId } = await connectedUser(stack);
+    const workerNow = new Date();
+    await markDirty(stack.db, { userId, kind: 'nutrition', subject: DATE }, new Date(workerNow.getTime() + 5_000));
+
+    const poll = await queueFreshTurns({ db: stack.db, queues: stack.syncQueues, clock: () => workerNow, quietMs: 1_000 });
+    expect(poll).toEqual({ queued: 0, nextDueInMs: 6_000 });
+  });
+
   it('leaves alone an entry of a kind this version does not send (written by a newer one): no turn, no early look', async () => {
     stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
     const { userId } = await connectedUser(stack);
