@@ -18,7 +18,7 @@ afterAll(async () => {
 async function outcomeWhenListingThrows(error: Error) {
   const { userId } = await connectedAthlete(stack);
   const api = serviceApiWith({ listWorkouts: () => Promise.reject(error) });
-  return listWorkouts({ db: stack.db, api, budget: stack.budget }, userId);
+  return listWorkouts({ db: stack.db, api, budget: stack.budget, clock: () => new Date() }, userId);
 }
 
 describe('listing a person’s workouts', () => {
