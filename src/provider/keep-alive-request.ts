@@ -36,7 +36,7 @@ export function keepAliveRequests(timeoutMs: number): (url: URL, request: Outgoi
     const encoded = await encodedBody(body);
     const { client, agent } = url.protocol === 'https:' ? secure : plain;
     for (let attempt = 1; ; attempt++) {
-      const sent = sendOnce(client, agent, url, { method, timeoutMs: Math.min(timeoutMs, deadlineMs ?? timeoutMs), headers: { ...headers, ...encoded?.headers } }, encoded?.bytes);
+      const sent = sendOnce(client, agent, url, { method, timeoutMs: Math.ceil(Math.min(timeoutMs, deadlineMs ?? timeoutMs)), headers: { ...headers, ...encoded?.headers } }, encoded?.bytes);
       const outcome = await sent.answer.then((answer) => ({ answer }), (error: unknown) => ({ error }));
       if ('answer' in outcome) return outcome.answer;
       if (!(closedUnderUs(outcome.error) && sent.onReusedSocket() && attempt < MAX_SENDS_ON_STALE_SOCKETS)) throw outcome.error;
