@@ -59,14 +59,17 @@ describe('listing a person’s workouts', () => {
     expect(calls).toBe(2);
   });
 
-  it('keeps no list larger than 128 KiB: with the service down after it, no list is known', async () => {
+  it('keeps no list larger than 128 KiB: the one kept before it stays, and with none before, no list is known', async () => {
     const { userId } = await connectedAthlete(stack);
     const workouts = Array.from({ length: 3000 }, (_, index) => ({ name: `Interval session number ${index} with a long name` }));
     expect(JSON.stringify({ workouts, notes: [] }).length).toBeGreaterThan(LAST_WORKOUT_LIST_MAX_BYTES);
-    const large = await listingOf(serviceApiWith({ listWorkouts: async () => JSON.stringify({ workouts }) }), userId);
-    expect(large).toMatchObject({ ok: true, stale: false });
-    expect(await lastWorkoutList(stack.db, userId)).toBeUndefined();
+    const large = serviceApiWith({ listWorkouts: async () => JSON.stringify({ workouts }) });
+    expect(await listingOf(large, userId)).toMatchObject({ ok: true, stale: false });
     expect(await listingOf(serviceDown, userId)).toMatchObject({ ok: false, reason: 'unavailable' });
+
+    const small = await listingOf(serviceApiWith({ listWorkouts: async () => JSON.stringify([{ name: 'Easy spin' }]) }), userId);
+    await listingOf(large, userId);
+    expect(await listingOf(serviceDown, userId)).toEqual({ ...small, stale: true });
   });
 
   it('keeps the later of two lists fetched, whichever finishes last', async () => {
