@@ -35,8 +35,10 @@ export function keepAliveRequests(timeoutMs: number): (url: URL, request: Outgoi
   return async (url, { method, headers, body, timeoutMs: deadlineMs }) => {
     const encoded = await encodedBody(body);
     const { client, agent } = url.protocol === 'https:' ? secure : plain;
+    // AbortSignal.timeout takes whole milliseconds only.
+    const boundMs = Math.ceil(Math.min(timeoutMs, deadlineMs ?? timeoutMs));
     for (let attempt = 1; ; attempt++) {
-      const sent = sendOnce(client, agent, url, { method, timeoutMs: Math.ceil(Math.min(timeoutMs, deadlineMs ?? timeoutMs)), headers: { ...headers, ...encoded?.headers } }, encoded?.bytes);
+      const sent = sendOnce(client, agent, url, { method, timeoutMs: boundMs, headers: { ...headers, ...encoded?.headers } }, encoded?.bytes);
       const outcome = await sent.answer.then((answer) => ({ answer }), (error: unknown) => ({ error }));
       if ('answer' in outcome) return outcome.answer;
       if (!(closedUnderUs(outcome.error) && sent.onReusedSocket() && attempt < MAX_SENDS_ON_STALE_SOCKETS)) throw outcome.error;
