@@ -7,6 +7,8 @@ export interface OutgoingRequest {
   method: 'GET' | 'POST';
   headers: Record<string, string>;
   body?: string | StreamedBody;
+  /** Shorter than the client's own bound, for a caller with a deadline of its own. */
+  timeoutMs?: number;
 }
 
 /**
@@ -43,12 +45,14 @@ export interface ServiceAnswer {
 export function keepAliveRequests(timeouts: RequestTimeouts): (url: URL, request: OutgoingRequest) => Promise<ServiceAnswer> {
   const secure = { client: https, agent: new https.Agent({ keepAlive: true }) };
   const plain = { client: http, agent: new http.Agent({ keepAlive: true }) };
-  return async (url, { method, headers, body }) => {
+  return async (url, { method, headers, body, timeoutMs: deadlineMs }) => {
     const encoded = encodedBody(body);
     const timeoutMs = requestTimeoutMs(encoded?.length ?? 0, timeouts);
     const { client, agent } = url.protocol === 'https:' ? secure : plain;
+    // AbortSignal.timeout takes whole milliseconds only.
+    const boundMs = Math.ceil(Math.min(timeoutMs, deadlineMs ?? timeoutMs));
     for (let attempt = 1; ; attempt++) {
-      const sent = sendOnce(client, agent, url, { method, timeoutMs, headers: { ...headers, ...encoded?.headers } }, encoded?.content);
+      const sent = sendOnce(client, agent, url, { method, timeoutMs: boundMs, headers: { ...headers, ...encoded?.headers } }, encoded?.content);
       const outcome = await sent.answer.then((answer) => ({ answer }), (error: unknown) => ({ error }));
       if ('answer' in outcome) return outcome.answer;
       if (!(closedUnderUs(outcome.error) && sent.onReusedSocket() && attempt < MAX_SENDS_ON_STALE_SOCKETS)) throw outcome.error;

@@ -132,9 +132,9 @@ describe('migrations', () => {
     expect(await db.selectFrom('outbox').select('fresh_at').distinct().execute()).toEqual([{ fresh_at: null }]);
   });
 
-  it('20261130090000_chunk_activity_files keeps every stored file byte for byte, in pieces of 256 KiB', async () => {
+  it('20261201090000_chunk_activity_files keeps every stored file byte for byte, in pieces of 256 KiB', async () => {
     db = await freshDb();
-    expect((await (await createMigrator(db)).migrateTo('20261129090000_add_sync_lanes')).error).toBeUndefined();
+    expect((await (await createMigrator(db)).migrateTo('20261130090000_create_last_workout_lists')).error).toBeUndefined();
     const large = randomBytes(2 * STORED_PIECE_BYTES + 1000);
     const small = randomBytes(100);
     await (db as Kysely<any>).insertInto('activity_files').values([{ key: '1/large', bytes: large }, { key: '1/small', bytes: small }]).execute();
