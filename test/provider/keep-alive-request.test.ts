@@ -2,6 +2,7 @@ import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { keepAliveRequests } from '../../src/provider/keep-alive-request.js';
+import { eventually } from '../helpers/wait.js';
 
 let server: Server | undefined;
 
@@ -60,6 +61,28 @@ describe('requests to the service', () => {
     for (let index = 0; index < 2; index++) expect((await request(url, { method: 'POST', headers: {}, body })).status).toBe(200);
     expect(received.map(String)).toEqual(['first piece, second piece', 'first piece, second piece']);
     expect(sockets()).toBe(2);
+  });
+
+  it('fails a request whose streamed body cannot be read to its end, the service never getting the whole body', async () => {
+    let firstBytesArrived!: () => void;
+    const arrived = new Promise<void>((resolve) => (firstBytesArrived = resolve));
+    const bodies: Array<{ received: number; complete: boolean }> = [];
+    const { url } = await serve((req) => {
+      let received = 0;
+      req.on('data', (chunk: Buffer) => ((received += chunk.length), firstBytesArrived()));
+      req.on('close', () => bodies.push({ received, complete: req.complete }));
+    });
+    const body = {
+      contentType: 'application/octet-stream',
+      contentLength: 3 * 1024,
+      chunks: async function* () {
+        yield Buffer.alloc(1024);
+        await arrived;
+        throw new Error('the stored file was deleted while it was read');
+      },
+    };
+    await expect(keepAliveRequests({ baseS: 5, minBytesPerS: 1024 })(url, { method: 'POST', headers: {}, body })).rejects.toThrow('deleted while it was read');
+    expect(await eventually('the service to see the request end', async () => bodies[0])).toEqual({ received: 1024, complete: false });
   });
 
   it('does not send again a request whose answer did not come in time, kept-alive connection or not', async () => {
