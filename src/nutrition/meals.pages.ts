@@ -1,5 +1,5 @@
 import { Router, type Request, type Response } from 'express';
-import { addDays, localToday } from '../dates/local-today.js';
+import { addDays, localTimeOfDay, localToday } from '../dates/local-today.js';
 import { calendarDateSchema, isSupportedDate } from '../dates/supported-dates.js';
 import type { Db } from '../db/database.js';
 import { syncStatusesOf } from '../sync/outbox.js';
@@ -71,7 +71,7 @@ export function mealsPages({ db, meals, limits, renderPage, clock }: Dependencie
         previous: supportedOrNone(addDays(date, -1)),
         next: supportedOrNone(addDays(date, 1)),
         items: list.map((meal) => itemOf(meal, user.timezone, draftFor(meal.id))),
-        added: { values: draftFor('new')?.form ?? readMealForm({}), problems: draftFor('new')?.problems.fields ?? {} },
+        added: { values: draftFor('new')?.form ?? { ...readMealForm({}), time: localTimeOfDay(clock(), user.timezone) }, problems: draftFor('new')?.problems.fields ?? {} },
         sync: sync && describeSync(sync, user.timezone, clock()),
         absorptionTypes: limits.absorptionTypes,
         problem: draft && noticeOf(draft, list),

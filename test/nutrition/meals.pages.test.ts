@@ -1,3 +1,4 @@
+import { DateTime } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MealView } from '../../src/nutrition/meals.js';
 import { signUpNewUser } from '../helpers/flows.js';
@@ -199,6 +200,15 @@ describe('the meals page’s ?date=', () => {
     expect(html).toContain(problem);
     expect(html).toContain('<a class="button" href="/meals">Go to today</a>');
     expect(html).not.toContain('Meals on');
+  });
+
+  it('prefills the new item’s time with the time it is now in the user’s zone', async () => {
+    const client = await newUser('Asia/Kathmandu');
+    const wallTime = () => DateTime.now().setZone('Asia/Kathmandu').toFormat('HH:mm');
+    const before = wallTime();
+    const html = await (await client.get(`/meals?date=${DATE}`)).text();
+    const shown = inputOf(html, '/meals', 'time').match(/value="([^"]*)"/)![1];
+    expect([before, wallTime()]).toContain(shown);
   });
 
   it('shows today without a date', async () => {
