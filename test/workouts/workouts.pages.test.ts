@@ -102,6 +102,6 @@ describe('the Workouts page', () => {
   it('sends a signed-out person to sign in', async () => {
     const response = await stack.browser().get('/workouts');
     expect(response.status).toBe(303);
-    expect(response.headers.get('location')).toBe('/login');
+    expect(response.headers.get('location')).toBe('/login?next=%2Fworkouts');
   });
 });
