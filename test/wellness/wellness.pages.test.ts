@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addDays } from '../../src/dates/local-today.js';
 import { WAITING_FOR_CONNECTION } from '../../src/sync/jobs.js';
 import { markFailed, markSynced, recordPendingReason } from '../../src/sync/outbox.js';
 import { signUpNewUser } from '../helpers/flows.js';
@@ -42,20 +43,63 @@ function rowOf(html: string, date: string): string {
   return row;
 }
 
+function datesOf(html: string): string[] {
+  return [...html.matchAll(/<tr data-date="([^"]+)">/g)].map((match) => match[1]!);
+}
+
+function linkOf(html: string, text: string): string {
+  const href = html.match(new RegExp(`<a [^>]*href="([^"]+)"[^>]*>[^<]*${text}`))?.[1];
+  if (!href) throw new Error(`no link “${text}”`);
+  return href.replaceAll('&amp;', '&');
+}
+
 function inputOf(row: string, name: string): string {
   return row.match(new RegExp(`<input[^>]*name="${name}"[^>]*>`))![0];
 }
 
 describe('the wellness page', () => {
   it.each([
-    ['Pacific/Pago_Pago', '2026-11-23', '2026-11-10'],
-    ['Pacific/Kiritimati', '2026-11-24', '2026-11-11'],
-  ])('shows the last 14 local days of a user in %s, today (%s) first', async (zone, today, first) => {
+    ['Pacific/Pago_Pago', '2026-11-24', '2026-11-10'],
+    ['Pacific/Kiritimati', '2026-11-25', '2026-11-11'],
+  ])('shows tomorrow and the last 14 local days of a user in %s, tomorrow (%s) first', async (zone, tomorrow, first) => {
     const { client } = await newUser(zone);
-    const dates = [...(await page(client)).matchAll(/<tr data-date="([^"]+)">/g)].map((match) => match[1]);
-    expect(dates).toHaveLength(14);
-    expect(dates[0]).toBe(today);
+    const dates = datesOf(await page(client));
+    expect(dates).toHaveLength(15);
+    expect(dates[0]).toBe(tomorrow);
     expect(dates.at(-1)).toBe(first);
+  });
+
+  it('goes to earlier days page by page and back to the latest, with no later page after it', async () => {
+    const { client } = await newUser();
+    const latest = await page(client);
+    expect(latest).not.toContain('Later days');
+    const earlier = await page(client, linkOf(latest, 'Earlier days'));
+    expect(datesOf(earlier)).toEqual(datesOf(latest).map((date) => addDays(date, -15)));
+    const twoBack = await page(client, linkOf(earlier, 'Earlier days'));
+    expect(datesOf(twoBack)[0]).toBe('2026-10-25');
+    expect(linkOf(twoBack, 'Later days')).toBe('/wellness?date=2026-11-09');
+    expect(linkOf(earlier, 'Later days')).toBe('/wellness');
+  });
+
+  it('saves a day of an earlier page and comes back to that page', async () => {
+    const { client } = await newUser();
+    const saved = await postRow(client, '/wellness/2026-11-01', { ...blank, hrv: '50' });
+    expect(saved.headers.get('location')).toBe('/wellness?date=2026-11-09');
+    expect(inputOf(rowOf(await page(client, saved.headers.get('location')!), '2026-11-01'), 'hrv')).toContain('value="50"');
+  });
+
+  it.each([
+    ['abc', 'The address asks for the date “abc”, which is not a date.'],
+    ['2026-02-30', 'The address asks for 2026-02-30, a day the calendar does not have.'],
+    ['2026-11-25', 'The address asks for 2026-11-25; the latest day with wellness is tomorrow, 2026-11-24.'],
+  ])('answers ?date=%s with a 400 page that says why in plain words and links to the latest days', async (date, problem) => {
+    const { client } = await newUser();
+    const response = await client.get(`/wellness?date=${date}`);
+    expect(response.status).toBe(400);
+    const html = await response.text();
+    expect(html).toContain(problem);
+    expect(html).toContain('<a class="button" href="/wellness">Show the latest days</a>');
+    expect(html).not.toContain('<tr data-date=');
   });
 
   it('saves a row with only the measurements typed, then shows them (post/redirect/get)', async () => {
