@@ -55,7 +55,7 @@ describe('every kind in a real browser', () => {
     await screenshot('every-kind-1-connected');
 
     await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'Wellness' }).click();
-    const today = (await page.locator('tbody tr').first().getAttribute('data-date'))!;
+    const today = (await page.locator('tbody tr').nth(1).getAttribute('data-date'))!; // the first row is tomorrow
     await page.getByLabel(`Resting HR (bpm) on ${today}`).fill('48');
     await page.getByLabel(`HRV (ms) on ${today}`).fill('71.5');
     await page.getByRole('form', { name: `Wellness on ${today}` }).getByRole('button', { name: 'Save' }).click();
