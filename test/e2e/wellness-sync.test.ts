@@ -45,8 +45,8 @@ async function enter(person: Person, daysFromToday: number, measurements: Measur
 /** Saves today's row of the wellness page as a browser would: empty fields are measurements not taken. */
 async function enterOnPage(person: Person, fields: Record<string, string>): Promise<void> {
   const page = await (await person.client.get('/wellness')).text();
-  // The page's first row is the person's today in their zone, not the server's.
-  expect(page.match(/<tr data-date="([^"]+)">/)?.[1]).toBe(person.today);
+  // The page's rows are the person's tomorrow, then today, in their zone, not the server's.
+  expect([...page.matchAll(/<tr data-date="([^"]+)">/g)].slice(0, 2).map((row) => row[1])).toEqual([addDays(person.today, 1), person.today]);
   const blank = { hrv: '', restingHr: '', sleepSecs: '', weight: '', vo2max: '' };
   const saved = await person.client.postForm(`/wellness/${person.today}`, { _csrf: hiddenField(page, '_csrf'), ...blank, ...fields });
   expect(saved.status).toBe(303);
