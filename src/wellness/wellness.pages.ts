@@ -8,7 +8,7 @@ import { currentUser, requireUserPage } from '../web/authentication.js';
 import { formProblemsOf, type FormProblems, type FormWords, type Refusal } from '../web/form-problems.js';
 import type { RenderPage } from '../web/pages.js';
 import { dateFromQuery, renderBadDate } from '../web/query-date.js';
-import { readWellnessForm, wellnessInputFromForm, type WellnessForm } from './wellness-form.js';
+import { readWellnessForm, wellnessFormOf, wellnessInputFromForm, type WellnessForm } from './wellness-form.js';
 import { MEASUREMENT_NAMES, MEASUREMENTS, wellnessInputSchema } from './wellness.schemas.js';
 import type { Wellness, WellnessDayView } from './wellness.js';
 
@@ -32,10 +32,29 @@ interface Draft {
   problems: FormProblems;
 }
 
-/** The row's fields by their labels, for the plain words of a refusal. */
+interface Column {
+  label: string;
+  fields: Array<{ name: keyof WellnessForm; label: string; unit?: string }>;
+}
+
+/** The table's columns: a measurement's field, or, for sleep, its hours and minutes. */
+const COLUMNS = MEASUREMENT_NAMES.map((name): Column =>
+  name === 'sleepSecs'
+    ? {
+        label: 'Sleep',
+        fields: [
+          { name: 'sleepHours', label: 'Sleep hours', unit: 'h' },
+          { name: 'sleepMinutes', label: 'Sleep minutes', unit: 'min' },
+        ],
+      }
+    : { label: MEASUREMENTS[name].label, fields: [{ name, label: MEASUREMENTS[name].label }] },
+);
+
+/** The row's fields by their labels, for the plain words of a refusal; the sleep as a whole is told next to its hours. */
 const WELLNESS_WORDS: FormWords = {
   fields: {
-    ...Object.fromEntries(MEASUREMENT_NAMES.map((name) => [name, { label: MEASUREMENTS[name].label, input: name }])),
+    ...Object.fromEntries(COLUMNS.flatMap((column) => column.fields).map((field) => [field.name, { label: field.label, input: field.name }])),
+    sleepSecs: { label: 'Sleep', input: 'sleepHours' },
     date: { label: 'The date' },
   },
   whole: 'Enter at least one measurement.',
@@ -65,7 +84,7 @@ export function wellnessPages({ wellness, renderPage, clock }: Dependencies): Ro
       'wellness',
       {
         title: 'Wellness',
-        measurements: MEASUREMENT_NAMES.map((name) => ({ name, label: MEASUREMENTS[name].label })),
+        columns: COLUMNS,
         range: `${dates.at(-1)!} to ${last}`,
         earlier: earlierPage(last),
         later: laterPage(last, newest),
@@ -93,9 +112,11 @@ export function wellnessPages({ wellness, renderPage, clock }: Dependencies): Ro
     const form = readWellnessForm(req.body);
     const date = calendarDateSchema.safeParse(req.params.date);
     if (!date.success) return renderNotFound(req, res);
-    const input = wellnessInputSchema.safeParse(wellnessInputFromForm(form));
     const refuse = (refusal: Refusal) =>
       renderDays(req, res, { draft: { date: date.data, form, problems: formProblemsOf(refusal, WELLNESS_WORDS, form) } });
+    const typed = wellnessInputFromForm(form);
+    if (!typed.ok) return refuse(typed.refusal);
+    const input = wellnessInputSchema.safeParse(typed.input);
     if (!input.success) return refuse(input.error);
     const outcome = await wellness.put(currentUser(res), date.data, input.data);
     if (!outcome.ok) return refuse(outcome);
@@ -147,10 +168,9 @@ function rowOf(
   deletedHere: boolean,
   syncWords: (sync: SyncFacts) => SyncWords,
 ) {
-  const stored = (name: (typeof MEASUREMENT_NAMES)[number]) => (day?.[name] === undefined ? '' : String(day[name]));
   return {
     date,
-    values: Object.fromEntries(MEASUREMENT_NAMES.map((name) => [name, draft ? draft.form[name] : stored(name)])),
+    values: draft?.form ?? wellnessFormOf(day),
     invalid: Object.keys(draft?.problems.fields ?? {}),
     recorded: day !== undefined,
     sync: day?.sync && syncWords(day.sync),

@@ -17,7 +17,7 @@ afterAll(async () => {
 });
 
 const TODAY = '2026-11-23'; // in Pacific/Pago_Pago
-const blank = { hrv: '', restingHr: '', sleepSecs: '', weight: '', vo2max: '' };
+const blank = { hrv: '', restingHr: '', sleepHours: '', sleepMinutes: '', weight: '', vo2max: '' };
 
 async function newUser(timezone = 'Pacific/Pago_Pago'): Promise<{ client: CookieClient; userId: number }> {
   const client = stack.browser();
@@ -118,7 +118,10 @@ describe('the wellness page', () => {
   it.each([
     [{ restingHr: '52.5', hrv: '48' }, 'restingHr', 'Resting HR (bpm) must be a whole number of beats per minute from 20 to 250.'],
     [{ weight: '0x10' }, 'weight', 'Weight (kg) must be a number of kilograms from 20 to 400.'],
-    [{ sleepSecs: '8h' }, 'sleepSecs', 'Sleep (s) must be a whole number of seconds from 0 to 86400.'],
+    [{ sleepHours: '8h' }, 'sleepHours', 'Sleep hours must be a whole number of hours from 0 to 24.'],
+    [{ sleepHours: '7', sleepMinutes: '7.5' }, 'sleepMinutes', 'Sleep minutes must be a whole number of minutes from 0 to 59.'],
+    [{ sleepHours: '8', sleepMinutes: '60' }, 'sleepMinutes', 'Sleep minutes must be a whole number of minutes from 0 to 59.'],
+    [{ sleepHours: '24', sleepMinutes: '30' }, 'sleepHours', 'Sleep can be 24 hours at most.'],
     [{ weight: '70,500' }, 'weight', 'Weight (kg): use a dot for decimals: 12.5'],
   ])('refuses %j: the row comes back as typed, the field marked, and nothing is stored', async (fields, field, message) => {
     const { client } = await newUser();
@@ -131,6 +134,22 @@ describe('the wellness page', () => {
     expect(inputOf(row, field)).toContain('aria-invalid="true"');
     expect(inputOf(row, 'vo2max')).not.toContain('aria-invalid');
     expect(await wellnessDays(client, TODAY)).toEqual([]);
+  });
+
+  it('takes sleep as hours and minutes, sends it in seconds, and shows it as hours and minutes again', async () => {
+    const { client } = await newUser();
+    expect((await postRow(client, `/wellness/${TODAY}`, { ...blank, sleepHours: '7', sleepMinutes: '45' })).status).toBe(303);
+    expect((await postRow(client, '/wellness/2026-11-22', { ...blank, sleepHours: '8' })).status).toBe(303);
+    expect((await postRow(client, '/wellness/2026-11-21', { ...blank, sleepMinutes: '50' })).status).toBe(303);
+    expect(await wellnessDays(client, '2026-11-21', TODAY)).toMatchObject([
+      { date: '2026-11-21', sleepSecs: 3000 },
+      { date: '2026-11-22', sleepSecs: 28_800 },
+      { date: TODAY, sleepSecs: 27_900 },
+    ]);
+    const row = rowOf(await page(client), TODAY);
+    expect(inputOf(row, 'sleepHours')).toContain('value="7"');
+    expect(inputOf(row, 'sleepMinutes')).toContain('value="45"');
+    expect(inputOf(row, 'sleepHours')).toContain(`aria-label="Sleep hours on ${TODAY}"`);
   });
 
   it('takes a decimal comma where it cannot group thousands: 48,5', async () => {
