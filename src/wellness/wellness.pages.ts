@@ -7,6 +7,7 @@ import { describeSync, type SyncWords } from '../sync/sync-words.js';
 import { currentUser, requireUserPage } from '../web/authentication.js';
 import { formProblemsOf, type FormProblems, type FormWords, type Refusal } from '../web/form-problems.js';
 import type { RenderPage } from '../web/pages.js';
+import { dateStyleOf } from '../web/locale.js';
 import { dateFromQuery, renderBadDate } from '../web/query-date.js';
 import { readWellnessForm, wellnessFormOf, wellnessInputFromForm, type WellnessForm } from './wellness-form.js';
 import { MEASUREMENT_NAMES, MEASUREMENTS, wellnessInputSchema } from './wellness.schemas.js';
@@ -77,6 +78,7 @@ export function wellnessPages({ wellness, renderPage, clock }: Dependencies): Ro
     const dates = Array.from({ length: DAYS_SHOWN }, (_, index) => addDays(last, -index)).filter(isSupportedDate);
     const recorded = new Map((await wellness.days(user, dates.at(-1)!, last)).map((day) => [day.date, day]));
     const now = clock();
+    const style = dateStyleOf(req);
     const syncWords = (sync: SyncFacts) => describeSync(sync, user.timezone, now);
     renderPage(
       req,
@@ -85,12 +87,13 @@ export function wellnessPages({ wellness, renderPage, clock }: Dependencies): Ro
       {
         title: 'Wellness',
         columns: COLUMNS,
-        range: `${dates.at(-1)!} to ${last}`,
+        range: `${style.day(dates.at(-1)!)} to ${style.day(last)}`,
         earlier: earlierPage(last),
         later: laterPage(last, newest),
-        rows: dates.map((date) => rowOf(date, recorded.get(date), draft?.date === date ? draft : undefined, deleted === date, syncWords)),
-        problem: draft && `${draft.date} was not saved: ${draft.problems.all.join(' ')}`,
+        rows: dates.map((date) => rowOf(date, style.day(date), recorded.get(date), draft?.date === date ? draft : undefined, deleted === date, syncWords)),
+        problem: draft && `${style.day(draft.date)} was not saved: ${draft.problems.all.join(' ')}`,
         deleted,
+        deletedDay: deleted && style.day(deleted),
       },
       draft ? 400 : 200,
     );
@@ -160,9 +163,10 @@ function laterPage(last: string, newest: string): { href: string; last: string }
   return { href: pageAddress(later, newest), last: later };
 }
 
-/** One row of the table: the values to show (as typed when refused), whether there is a record, and its sync status. */
+/** One row of the table: its date as the person reads it, the values to show (as typed when refused), whether there is a record, and its sync status. */
 function rowOf(
   date: string,
+  written: string,
   day: WellnessDayView | undefined,
   draft: Draft | undefined,
   deletedHere: boolean,
@@ -170,6 +174,7 @@ function rowOf(
 ) {
   return {
     date,
+    day: written,
     values: draft?.form ?? wellnessFormOf(day),
     invalid: Object.keys(draft?.problems.fields ?? {}),
     recorded: day !== undefined,

@@ -149,7 +149,7 @@ describe('the wellness page', () => {
     const row = rowOf(await page(client), TODAY);
     expect(inputOf(row, 'sleepHours')).toContain('value="7"');
     expect(inputOf(row, 'sleepMinutes')).toContain('value="45"');
-    expect(inputOf(row, 'sleepHours')).toContain(`aria-label="Sleep hours on ${TODAY}"`);
+    expect(inputOf(row, 'sleepHours')).toContain('aria-label="Sleep hours on Mon, 23 Nov 2026"');
   });
 
   it('takes a decimal comma where it cannot group thousands: 48,5', async () => {
@@ -171,10 +171,10 @@ describe('the wellness page', () => {
     const { client } = await newUser();
     const empty = await postRow(client, `/wellness/${TODAY}`, blank);
     expect(empty.status).toBe(400);
-    expect(await empty.text()).toContain(`${TODAY} was not saved: Enter at least one measurement.`);
+    expect(await empty.text()).toContain('Mon, 23 Nov 2026 was not saved: Enter at least one measurement.');
     const later = await postRow(client, '/wellness/2026-11-25', { ...blank, hrv: '50' });
     expect(later.status).toBe(400);
-    expect(await later.text()).toContain('2026-11-25 was not saved: The date must not be after 2026-11-24, tomorrow in Pacific/Pago_Pago: a measurement cannot be of a later day.');
+    expect(await later.text()).toContain('Wed, 25 Nov 2026 was not saved: The date must not be after 2026-11-24, tomorrow in Pacific/Pago_Pago: a measurement cannot be of a later day.');
     expect(await wellnessDays(client, TODAY, '2026-11-25')).toEqual([]);
   });
 
