@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import { currentUser, requireUserPage } from '../web/authentication.js';
+import { dateStyleOf } from '../web/locale.js';
 import type { RenderPage } from '../web/pages.js';
 import { columnsPresent, displayWorkout } from './workout-display.js';
 import { listWorkouts, type WorkoutsDependencies } from './workouts.js';
@@ -14,7 +15,7 @@ export function workoutsPages({ renderPage, ...deps }: WorkoutsDependencies & { 
     const page = outcome.ok
       ? {
           columns: columnsPresent(outcome.workouts),
-          rows: outcome.workouts.map((workout) => displayWorkout(workout, user.timezone)),
+          rows: outcome.workouts.map((workout) => displayWorkout(workout, user.timezone, dateStyleOf(req))),
           notes: outcome.notes,
         }
       : { failure: outcome };

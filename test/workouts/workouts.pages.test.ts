@@ -35,7 +35,7 @@ describe('the Workouts page', () => {
     // The person's zone is Europe/Berlin, an hour ahead of UTC in March.
     expect(row.match(/<td>(.*?)<\/td>/g)).toEqual([
       '<td>Long ride</td>',
-      '<td>2026-03-01 07:30</td>',
+      '<td>Sun, 1 Mar 2026, 07:30</td>',
       '<td>cycling</td>',
       '<td>1:30:00</td>',
       '<td>45.00 km</td>',
