@@ -166,7 +166,7 @@ export function createApp(deps: AppDependencies): Express {
   app.use(wellnessApi({ wellness }));
   app.use(syncStatusApi({ db }));
   app.use(syncOverviewApi({ db, clock }));
-  app.use(workoutsApi({ db, api: serviceApi, budget }));
+  app.use(workoutsApi({ db, api: serviceApi, budget, clock }));
   app.use('/api', (_req, res) => {
     res.status(404).json({ error: 'not_found', message: 'No such endpoint.' });
   });
@@ -178,7 +178,7 @@ export function createApp(deps: AppDependencies): Express {
   app.use(accountPages({ db, accounts, erasure, sessions, renderPage }));
   app.use(dashboardPages({ db, renderPage, clock }));
   app.use(mealsPages({ db, meals, limits: config.meals, renderPage, clock }));
-  app.use(workoutsPages({ db, api: serviceApi, budget, renderPage }));
+  app.use(workoutsPages({ db, api: serviceApi, budget, clock, renderPage }));
   app.use(activitiesPages({ activities, renderPage, clock }));
   app.use(wellnessPages({ wellness, renderPage, clock }));
   app.use(

@@ -65,14 +65,18 @@ runEntryPoint(async () => {
   if (!mailer) logger.info('mail is off (SMTP_URL is not set): connection notices are recorded, not mailed');
   const notices = runEvery(
     config.mail.intervalMs,
-    () => sendDueNotices({ db, mailer, appBaseUrl: config.appBaseUrl, clock, logger }),
+    async () => {
+      await sendDueNotices({ db, mailer, appBaseUrl: config.appBaseUrl, clock, logger });
+    },
     (error) => logger.warn({ err: error }, 'connection notices not sent; the next run tries again'),
   );
   // Deletions whose Redis part was left undone (Redis was away) are finished here.
   const sessions = createUserSessions({ redis, redisPrefix: config.redis.prefix, limits: config.session });
   const erasures = runEvery(
     config.sync.sweepIntervalMs,
-    () => finishPendingErasures(db, sessions.endAll),
+    async () => {
+      await finishPendingErasures(db, sessions.endAll);
+    },
     (error) => logger.warn({ err: error }, 'deleted accounts not yet forgotten in Redis; the next run tries again'),
   );
   const metricsServer = await serveMetrics(config.metrics, metrics.registry, logger);

@@ -21,7 +21,7 @@ export interface AccountErasureDependencies {
 }
 
 /** Every table with rows of a person, by `user_id`, children before `users` itself. */
-const TABLES_OF_A_PERSON = ['activities', 'meal_items', 'wellness_days', 'outbox', 'connection_notices', 'connections'] as const;
+const TABLES_OF_A_PERSON = ['activities', 'meal_items', 'wellness_days', 'outbox', 'connection_notices', 'last_workout_lists', 'connections'] as const;
 
 /** How many deletions whose Redis part was left undone one sweep finishes. */
 const SWEEP_BATCH = 100;

@@ -7,6 +7,7 @@ import { noticesOf } from '../notices/notice.repository.js';
 import { mealView } from '../nutrition/meals.js';
 import { dailySyncStatuses, syncFactsOf } from '../sync/outbox.js';
 import { wellnessRecordView } from '../wellness/wellness.js';
+import { lastWorkoutList } from '../workouts/last-workout-list.repository.js';
 import type { User } from './user.table.js';
 
 /** Rows read per query: an export of years of meals never holds them all in memory at once. */
@@ -16,7 +17,8 @@ const BATCH = 500;
  * Everything the app holds about the person, as JSON text in pieces (GDPR Art. 15 and 20): the
  * account, the connection's state (never a token: the sealed tokens are not even read), every meal
  * item, wellness day and activity (with the address of its stored .fit file), where each outbox
- * entry's sync stands, and the mails sent about the connection. Rows are read in batches by key, so
+ * entry's sync stands, the mails sent about the connection, and the last workouts list fetched from
+ * the service. Rows are read in batches by key, so
  * memory stays flat however much the person logged; only their own rows are read.
  */
 export async function* accountExport(db: Db, user: User, now: Date): AsyncGenerator<string> {
@@ -47,6 +49,8 @@ export async function* accountExport(db: Db, user: User, now: Date): AsyncGenera
     'connectionMails',
     notices.map((notice) => ({ kind: notice.kind, detail: notice.detail, happenedAt: notice.created_at, outcome: notice.outcome, settledAt: notice.settled_at })),
   );
+  const lastList = await lastWorkoutList(db, user.id);
+  yield field('lastWorkoutList', lastList && { ...lastList, fetchedAt: lastList.fetchedAt.toISOString() });
   yield '}';
 }
 

@@ -9,6 +9,7 @@ import type { MealItemTable } from '../nutrition/meal.table.js';
 import type { BackfillTable } from '../sync/backfill.table.js';
 import type { OutboxTable } from '../sync/outbox.table.js';
 import type { WellnessDayTable } from '../wellness/wellness-day.table.js';
+import type { LastWorkoutListTable } from '../workouts/last-workout-list.table.js';
 import type { Config } from '../config.js';
 import { createPostgresDialect } from './postgres-dialect.js';
 import { createSqliteDialect } from './sqlite-dialect.js';
@@ -25,6 +26,7 @@ export interface Database {
   backfills: BackfillTable;
   connection_notices: ConnectionNoticeTable;
   account_erasures: AccountErasureTable;
+  last_workout_lists: LastWorkoutListTable;
 }
 
 export type Db = Kysely<Database>;

@@ -14,8 +14,11 @@ export interface ServiceApi {
   upsertNutrition(userId: number, record: NutritionRecord): Promise<void>;
   upsertWellness(userId: number, record: WellnessRecord): Promise<void>;
   uploadActivity(userId: number, upload: ActivityUpload): Promise<void>;
-  /** Section 4.3 shows neither query parameters nor a response shape: the body comes back as text, for the caller to read leniently. */
-  listWorkouts(userId: number): Promise<string>;
+  /**
+   * Section 4.3 shows neither query parameters nor a response shape: the body comes back as text, for
+   * the caller to read leniently. `timeoutMs` bounds each request more tightly than ATHLETE_TIMEOUT_S.
+   */
+  listWorkouts(userId: number, options?: { timeoutMs?: number }): Promise<string>;
 }
 
 /** Section 2.4. */
@@ -53,7 +56,7 @@ export interface ServiceApiSettings {
 }
 
 /** What one call sends; a function, so the 401 retry builds a fresh body. */
-type RequestInit = () => { method: 'GET' | 'POST'; headers?: Record<string, string>; body?: string | FormData };
+type RequestInit = () => { method: 'GET' | 'POST'; headers?: Record<string, string>; body?: string | FormData; timeoutMs?: number };
 
 export function createServiceApi({ baseUrl, timeoutS, accessTokens, clock, metrics }: ServiceApiSettings): ServiceApi {
   const request = keepAliveRequests(timeoutS * 1000);
@@ -61,9 +64,9 @@ export function createServiceApi({ baseUrl, timeoutS, accessTokens, clock, metri
   async function send(token: string, path: string, init: RequestInit): Promise<ServiceAnswer> {
     const started = performance.now();
     const answered = (status: number | 'no_answer') => metrics.serviceAnswered({ path, status }, (performance.now() - started) / 1000);
-    const { method, headers, body } = init();
+    const { method, headers, body, timeoutMs } = init();
     try {
-      const response = await request(new URL(`${baseUrl}${path}`), { method, headers: { authorization: `Bearer ${token}`, ...headers }, body });
+      const response = await request(new URL(`${baseUrl}${path}`), { method, headers: { authorization: `Bearer ${token}`, ...headers }, body, timeoutMs });
       answered(response.status);
       return response;
     } catch (error) {
@@ -108,8 +111,8 @@ export function createServiceApi({ baseUrl, timeoutS, accessTokens, clock, metri
     upsertNutrition: (userId, record) => post(userId, '/api/nutrition', json(record)),
     upsertWellness: (userId, record) => post(userId, '/api/wellness', json(record)),
     uploadActivity: (userId, upload) => post(userId, '/api/workouts/upload-fit', multipart(upload)),
-    listWorkouts: async (userId) => {
-      const response = await call(userId, '/api/workouts', () => ({ method: 'GET', headers: { accept: 'application/json' } }));
+    listWorkouts: async (userId, { timeoutMs } = {}) => {
+      const response = await call(userId, '/api/workouts', () => ({ method: 'GET', headers: { accept: 'application/json' }, timeoutMs }));
       return response.text();
     },
   };

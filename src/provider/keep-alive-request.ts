@@ -5,6 +5,8 @@ export interface OutgoingRequest {
   method: 'GET' | 'POST';
   headers: Record<string, string>;
   body?: string | FormData;
+  /** Shorter than the client's own bound, for a caller with a deadline of its own. */
+  timeoutMs?: number;
 }
 
 /** The parts of an answer the app reads: a fetch Response's, without its streams. */
@@ -30,11 +32,13 @@ export interface ServiceAnswer {
 export function keepAliveRequests(timeoutMs: number): (url: URL, request: OutgoingRequest) => Promise<ServiceAnswer> {
   const secure = { client: https, agent: new https.Agent({ keepAlive: true }) };
   const plain = { client: http, agent: new http.Agent({ keepAlive: true }) };
-  return async (url, { method, headers, body }) => {
+  return async (url, { method, headers, body, timeoutMs: deadlineMs }) => {
     const encoded = await encodedBody(body);
     const { client, agent } = url.protocol === 'https:' ? secure : plain;
+    // AbortSignal.timeout takes whole milliseconds only.
+    const boundMs = Math.ceil(Math.min(timeoutMs, deadlineMs ?? timeoutMs));
     for (let attempt = 1; ; attempt++) {
-      const sent = sendOnce(client, agent, url, { method, timeoutMs, headers: { ...headers, ...encoded?.headers } }, encoded?.bytes);
+      const sent = sendOnce(client, agent, url, { method, timeoutMs: boundMs, headers: { ...headers, ...encoded?.headers } }, encoded?.bytes);
       const outcome = await sent.answer.then((answer) => ({ answer }), (error: unknown) => ({ error }));
       if ('answer' in outcome) return outcome.answer;
       if (!(closedUnderUs(outcome.error) && sent.onReusedSocket() && attempt < MAX_SENDS_ON_STALE_SOCKETS)) throw outcome.error;

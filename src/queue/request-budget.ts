@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
 import { RELEASE_IF_OWNER } from './redis-lock.js';
@@ -26,6 +27,12 @@ export interface RequestBudget {
    */
   take(lane: 'fresh', userId: number): Promise<Permit>;
   take(lane: Lane, userId: number): Promise<Permit | undefined>;
+  /**
+   * As take, for a reader with a deadline: undefined, with nothing booked, when the slot this lane
+   * may have (after a pause, say) or the end of the person's other request lies more than
+   * `withinMs` from now. Waiting past its deadline would be of no use to it.
+   */
+  takeWithin(lane: Lane, userId: number, withinMs: number): Promise<Permit | undefined>;
   /** No request of any process starts for this long: the service answered 429 with Retry-After. */
   pause(ms: number): Promise<void>;
 }
@@ -128,19 +135,27 @@ export function createRequestBudget({ redis: connection, prefix, ratePerS, lockT
   // Waiters woken together by the same answer would all ask again at once: a little jitter spreads them.
   const jitterMs = () => Math.random() * Math.min(intervalUs / 1000, 20);
 
-  async function take(lane: Lane, userId: number): Promise<Permit | undefined> {
+  async function take(lane: Lane, userId: number, withinMs = Number.POSITIVE_INFINITY): Promise<Permit | undefined> {
     const owner = randomUUID();
     const key = personKey(userId);
+    const laneHorizonUs = horizonUs(lane, intervalUs);
+    const giveUpAt = performance.now() + withinMs;
     for (;;) {
-      const [answer, ms] = await redis.budgetTakeSlot(scheduleKey, key, intervalUs, horizonUs(lane, intervalUs), owner, lockTtlMs);
+      const leftUs = (giveUpAt - performance.now()) * 1000;
+      const [answer, ms] = await redis.budgetTakeSlot(scheduleKey, key, intervalUs, Math.floor(Math.min(laneHorizonUs, Math.max(leftUs, 0))), owner, lockTtlMs);
       if (answer === GRANTED) return holdLock(key, owner, ms);
       if (answer === PERSON_BUSY && lane === 'backfill') return undefined;
-      await sleep(answer === TOO_FAR_AHEAD ? ms + jitterMs() : Math.min(Math.max(ms, 1), BUSY_POLL_MS));
+      // Asked with the deadline as its horizon, the slot lies past the deadline.
+      if (answer === TOO_FAR_AHEAD && leftUs <= laneHorizonUs) return undefined;
+      const waitMs = answer === TOO_FAR_AHEAD ? ms + jitterMs() : Math.min(Math.max(ms, 1), BUSY_POLL_MS);
+      if (performance.now() + waitMs >= giveUpAt) return undefined;
+      await sleep(waitMs);
     }
   }
 
   return {
-    take: take as RequestBudget['take'],
+    take: ((lane: Lane, userId: number) => take(lane, userId)) as RequestBudget['take'],
+    takeWithin: take,
 
     async pause(ms) {
       await redis.budgetPause(scheduleKey, Math.ceil(ms));

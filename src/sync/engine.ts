@@ -49,10 +49,19 @@ export async function startSyncEngine(settings: SyncEngineSettings): Promise<Syn
   const loops = [
     runEvery(
       FRESH_POLL_MS,
-      async () => (await queueFreshTurns({ db: deps.db, queues, clock: deps.clock, quietMs: turns.quietMs })).nextDueInMs,
+      async () => {
+        const { nextDueInMs } = await queueFreshTurns({ db: deps.db, queues, clock: deps.clock, quietMs: turns.quietMs });
+        return nextDueInMs === undefined ? undefined : { runAgainInMs: nextDueInMs };
+      },
       reportOnceAMinute(logger, 'fresh changes not queued'),
     ),
-    runEvery(sweepIntervalMs, () => sweepHistory({ db: deps.db, queues, redis, redisPrefix: prefix }), reportOnceAMinute(logger, 'sweep failed')),
+    runEvery(
+      sweepIntervalMs,
+      async () => {
+        await sweepHistory({ db: deps.db, queues, redis, redisPrefix: prefix });
+      },
+      reportOnceAMinute(logger, 'sweep failed'),
+    ),
   ];
   return {
     stopLooking: async () => void (await Promise.all(loops.map((loop) => loop.stop()))),

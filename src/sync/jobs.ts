@@ -1,7 +1,7 @@
 import { hasCapability, scopeOf } from '../connections/capabilities.js';
 import { findConnection, withdrawScope, type Connection } from '../connections/connection.repository.js';
 import { ServiceError } from '../provider/service-error.js';
-import { dirtyVersion, markFailed, markSynced, recordPendingReason, type OutboxKey, type SyncFailure } from './outbox.js';
+import { dirtyVersion, forgetGoneEntry, markFailed, markSynced, recordPendingReason, type OutboxKey, type SyncFailure } from './outbox.js';
 import type { SendDependencies } from './sender.js';
 import { problemOf } from './sync-problem.js';
 import { SENDERS } from './senders.js';
@@ -34,7 +34,10 @@ export async function syncEntry(deps: SyncEntryDependencies, key: OutboxKey, kno
 
   const sender = SENDERS[key.kind];
   try {
-    if ((await sender.send(deps, key)) === 'gone') return 'gone';
+    if ((await sender.send(deps, key)) === 'gone') {
+      await forgetGoneEntry(db, key, version);
+      return 'gone';
+    }
   } catch (error) {
     if (!(error instanceof ServiceError)) throw error;
     const failure = error.kind === 'needs-reconnect' ? CONNECTION_MISSING : { problem: problemOf(error), text: error.message };

@@ -124,6 +124,14 @@ export async function forgetEntry(trx: Writer, key: OutboxKey): Promise<void> {
   await trx.deleteFrom('outbox').where(isEntry(key)).execute();
 }
 
+/**
+ * Forgets the entry if it is still at `version`: its subject is no longer here (deleted as the send
+ * began, or by a hand edit that left the entry behind). A change made since keeps it.
+ */
+export async function forgetGoneEntry(db: Db, key: OutboxKey, version: number): Promise<void> {
+  await db.deleteFrom('outbox').where(isEntry(key)).where('version', '=', version).execute();
+}
+
 /** The version to send, or undefined when the entry need not be sent. */
 export async function dirtyVersion(db: Db, key: OutboxKey): Promise<number | undefined> {
   const row = await db.selectFrom('outbox').select('version').where(isEntry(key)).where(needsSending).executeTakeFirst();
@@ -188,29 +196,42 @@ function failureColumns({ problem, text }: SyncFailure) {
 
 /**
  * People with fresh changes due (made at or before `dueBefore`: the quiet period has passed, and no
- * retry is scheduled after `now`), and whether each is connected. At most `limit`; the fresh lane's
- * index keeps this cheap however much history waits.
+ * retry is scheduled after `now`), and whether each is connected: those who have waited longest
+ * first, at most `limit`. Only kinds this version sends: another's would never be sent and would
+ * come back at every look. The fresh lane's index keeps this cheap however much history waits.
  */
 export async function peopleWithFreshChangesDue(db: Db, dueBefore: Date, now: Date, limit: number): Promise<Array<{ userId: number; connected: boolean }>> {
   const rows = await db
     .selectFrom('outbox')
     .leftJoin('connections', 'connections.user_id', 'outbox.user_id')
-    .select(['outbox.user_id', 'connections.status'])
-    .distinct()
+    .select((eb) => ['outbox.user_id', 'connections.status', eb.fn.min('outbox.fresh_at').as('waiting_since')])
+    .where('outbox.kind', 'in', SYNC_KINDS)
     .where('outbox.fresh_at', '<=', dueBefore.toISOString())
     .where((eb) => eb.or([eb('outbox.next_attempt_at', 'is', null), eb('outbox.next_attempt_at', '<=', now.toISOString())]))
+    .groupBy(['outbox.user_id', 'connections.status'])
+    .orderBy('waiting_since')
     .limit(limit)
     .execute();
   return rows.map((row) => ({ userId: row.user_id, connected: row.status === 'connected' }));
 }
 
-/** When the next fresh change not yet due was made (the earliest after `dueBefore`), if any. */
+/** When the next fresh change not yet due was made (the earliest after `dueBefore`), if any, of the kinds this version sends. */
 export async function nextFreshChangeAfter(db: Db, dueBefore: Date): Promise<Date | undefined> {
-  const row = await db.selectFrom('outbox').select('fresh_at').where('fresh_at', '>', dueBefore.toISOString()).orderBy('fresh_at').limit(1).executeTakeFirst();
+  const row = await db
+    .selectFrom('outbox')
+    .select('fresh_at')
+    .where('kind', 'in', SYNC_KINDS)
+    .where('fresh_at', '>', dueBefore.toISOString())
+    .orderBy('fresh_at')
+    .limit(1)
+    .executeTakeFirst();
   return row?.fresh_at ? new Date(row.fresh_at) : undefined;
 }
 
-/** The person's fresh changes due to be sent, of these kinds, the oldest first. */
+/**
+ * The person's fresh changes due to be sent, of these kinds: the one changed or tried least recently
+ * first, so an entry the service keeps failing goes behind the person's other changes.
+ */
 export async function freshEntriesDue(db: Db, userId: number, kinds: readonly SyncKind[], dueBefore: Date, limit: number): Promise<DirtyEntry[]> {
   if (kinds.length === 0) return [];
   const rows = await db
@@ -220,7 +241,7 @@ export async function freshEntriesDue(db: Db, userId: number, kinds: readonly Sy
     .where('kind', 'in', kinds)
     .where('fresh_at', '<=', dueBefore.toISOString())
     .where(needsSending)
-    .orderBy('fresh_at')
+    .orderBy('updated_at')
     .limit(limit)
     .execute();
   return rows.map((row) => ({ userId, kind: row.kind, subject: row.subject, version: row.version }));

@@ -41,6 +41,12 @@ export interface WorkoutListing {
   notes: string[];
 }
 
+/** A listing as this module reads it, for reading one back from the store. */
+export const workoutListingSchema = z.object({
+  workouts: z.array(z.object(FIELD_SCHEMAS).partial()),
+  notes: z.array(z.string()),
+}) satisfies z.ZodType<WorkoutListing>;
+
 const FIELD_WORDS: Record<Field, string> = {
   name: 'name',
   start: 'start time',
@@ -92,7 +98,8 @@ export function readWorkoutListing(body: string): WorkoutListing {
   return { workouts, notes };
 }
 
-function parseJson(body: string): { ok: true; value: unknown } | { ok: false } {
+/** JSON.parse as a value: never throws. */
+export function parseJson(body: string): { ok: true; value: unknown } | { ok: false } {
   try {
     return { ok: true, value: JSON.parse(body) };
   } catch {

@@ -10,13 +10,20 @@ const FAILURE_ANSWERS: Record<WorkoutsFailure, { status: number; error: string }
   refused: { status: 502, error: 'service_refused' },
 };
 
-/** GET /api/workouts: the person's workouts at the service, with notes on what could not be read. */
+/**
+ * GET /api/workouts: the person's workouts at the service, with notes on what could not be read and
+ * when the list was fetched; `stale: true` when the service did not answer and this is the last list
+ * fetched.
+ */
 export function workoutsApi(deps: WorkoutsDependencies): Router {
   const router = Router();
 
   router.get('/api/workouts', requireUserApi, async (_req, res) => {
     const outcome = await listWorkouts(deps, currentUser(res).id);
-    if (outcome.ok) return res.json({ workouts: outcome.workouts, notes: outcome.notes });
+    if (outcome.ok) {
+      const { workouts, notes, stale, fetchedAt } = outcome;
+      return res.json({ workouts, notes, stale, fetchedAt: fetchedAt.toISOString() });
+    }
     const { status, error } = FAILURE_ANSWERS[outcome.reason];
     // The service's own Retry-After (a 429, say) tells the client when asking again can succeed.
     if (outcome.retryAfterS !== undefined) res.set('Retry-After', String(outcome.retryAfterS));

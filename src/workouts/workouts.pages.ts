@@ -2,10 +2,13 @@ import { Router } from 'express';
 import { currentUser, requireUserPage } from '../web/authentication.js';
 import { dateStyleOf } from '../web/locale.js';
 import type { RenderPage } from '../web/pages.js';
-import { columnsPresent, displayWorkout } from './workout-display.js';
+import { columnsPresent, displayFetchedAt, displayWorkout } from './workout-display.js';
 import { listWorkouts, type WorkoutsDependencies } from './workouts.js';
 
-/** The Workouts page: the person's workouts at the service. Every outcome is a page with a message, never an error page. */
+/**
+ * The Workouts page: the person's workouts at the service, or the last list fetched while it does not
+ * answer, saying as of when. Every outcome is a page with a message, never an error page.
+ */
 export function workoutsPages({ renderPage, ...deps }: WorkoutsDependencies & { renderPage: RenderPage }): Router {
   const router = Router();
 
@@ -17,6 +20,7 @@ export function workoutsPages({ renderPage, ...deps }: WorkoutsDependencies & { 
           columns: columnsPresent(outcome.workouts),
           rows: outcome.workouts.map((workout) => displayWorkout(workout, user.timezone, dateStyleOf(req))),
           notes: outcome.notes,
+          staleAsOf: outcome.stale ? displayFetchedAt(outcome.fetchedAt, user.timezone, deps.clock()) : undefined,
         }
       : { failure: outcome };
     renderPage(req, res, 'workouts', { title: 'Workouts', ...page });

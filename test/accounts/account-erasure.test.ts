@@ -40,7 +40,7 @@ interface Person {
   client: CookieClient;
 }
 
-/** A connected person with a meal, a wellness day, an activity, a connection notice and a failed sign-in. */
+/** A connected person with a meal, a wellness day, an activity, a workouts list fetched, a connection notice and a failed sign-in. */
 async function personWithData(athlete = 'Ana'): Promise<Person> {
   await stack.changeSandbox({ autoApprove: athlete });
   const client = stack.browser();
@@ -50,6 +50,8 @@ async function personWithData(athlete = 'Ana'): Promise<Person> {
   await addMeal(client, { name: 'Oats', carbs: 60, logged_at: '2026-03-10T08:00:00+01:00' });
   await putWellness(client, '2026-03-10', { hrv: 60 });
   await uploadActivity(client, fitFile(id));
+  // The workouts list fetched is kept, as the last one known.
+  expect((await client.get('/api/workouts')).status).toBe(200);
   const { grant_id } = await stack.db.selectFrom('connections').select('grant_id').where('user_id', '=', id).executeTakeFirstOrThrow();
   await recordIncident(stack.db, { userId: id, grantId: grant_id, kind: 'expiring', detail: '2026-12-01T00:00:00.000Z' }, new Date());
   expect((await stack.browser().postJson('/api/login', { email, password: 'a wrong password' })).status).toBe(401);
@@ -93,7 +95,7 @@ describe('DELETE /api/account', () => {
     expect(signup.status).toBe(201);
     expect(await signup.json()).toMatchObject({ email: person.email, connection: null });
     const exported = await (await again.get('/api/account/export')).json();
-    expect(exported).toMatchObject({ connection: null, meals: [], wellness: [], activities: [], syncDays: [], connectionMails: [] });
+    expect(exported).toMatchObject({ connection: null, meals: [], wellness: [], activities: [], syncDays: [], connectionMails: [], lastWorkoutList: null });
     const { id } = await stack.db.selectFrom('users').select('id').where('email', '=', person.email).executeTakeFirstOrThrow();
     expect(id).toBeGreaterThan(person.id);
   });

@@ -65,6 +65,15 @@ describe('GET /api/account/export', () => {
     expect(text).not.toContain('Somebody else');
   });
 
+  it('holds the last workouts list fetched from the service, with when', async () => {
+    const client = stack.browser();
+    await signUpNewUser(client);
+    expect((await connect(client)).status).toBe(303);
+    expect(JSON.parse((await exportOf(client)).text).lastWorkoutList).toBeNull();
+    const listed = (await (await client.get('/api/workouts')).json()) as { fetchedAt: string; workouts: unknown[]; notes: string[] };
+    expect(JSON.parse((await exportOf(client)).text).lastWorkoutList).toEqual({ fetchedAt: listed.fetchedAt, workouts: listed.workouts, notes: listed.notes });
+  });
+
   it('holds every row however many there are (read in batches)', async () => {
     const client = stack.browser();
     await signUpNewUser(client, 'UTC');

@@ -15,7 +15,7 @@ describe('runEvery', () => {
         starts.push(Date.now());
         await sleep(5);
         running--;
-        return 20;
+        return { runAgainInMs: 20 };
       },
       () => {},
     );
@@ -24,6 +24,20 @@ describe('runEvery', () => {
     // Asked to come back after 20 ms, not after the minute of its interval.
     expect(starts.at(-1)! - starts[0]!).toBeLessThan(60_000);
     expect(overlapped).toBe(false);
+  });
+
+  it('waits the whole interval after a run that asks for nothing', async () => {
+    let runs = 0;
+    const loop = runEvery(
+      60_000,
+      async () => {
+        runs++;
+      },
+      () => {},
+    );
+    await sleep(200);
+    await loop.stop();
+    expect(runs).toBe(1);
   });
 
   it('goes on after a run that fails, and stops after the run in progress', async () => {

@@ -148,6 +148,16 @@ describe('the workouts listing', () => {
     expect(calls).toEqual({ accessTokenFor: 1, replaceRejected: 1 });
   });
 
+  it('takes a timeout of its own, shorter than the client’s, and gives up within it', async () => {
+    nock(BASE_URL).get('/api/workouts').reply(200, '[]');
+    // A caller's time left is rarely a whole number of milliseconds.
+    expect(await api(fakeAccessTokens().tokens).listWorkouts(1, { timeoutMs: 200.5 })).toBe('[]');
+    // Answered after 3 s: within the client's 5 s, not within the listing's own 200 ms.
+    nock(BASE_URL).get('/api/workouts').delay(3000).reply(200, '[]');
+    const error = await failureOf(api(fakeAccessTokens().tokens).listWorkouts(1, { timeoutMs: 200 }));
+    expect(error).toMatchObject({ kind: 'retryable', unanswered: true });
+  });
+
   it('throws a classified failure for an error answer', async () => {
     nock(BASE_URL).get('/api/workouts').reply(503, { error: 'temporarily_unavailable' });
     expect((await failureOf(api(fakeAccessTokens().tokens).listWorkouts(1))).kind).toBe('retryable');

@@ -98,4 +98,23 @@ describe('the request budget', () => {
     await (await second!.take('fresh', 1)).release();
     expect(performance.now() - asked).toBeGreaterThanOrEqual(350);
   });
+
+  it('gives a reader with a deadline no permit when a pause outlasts it, and one when the pause ends within it', async () => {
+    const [first, second] = budgetsOfThreeProcesses(1000);
+    await first!.pause(1500);
+    expect(await second!.takeWithin('fresh', 1, 300)).toBeUndefined();
+    const permit = await second!.takeWithin('fresh', 2, 10_000);
+    expect(permit).toBeDefined();
+    await permit!.release();
+  });
+
+  it('gives a reader with a deadline no permit while the person’s other request outlasts it', async () => {
+    const [first, second] = budgetsOfThreeProcesses(1000);
+    const other = await first!.take('fresh', 3);
+    expect(await second!.takeWithin('fresh', 3, 300)).toBeUndefined();
+    await other.release();
+    const permit = await second!.takeWithin('fresh', 3, 10_000);
+    expect(permit).toBeDefined();
+    await permit!.release();
+  });
 });

@@ -199,4 +199,14 @@ describe('syncing a nutrition day', () => {
     expect(await syncEntry(stack.sendDependencies(real), dayOf(userId))).toBe('synced');
     expect((await sandboxDay())!.payload.items[0]).toMatchObject({ carbs: 70 });
   });
+
+  it('forgets an entry whose subject is no longer here (a hand edit), so no turn comes back for it', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
+    const { userId } = await connectedUser(stack);
+    const orphan = { user_id: userId, kind: 'wellness' as const, subject: DATE, version: 1, fresh_at: null, updated_at: new Date().toISOString() };
+    await stack.db.insertInto('outbox').values(orphan).execute();
+
+    expect(await syncEntry(stack.sendDependencies(), { userId, kind: 'wellness', subject: DATE })).toBe('gone');
+    expect(await stack.db.selectFrom('outbox').selectAll().where('user_id', '=', userId).execute()).toEqual([]);
+  });
 });

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
 import type { NutritionRecord, ServiceApi } from '../../src/provider/api.js';
@@ -153,6 +154,23 @@ describe('the fresh lane', () => {
     expect(calls[1]! - calls[0]!).toBeGreaterThanOrEqual(450);
   });
 
+  it('sends the person’s other changes while one keeps failing: the entry tried least recently goes first', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' }, env: { SYNC_QUIET_MS: '50' } });
+    const { client } = await connectedUser(stack);
+    const real = stack.serviceApi();
+    await startWorker({
+      upsertNutrition: async (id, record) => {
+        if (record.date === DATE) throw new ServiceError('retryable', 'HTTP 500: internal_error');
+        await real.upsertNutrition(id, record);
+      },
+    });
+    await addMeal(client, meal);
+    await sleep(100);
+    await addMeal(client, { ...meal, logged_at: '2026-04-02T10:00:00+02:00' });
+    await daySynced(client, '2026-04-02');
+    expect((await syncStatus(client, DATE))[0]).toMatchObject({ status: 'pending', problem: 'service-busy' });
+  });
+
   it('moves a change still failing after SYNC_ATTEMPTS tries into the person’s history, which sends it later', async () => {
     stack = await startStack({ sandbox: { autoApprove: 'Ana' }, env: { SYNC_QUIET_MS: '50', SYNC_ATTEMPTS: '2' } });
     const { client, userId } = await connectedUser(stack);
@@ -237,6 +255,40 @@ describe('the fresh poller', () => {
     expect((await queueFreshTurns({ db: stack.db, queues: stack.syncQueues, clock: () => new Date(), quietMs: 0 })).queued).toBe(1);
     expect((await stack.syncQueues.fresh.getJobs(['waiting'])).map((job) => job.data)).toEqual([{ userId, failures: 0 }]);
     expect(await stack.db.selectFrom('outbox').select('fresh_at').where('user_id', '=', 0).execute()).toEqual([{ fresh_at: null }]);
+  });
+
+  it('gives turns to the people who have waited longest first', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
+    const recent = await connectedUser(stack);
+    const longest = await connectedUser(stack);
+    await markDirty(stack.db, { userId: recent.userId, kind: 'nutrition', subject: DATE }, new Date(Date.now() - 60_000));
+    await markDirty(stack.db, { userId: longest.userId, kind: 'nutrition', subject: DATE }, new Date(Date.now() - 120_000));
+
+    await queueFreshTurns({ db: stack.db, queues: stack.syncQueues, clock: () => new Date(), quietMs: 0 });
+    const waiting = await stack.syncQueues.fresh.getJobs(['waiting']);
+    const inQueueOrder = waiting.sort((a, b) => a.timestamp - b.timestamp || Number(a.id) - Number(b.id));
+    expect(inQueueOrder.map((job) => job.data.userId)).toEqual([longest.userId, recent.userId]);
+  });
+
+  it('counts the quiet period out by its own clock: a change stamped by a clock running ahead waits the difference', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
+    const { userId } = await connectedUser(stack);
+    const workerNow = new Date();
+    await markDirty(stack.db, { userId, kind: 'nutrition', subject: DATE }, new Date(workerNow.getTime() + 5_000));
+
+    const poll = await queueFreshTurns({ db: stack.db, queues: stack.syncQueues, clock: () => workerNow, quietMs: 1_000 });
+    expect(poll).toEqual({ queued: 0, nextDueInMs: 6_000 });
+  });
+
+  it('leaves alone an entry of a kind this version does not send (written by a newer one): no turn, no early look', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
+    const { userId } = await connectedUser(stack);
+    const unknownKind = { user_id: userId, kind: 'sleep_stages', subject: DATE, version: 1, updated_at: new Date().toISOString() };
+    await stack.db.insertInto('outbox').values({ ...unknownKind, fresh_at: new Date(Date.now() - 60_000).toISOString() } as never).execute();
+    await stack.db.insertInto('outbox').values({ ...unknownKind, subject: '2026-04-02', fresh_at: new Date(Date.now() + 60_000).toISOString() } as never).execute();
+
+    const poll = await queueFreshTurns({ db: stack.db, queues: stack.syncQueues, clock: () => new Date(), quietMs: 0 });
+    expect(poll).toEqual({ queued: 0, nextDueInMs: undefined });
   });
 });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { dateStyleFor } from '../../src/dates/date-style.js';
-import { columnsPresent, displayDuration, displayStart } from '../../src/workouts/workout-display.js';
+import { columnsPresent, displayDuration, displayFetchedAt, displayStart } from '../../src/workouts/workout-display.js';
 
 describe('showing a workout', () => {
   it.each([
@@ -28,5 +28,12 @@ describe('showing a workout', () => {
 
   it('has a column only for the fields some workout has', () => {
     expect(columnsPresent([{ name: 'Ride' }, { distanceM: 1 }]).map(({ heading }) => heading)).toEqual(['Name', 'Distance']);
+  });
+
+  it('says when a list was fetched in the person’s zone: the time alone on their today, else the date too', () => {
+    const fetchedAt = new Date('2026-11-25T09:42:00Z');
+    expect(displayFetchedAt(fetchedAt, 'Europe/Berlin', new Date('2026-11-25T22:59:00Z'))).toBe('10:42');
+    // 23:00 UTC is already the next day in Berlin.
+    expect(displayFetchedAt(fetchedAt, 'Europe/Berlin', new Date('2026-11-25T23:00:00Z'))).toBe('25 Nov 2026, 10:42');
   });
 });

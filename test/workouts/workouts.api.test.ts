@@ -22,15 +22,20 @@ interface Listing {
 }
 
 describe('GET /api/workouts', () => {
-  it('lists the workouts the service holds for the person, with the fields it could read', async () => {
+  it('lists the workouts the service holds for the person, with the fields it could read, fresh and when', async () => {
     const { client, userId } = await connectedAthlete(stack);
     await uploadRide(stack, userId);
+    const asked = Date.now();
     const response = await client.get('/api/workouts');
     expect(response.status).toBe(200);
-    expect(await response.json()).toEqual({
+    const listing = (await response.json()) as { fetchedAt: string };
+    expect(listing).toEqual({
       workouts: [{ name: 'Long ride', start: '2026-03-01T06:30:00.000Z', type: 'cycling', durationS: 5400, distanceM: 45_000 }],
       notes: [],
+      stale: false,
+      fetchedAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
     });
+    expect(Date.parse(listing.fetchedAt)).toBeGreaterThanOrEqual(asked - 1000);
   });
 
   it.each([
@@ -73,7 +78,7 @@ describe('GET /api/workouts', () => {
     expect(await response.json()).toMatchObject({ error: 'reconnect_needed', message: expect.stringContaining('not connected') });
   });
 
-  it('answers 503 service_unavailable while the service is down', async () => {
+  it('answers 503 service_unavailable while the service is down and no list of the person is known', async () => {
     const { client } = await connectedAthlete(stack);
     await stack.changeSandbox({ faultRate: 1, faultKinds: ['503'] });
     const response = await client.get('/api/workouts');

@@ -1,0 +1,120 @@
+import { randomUUID } from 'node:crypto';
+import { DateTime } from 'luxon';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { connect } from '../helpers/flows.js';
+import type { CookieClient } from '../helpers/http-client.js';
+import { startStack, type Stack } from '../helpers/stack.js';
+import { LISTING_AS_DEFAULT, connectedAthlete, listingRequests, uploadRide } from '../helpers/workouts.js';
+
+let stack: Stack;
+
+beforeAll(async () => {
+  stack = await startStack();
+});
+afterEach(async () => {
+  await stack.changeSandbox(LISTING_AS_DEFAULT);
+});
+afterAll(async () => {
+  await stack.close();
+});
+
+interface Listing {
+  workouts: Array<Record<string, unknown>>;
+  notes: string[];
+  stale: boolean;
+  fetchedAt: string;
+}
+
+const THE_RIDE = { name: 'Long ride', start: '2026-03-01T06:30:00.000Z', type: 'cycling', durationS: 5400, distanceM: 45_000 };
+
+/** A connected person whose ride is at the service, and who has listed it once, fresh. */
+async function personWhoListedOnce(): Promise<{ client: CookieClient; userId: number; first: Listing }> {
+  const { client, userId } = await connectedAthlete(stack);
+  await uploadRide(stack, userId);
+  const response = await client.get('/api/workouts');
+  expect(response.status).toBe(200);
+  const first = (await response.json()) as Listing;
+  expect(first).toMatchObject({ workouts: [THE_RIDE], stale: false });
+  return { client, userId, first };
+}
+
+const serviceDown = () => stack.changeSandbox({ faultRate: 1, faultKinds: ['503'] });
+
+describe('reading workouts through a blip', () => {
+  it('answers 10 of 10 lists 200, fresh or marked stale, while the service fails 30% of data calls', { timeout: 120_000 }, async () => {
+    const { client } = await personWhoListedOnce();
+    const faultsBefore = (await stack.sandboxState()).counters.faults as Record<string, number>;
+    const requestsBefore = await listingRequests(stack);
+    // Every kind of fault, spread evenly: 500, 503, 429 (Retry-After 1 s), a stall, a dropped connection.
+    await stack.changeSandbox({ faultRate: 0.3 });
+
+    const answers: Array<{ status: number; listing: Listing }> = [];
+    for (let list = 0; list < 10; list++) {
+      const response = await client.get('/api/workouts');
+      answers.push({ status: response.status, listing: (await response.json()) as Listing });
+    }
+
+    expect(answers.map(({ status }) => status)).toEqual(Array(10).fill(200));
+    for (const { listing } of answers) expect(listing.workouts).toEqual([THE_RIDE]);
+    const faultsAfter = (await stack.sandboxState()).counters.faults as Record<string, number>;
+    const faultsMet = Object.keys(faultsAfter).reduce((sum, kind) => sum + faultsAfter[kind]! - (faultsBefore[kind] ?? 0), 0);
+    expect(faultsMet).toBeGreaterThan(0);
+    // The faults met were tried again: more requests reached the service than lists were asked for.
+    const requests = (counts: Record<string, number>) => Object.values(counts).reduce((sum, count) => sum + count, 0);
+    expect(requests(await listingRequests(stack)) - requests(requestsBefore)).toBeGreaterThan(10);
+  });
+
+  it('answers the last list fetched, marked stale with when it was fetched, while the service does not answer', async () => {
+    const { client, first } = await personWhoListedOnce();
+    await serviceDown();
+    const response = await client.get('/api/workouts');
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ workouts: [THE_RIDE], notes: [], stale: true, fetchedAt: first.fetchedAt });
+  });
+
+  it('answers 503 with a plain message when the service is down and no list of the person is known, after a few tries', async () => {
+    const { client } = await connectedAthlete(stack);
+    await serviceDown();
+    const before = (await listingRequests(stack))['503'] ?? 0;
+    const response = await client.get('/api/workouts');
+    expect(response.status).toBe(503);
+    expect(await response.json()).toEqual({
+      error: 'service_unavailable',
+      message: 'The Athlete Data Service is unavailable right now; try again in a moment.',
+    });
+    // Four tries (READ_RETRY_POLICY), their backoffs well within the deadline.
+    expect((await listingRequests(stack))['503']! - before).toBe(4);
+  });
+
+  it('does not answer a list fetched under an earlier grant: after a Reconnect, it may be another account’s', async () => {
+    const { client } = await personWhoListedOnce();
+    await stack.changeSandbox({ autoApprove: `athlete-${randomUUID()}` });
+    expect((await connect(client)).status).toBe(303);
+    await serviceDown();
+    expect((await client.get('/api/workouts')).status).toBe(503);
+  });
+
+  it('shows the last list on the Workouts page, as of when it was fetched in the person’s zone', async () => {
+    const { client, first } = await personWhoListedOnce();
+    await serviceDown();
+    const response = await client.get('/workouts');
+    expect(response.status).toBe(200);
+    const page = await response.text();
+    // The person's zone is Europe/Berlin; the list was fetched moments ago, today.
+    const asOf = DateTime.fromISO(first.fetchedAt).setZone('Europe/Berlin').toFormat('HH:mm');
+    expect(page).toContain(`These are your workouts as of ${asOf}: the Athlete Data Service is not answering right now.`);
+    expect(page).toContain('<td>Long ride</td>');
+  });
+
+  it('passes on a Retry-After too long to wait, pausing every request of the budget for it, after one try', async () => {
+    const { client, userId } = await connectedAthlete(stack);
+    await stack.changeSandbox({ faultRate: 1, faultKinds: ['429'], retryAfterS: 7 });
+    const before = (await listingRequests(stack))['429'] ?? 0;
+    const response = await client.get('/api/workouts');
+    expect(response.status).toBe(503);
+    expect(response.headers.get('retry-after')).toBe('7');
+    expect((await listingRequests(stack))['429']! - before).toBe(1);
+    // Everyone's requests wait, the workers' too: no slot within the next 3 s, for anyone.
+    expect(await stack.budget.takeWithin('backfill', userId + 1, 3000)).toBeUndefined();
+  });
+});
