@@ -29,11 +29,11 @@ export function displayWorkout(workout: Workout, timezone: string, style: DateSt
   };
 }
 
-/** When a list was fetched, in the person's zone: "10:42" on the day it is for them now, else "24 Nov 2026, 10:42". */
-export function displayFetchedAt(fetchedAt: Date, timezone: string, now: Date): string {
+/** When a list was fetched, in the person's zone and date style: "10:42" on the day it is for them now, else "Tue, 24 Nov 2026, 10:42". */
+export function displayFetchedAt(fetchedAt: Date, timezone: string, now: Date, style: DateStyle): string {
   const at = DateTime.fromJSDate(fetchedAt).setZone(timezone);
   const today = at.hasSame(DateTime.fromJSDate(now).setZone(timezone), 'day');
-  return at.toFormat(today ? 'HH:mm' : 'd LLL yyyy, HH:mm', { locale: 'en-GB' });
+  return today ? style.time(at) : style.dayAndTime(at);
 }
 
 const WITH_OFFSET = /(?:Z|[+-]\d{2}(?::?\d{2})?)$/i;

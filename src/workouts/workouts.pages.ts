@@ -15,12 +15,13 @@ export function workoutsPages({ renderPage, ...deps }: WorkoutsDependencies & { 
   router.get('/workouts', requireUserPage, async (req, res) => {
     const user = currentUser(res);
     const outcome = await listWorkouts(deps, user.id);
+    const style = dateStyleOf(req);
     const page = outcome.ok
       ? {
           columns: columnsPresent(outcome.workouts),
-          rows: outcome.workouts.map((workout) => displayWorkout(workout, user.timezone, dateStyleOf(req))),
+          rows: outcome.workouts.map((workout) => displayWorkout(workout, user.timezone, style)),
           notes: outcome.notes,
-          staleAsOf: outcome.stale ? displayFetchedAt(outcome.fetchedAt, user.timezone, deps.clock()) : undefined,
+          staleAsOf: outcome.stale ? displayFetchedAt(outcome.fetchedAt, user.timezone, deps.clock(), style) : undefined,
         }
       : { failure: outcome };
     renderPage(req, res, 'workouts', { title: 'Workouts', ...page });
