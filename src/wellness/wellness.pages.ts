@@ -151,16 +151,14 @@ function pageAddress(last: string, newest: string): string {
   return last === newest ? '/wellness' : `/wellness?date=${last}`;
 }
 
-function earlierPage(last: string): { href: string; last: string } | undefined {
+function earlierPage(last: string): string | undefined {
   const earlier = addDays(last, -DAYS_SHOWN);
-  return isSupportedDate(earlier) ? { href: `/wellness?date=${earlier}`, last: earlier } : undefined;
+  return isSupportedDate(earlier) ? `/wellness?date=${earlier}` : undefined;
 }
 
 /** The page after this one: the newest page at most, so the pages stay where they were. */
-function laterPage(last: string, newest: string): { href: string; last: string } | undefined {
-  if (last >= newest) return undefined;
-  const later = pageEndingWith(addDays(last, DAYS_SHOWN), newest);
-  return { href: pageAddress(later, newest), last: later };
+function laterPage(last: string, newest: string): string | undefined {
+  return last >= newest ? undefined : pageAddress(pageEndingWith(addDays(last, DAYS_SHOWN), newest), newest);
 }
 
 /** One row of the table: its date as the person reads it, the values to show (as typed when refused), whether there is a record, and its sync status. */
