@@ -3,6 +3,7 @@ import { clientAddress } from '../web/client-address.js';
 import { describeInvalidFields } from '../web/invalid-input.js';
 import type { FormProtection } from '../web/csrf.js';
 import type { RenderPage } from '../web/pages.js';
+import { sameSitePath } from '../web/return-to.js';
 import { renderTooManyAttempts } from '../web/too-many-attempts.js';
 import { signInSchema, signUpSchema } from './account.schemas.js';
 import type { Accounts } from './accounts.js';
@@ -39,10 +40,11 @@ export function signInPages({ accounts, sessions, renderPage: renderAnyPage, for
     res.redirect(303, '/');
   });
 
-  router.get('/login', (req, res) => renderPage(req, res, 'login', { title: 'Sign in' }));
+  router.get('/login', (req, res) => renderPage(req, res, 'login', { title: 'Sign in', next: sameSitePath(req.query.next) }));
   router.post('/login', async (req, res) => {
     const body = req.body ?? {};
-    const form = { title: 'Sign in', email: body.email };
+    const next = sameSitePath(body.next);
+    const form = { title: 'Sign in', email: body.email, next };
     const input = signInSchema.safeParse(body);
     const result = input.success ? await accounts.signIn(input.data, clientAddress(req)) : undefined;
     if (result?.ok === false && result.reason === 'too_many_attempts') {
@@ -50,7 +52,7 @@ export function signInPages({ accounts, sessions, renderPage: renderAnyPage, for
     }
     if (!result?.ok) return renderPage(req, res, 'login', { ...form, error: 'Wrong email or password.' }, 401);
     await sessions.start(req, result.user.id, clock());
-    res.redirect(303, '/');
+    res.redirect(303, next ?? '/');
   });
 
   router.post('/logout', async (req, res) => {

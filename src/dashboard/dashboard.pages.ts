@@ -7,6 +7,7 @@ import { findConnection, type Connection } from '../connections/connection.repos
 import { reconnectReasonWords } from '../connections/reconnect-words.js';
 import type { Db } from '../db/database.js';
 import { currentUser, requireUserPage } from '../web/authentication.js';
+import { dateStyleOf } from '../web/locale.js';
 import { syncOverview } from './sync-overview.js';
 import { describeInvalidFields } from '../web/invalid-input.js';
 import type { RenderPage } from '../web/pages.js';
@@ -51,7 +52,7 @@ export function dashboardPages({ db, renderPage, clock }: Dependencies): Router 
           reconnectBy: reconnectNeededSoon(connection, clock()) ? connection.refreshExpiresAt?.toISOString() : undefined,
         },
         capabilities: describeCapabilities(connection?.scopes ?? []),
-        sync: await syncOverview(db, user, connection, clock()),
+        sync: await syncOverview(db, user, connection, clock(), dateStyleOf(req)),
         notice,
         ...extra,
       },

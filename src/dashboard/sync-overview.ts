@@ -1,8 +1,8 @@
-import { DateTime } from 'luxon';
 import type { User } from '../accounts/user.table.js';
 import { activityNames } from '../activities/activity.repository.js';
 import { capabilityOf, hasCapability } from '../connections/capabilities.js';
 import type { Connection } from '../connections/connection.repository.js';
+import type { DateStyle } from '../dates/date-style.js';
 import { addDays, localToday } from '../dates/local-today.js';
 import type { Db } from '../db/database.js';
 import { dailySyncStatuses, entryCountsOf, recentSyncStatuses, type EntrySyncStatus } from '../sync/outbox.js';
@@ -43,7 +43,7 @@ export interface SyncOverview {
  * while a kind is not granted): the last 14 days of each daily kind, the newest activities, how
  * many entries wait, how far their history has come, and the last thing that went wrong.
  */
-export async function syncOverview(db: Db, user: User, connection: Connection | undefined, now: Date): Promise<SyncOverview> {
+export async function syncOverview(db: Db, user: User, connection: Connection | undefined, now: Date, style: DateStyle): Promise<SyncOverview> {
   const grantedScopes = connection?.scopes ?? [];
   const counts = await entryCountsOf(db, user.id);
   const shown = SYNC_KINDS.filter((kind) => hasCapability(grantedScopes, kind) || counts.some((row) => row.kind === kind));
@@ -54,7 +54,7 @@ export async function syncOverview(db: Db, user: User, connection: Connection | 
       const statuses = isDailyKind(kind)
         ? days.filter((entry) => entry.kind === kind).reverse()
         : await recentSyncStatuses(db, user.id, kind, OVERVIEW_DAYS);
-      const label = await entryLabeller(db, user.id, kind, statuses);
+      const label = await entryLabeller(db, user.id, kind, statuses, style);
       return { kind, statuses, label };
     }),
   );
@@ -97,8 +97,8 @@ function lastProblemOf(kinds: Labelled, timezone: string, now: Date): { lastProb
 }
 
 /** A daily entry is named by its date, an activity by its name. */
-async function entryLabeller(db: Db, userId: number, kind: SyncKind, entries: EntrySyncStatus[]) {
-  if (isDailyKind(kind)) return (entry: EntrySyncStatus) => DateTime.fromISO(entry.subject).toFormat('ccc d LLL yyyy');
+async function entryLabeller(db: Db, userId: number, kind: SyncKind, entries: EntrySyncStatus[], style: DateStyle) {
+  if (isDailyKind(kind)) return (entry: EntrySyncStatus) => style.day(entry.subject);
   const names = await activityNames(db, userId, entries.map((entry) => Number(entry.subject)));
   return (entry: EntrySyncStatus) => names.get(Number(entry.subject)) ?? `Activity ${entry.subject}`;
 }

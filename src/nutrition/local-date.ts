@@ -1,5 +1,6 @@
 import { DateTime } from 'luxon';
 import { z } from 'zod';
+import type { DateStyle } from '../dates/date-style.js';
 import { SUPPORTED_DATES, isSupportedDate } from '../dates/supported-dates.js';
 
 /**
@@ -101,13 +102,13 @@ function offsetWithSeconds(offsetMinutes: number): string {
 /**
  * A placed time as a page shows it: the wall time at its own offset, and, when the user's zone was
  * at another offset at that instant (a meal logged while travelling), also the user's wall time:
- * "23:30 at UTC−05:00, 05:30 on 24 Nov your time".
+ * "23:30 at UTC−05:00, 05:30 on 24 Nov your time", in the person's date style.
  */
-export function describeLoggedAt(loggedAt: string, userZone: string): string {
+export function describeLoggedAt(loggedAt: string, userZone: string, style: DateStyle): string {
   const own = DateTime.fromISO(loggedAt, { setZone: true });
   const yours = own.setZone(userZone);
   const offset = `UTC${own.toFormat('ZZ').replace('-', '\u2212')}`;
-  if (yours.offset === own.offset) return `${own.toFormat('HH:mm')} at ${offset}`;
-  const day = yours.toISODate() === own.toISODate() ? '' : ` on ${yours.toFormat('d LLL', { locale: 'en-GB' })}`;
-  return `${own.toFormat('HH:mm')} at ${offset}, ${yours.toFormat('HH:mm')}${day} your time`;
+  if (yours.offset === own.offset) return `${style.time(own)} at ${offset}`;
+  const day = yours.toISODate() === own.toISODate() ? '' : ` on ${style.dayAndMonth(yours)}`;
+  return `${style.time(own)} at ${offset}, ${style.time(yours)}${day} your time`;
 }

@@ -1,5 +1,7 @@
 import { Router, type Request, type Response } from 'express';
-import { addDays, localToday } from '../dates/local-today.js';
+import { DateTime } from 'luxon';
+import type { DateStyle } from '../dates/date-style.js';
+import { addDays, localTimeOfDay, localToday } from '../dates/local-today.js';
 import { calendarDateSchema, isSupportedDate } from '../dates/supported-dates.js';
 import type { Db } from '../db/database.js';
 import { syncStatusesOf } from '../sync/outbox.js';
@@ -7,6 +9,7 @@ import { describeSync } from '../sync/sync-words.js';
 import { currentUser, requireUserPage } from '../web/authentication.js';
 import { formProblemsOf, type FormProblems, type FormWords } from '../web/form-problems.js';
 import type { RenderPage } from '../web/pages.js';
+import { dateStyleOf } from '../web/locale.js';
 import { dateFromQuery, renderBadDate } from '../web/query-date.js';
 import { describeLoggedAt } from './local-date.js';
 import { mealChangesFromForm, mealInputFromForm, readMealForm, type MealForm } from './meal-form.js';
@@ -61,17 +64,19 @@ export function mealsPages({ db, meals, limits, renderPage, clock }: Dependencie
     const [sync] = await syncStatusesOf(db, user.id, 'nutrition', [date]);
     const list = await meals.list(user, date);
     const draftFor = (target: number | 'new') => (draft?.target === target ? draft : undefined);
+    const style = dateStyleOf(req);
+    const dayLink = (day: string | undefined) => day && { date: day, label: style.day(day) };
     renderPage(
       req,
       res,
       'meals',
       {
-        title: `Meals on ${date}`,
+        title: `Meals on ${style.day(date)}`,
         date,
-        previous: supportedOrNone(addDays(date, -1)),
-        next: supportedOrNone(addDays(date, 1)),
-        items: list.map((meal) => itemOf(meal, user.timezone, draftFor(meal.id))),
-        added: { values: draftFor('new')?.form ?? readMealForm({}), problems: draftFor('new')?.problems.fields ?? {} },
+        previous: dayLink(supportedOrNone(addDays(date, -1))),
+        next: dayLink(supportedOrNone(addDays(date, 1))),
+        items: list.map((meal) => itemOf(meal, user.timezone, style, draftFor(meal.id))),
+        added: { values: draftFor('new')?.form ?? { ...readMealForm({}), time: localTimeOfDay(clock(), user.timezone) }, problems: draftFor('new')?.problems.fields ?? {} },
         sync: sync && describeSync(sync, user.timezone, clock()),
         absorptionTypes: limits.absorptionTypes,
         problem: draft && noticeOf(draft, list),
@@ -134,7 +139,7 @@ function supportedOrNone(date: string): string | undefined {
  * An item's row: its values (as typed when its form was refused), its time as stored (so an
  * unchanged time keeps the item's own offset), and that time in words against the user's zone.
  */
-function itemOf(meal: MealView, zone: string, draft: Draft | undefined) {
+function itemOf(meal: MealView, zone: string, style: DateStyle, draft: Draft | undefined) {
   const time = meal.logged_at.slice(11, 16);
   const stored = {
     time,
@@ -147,11 +152,11 @@ function itemOf(meal: MealView, zone: string, draft: Draft | undefined) {
   };
   return {
     id: meal.id,
-    label: `${meal.name} at ${time}`,
+    label: `${meal.name} at ${style.time(DateTime.fromISO(meal.logged_at, { setZone: true }))}`,
     values: draft?.form ?? stored,
     originalTime: draft?.form.originalTime || time,
     problems: draft?.problems.fields ?? {},
-    when: describeLoggedAt(meal.logged_at, zone),
+    when: describeLoggedAt(meal.logged_at, zone, style),
     loggedAt: meal.logged_at,
   };
 }

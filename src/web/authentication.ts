@@ -2,6 +2,7 @@ import type { RequestHandler, Response } from 'express';
 import { findUserById } from '../accounts/user.repository.js';
 import type { User } from '../accounts/user.table.js';
 import type { Db } from '../db/database.js';
+import { signInAddressFor } from './return-to.js';
 
 /** The signed-in user, loaded once per request into res.locals (undefined when signed out). */
 export function loadCurrentUser(db: Db): RequestHandler {
@@ -18,10 +19,10 @@ export function currentUser(res: Response): User {
   return user;
 }
 
-/** Pages send a signed-out person to sign in; the API answers 401. */
-export const requireUserPage: RequestHandler = (_req, res, next) => {
+/** Pages send a signed-out person to sign in, and back to the page after; the API answers 401. */
+export const requireUserPage: RequestHandler = (req, res, next) => {
   if (res.locals.user) return next();
-  res.redirect(303, '/login');
+  res.redirect(303, signInAddressFor(req));
 };
 
 export const requireUserApi: RequestHandler = (_req, res, next) => {

@@ -1,18 +1,24 @@
 import { Router, type Request, type Response } from 'express';
+import { DateTime } from 'luxon';
 import { addDays, localToday } from '../dates/local-today.js';
-import { calendarDateSchema } from '../dates/supported-dates.js';
+import { calendarDateSchema, isSupportedDate } from '../dates/supported-dates.js';
 import type { SyncFacts } from '../sync/outbox.js';
 import { describeSync, type SyncWords } from '../sync/sync-words.js';
 import { currentUser, requireUserPage } from '../web/authentication.js';
 import { formProblemsOf, type FormProblems, type FormWords, type Refusal } from '../web/form-problems.js';
 import type { RenderPage } from '../web/pages.js';
+import { dateStyleOf } from '../web/locale.js';
 import { dateFromQuery, renderBadDate } from '../web/query-date.js';
-import { readWellnessForm, wellnessInputFromForm, type WellnessForm } from './wellness-form.js';
+import { readWellnessForm, wellnessFormOf, wellnessInputFromForm, type WellnessForm } from './wellness-form.js';
 import { MEASUREMENT_NAMES, MEASUREMENTS, wellnessInputSchema } from './wellness.schemas.js';
 import type { Wellness, WellnessDayView } from './wellness.js';
 
-/** How many days the page shows, ending with the user's today. */
-const DAYS_SHOWN = 14;
+/**
+ * How many days a page shows. The newest page ends with tomorrow (a night's sleep is often
+ * entered the morning after, and the service takes tomorrow) and holds the 14 days up to today
+ * that the dashboard's overview links to; earlier pages are reached page by page.
+ */
+const DAYS_SHOWN = 15;
 
 interface Dependencies {
   wellness: Wellness;
@@ -27,28 +33,52 @@ interface Draft {
   problems: FormProblems;
 }
 
-/** The row's fields by their labels, for the plain words of a refusal. */
+interface Column {
+  label: string;
+  fields: Array<{ name: keyof WellnessForm; label: string; unit?: string }>;
+}
+
+/** The table's columns: a measurement's field, or, for sleep, its hours and minutes. */
+const COLUMNS = MEASUREMENT_NAMES.map((name): Column =>
+  name === 'sleepSecs'
+    ? {
+        label: 'Sleep',
+        fields: [
+          { name: 'sleepHours', label: 'Sleep hours', unit: 'h' },
+          { name: 'sleepMinutes', label: 'Sleep minutes', unit: 'min' },
+        ],
+      }
+    : { label: MEASUREMENTS[name].label, fields: [{ name, label: MEASUREMENTS[name].label }] },
+);
+
+/** The row's fields by their labels, for the plain words of a refusal; the sleep as a whole is told next to its hours. */
 const WELLNESS_WORDS: FormWords = {
   fields: {
-    ...Object.fromEntries(MEASUREMENT_NAMES.map((name) => [name, { label: MEASUREMENTS[name].label, input: name }])),
+    ...Object.fromEntries(COLUMNS.flatMap((column) => column.fields).map((field) => [field.name, { label: field.label, input: field.name }])),
+    sleepSecs: { label: 'Sleep', input: 'sleepHours' },
     date: { label: 'The date' },
   },
   whole: 'Enter at least one measurement.',
 };
 
-/** The last 14 days as a table, each row a form: record, change or delete a day, and see its sync status. */
+/** Wellness days as a table, page by page, each row a form: record, change or delete a day, and see its sync status. */
 export function wellnessPages({ wellness, renderPage, clock }: Dependencies): Router {
   const router = Router();
   router.use('/wellness', requireUserPage);
 
-  async function renderDays(req: Request, res: Response, options: { draft?: Draft; deleted?: string } = {}) {
+  function tomorrow(res: Response): string {
+    return addDays(localToday(clock(), currentUser(res).timezone), 1);
+  }
+
+  async function renderDays(req: Request, res: Response, options: { last?: string; draft?: Draft; deleted?: string } = {}) {
     const user = currentUser(res);
-    const today = localToday(clock(), user.timezone);
-    const from = addDays(today, 1 - DAYS_SHOWN);
-    const recorded = new Map((await wellness.days(user, from, today)).map((day) => [day.date, day]));
-    const dates = Array.from({ length: DAYS_SHOWN }, (_, index) => addDays(today, -index));
     const { draft, deleted } = options;
+    const newest = tomorrow(res);
+    const last = options.last ?? pageEndingWith(draft?.date ?? deleted ?? newest, newest);
+    const dates = Array.from({ length: DAYS_SHOWN }, (_, index) => addDays(last, -index)).filter(isSupportedDate);
+    const recorded = new Map((await wellness.days(user, dates.at(-1)!, last)).map((day) => [day.date, day]));
     const now = clock();
+    const style = dateStyleOf(req);
     const syncWords = (sync: SyncFacts) => describeSync(sync, user.timezone, now);
     renderPage(
       req,
@@ -56,38 +86,51 @@ export function wellnessPages({ wellness, renderPage, clock }: Dependencies): Ro
       'wellness',
       {
         title: 'Wellness',
-        measurements: MEASUREMENT_NAMES.map((name) => ({ name, label: MEASUREMENTS[name].label })),
-        rows: dates.map((date) => rowOf(date, recorded.get(date), draft?.date === date ? draft : undefined, deleted === date, syncWords)),
-        problem: draft && `${draft.date} was not saved: ${draft.problems.all.join(' ')}`,
+        columns: COLUMNS,
+        range: `${style.day(dates.at(-1)!)} to ${style.day(last)}`,
+        earlier: earlierPage(last),
+        later: laterPage(last, newest),
+        rows: dates.map((date) => rowOf(date, style.day(date), recorded.get(date), draft?.date === date ? draft : undefined, deleted === date, syncWords)),
+        problem: draft && `${style.day(draft.date)} was not saved: ${draft.problems.all.join(' ')}`,
         deleted,
+        deletedDay: deleted && style.day(deleted),
       },
       draft ? 400 : 200,
     );
   }
 
   router.get('/wellness', async (req, res) => {
+    const toLatest = { href: '/wellness', text: 'Show the latest days' };
+    const last = dateFromQuery(req.query.date);
+    if (!last.ok) return renderBadDate(renderPage, req, res, last.problem, toLatest);
+    if (last.date !== undefined && last.date > tomorrow(res)) {
+      return renderBadDate(renderPage, req, res, `The address asks for ${last.date}; the latest day with wellness is tomorrow, ${tomorrow(res)}.`, toLatest);
+    }
     const deleted = dateFromQuery(req.query.deleted);
-    if (!deleted.ok) return renderBadDate(renderPage, req, res, deleted.problem, { href: '/wellness', text: 'Show the last 14 days' });
-    await renderDays(req, res, { deleted: deleted.date });
+    if (!deleted.ok) return renderBadDate(renderPage, req, res, deleted.problem, toLatest);
+    await renderDays(req, res, { last: last.date, deleted: deleted.date });
   });
 
   router.post('/wellness/:date', async (req, res) => {
     const form = readWellnessForm(req.body);
     const date = calendarDateSchema.safeParse(req.params.date);
     if (!date.success) return renderNotFound(req, res);
-    const input = wellnessInputSchema.safeParse(wellnessInputFromForm(form));
     const refuse = (refusal: Refusal) =>
       renderDays(req, res, { draft: { date: date.data, form, problems: formProblemsOf(refusal, WELLNESS_WORDS, form) } });
+    const typed = wellnessInputFromForm(form);
+    if (!typed.ok) return refuse(typed.refusal);
+    const input = wellnessInputSchema.safeParse(typed.input);
     if (!input.success) return refuse(input.error);
     const outcome = await wellness.put(currentUser(res), date.data, input.data);
     if (!outcome.ok) return refuse(outcome);
-    res.redirect(303, '/wellness');
+    res.redirect(303, pageAddress(pageEndingWith(date.data, tomorrow(res)), tomorrow(res)));
   });
 
   router.post('/wellness/:date/delete', async (req, res) => {
     const date = calendarDateSchema.safeParse(req.params.date);
     if (!date.success || !(await wellness.remove(currentUser(res), date.data))) return renderNotFound(req, res);
-    res.redirect(303, `/wellness?deleted=${date.data}`);
+    const page = pageAddress(pageEndingWith(date.data, tomorrow(res)), tomorrow(res));
+    res.redirect(303, `${page}${page.includes('?') ? '&' : '?'}deleted=${date.data}`);
   });
 
   function renderNotFound(req: Request, res: Response) {
@@ -98,18 +141,39 @@ export function wellnessPages({ wellness, renderPage, clock }: Dependencies): Ro
   return router;
 }
 
-/** One row of the table: the values to show (as typed when refused), whether there is a record, and its sync status. */
+/** The last day of the page that holds `date`: pages are counted back from the newest, so each day is on one page. */
+function pageEndingWith(date: string, newest: string): string {
+  const pagesBack = Math.floor(DateTime.fromISO(newest, { zone: 'utc' }).diff(DateTime.fromISO(date, { zone: 'utc' }), 'days').days / DAYS_SHOWN);
+  return addDays(newest, -Math.max(0, pagesBack) * DAYS_SHOWN);
+}
+
+function pageAddress(last: string, newest: string): string {
+  return last === newest ? '/wellness' : `/wellness?date=${last}`;
+}
+
+function earlierPage(last: string): string | undefined {
+  const earlier = addDays(last, -DAYS_SHOWN);
+  return isSupportedDate(earlier) ? `/wellness?date=${earlier}` : undefined;
+}
+
+/** The page after this one: the newest page at most, so the pages stay where they were. */
+function laterPage(last: string, newest: string): string | undefined {
+  return last >= newest ? undefined : pageAddress(pageEndingWith(addDays(last, DAYS_SHOWN), newest), newest);
+}
+
+/** One row of the table: its date as the person reads it, the values to show (as typed when refused), whether there is a record, and its sync status. */
 function rowOf(
   date: string,
+  written: string,
   day: WellnessDayView | undefined,
   draft: Draft | undefined,
   deletedHere: boolean,
   syncWords: (sync: SyncFacts) => SyncWords,
 ) {
-  const stored = (name: (typeof MEASUREMENT_NAMES)[number]) => (day?.[name] === undefined ? '' : String(day[name]));
   return {
     date,
-    values: Object.fromEntries(MEASUREMENT_NAMES.map((name) => [name, draft ? draft.form[name] : stored(name)])),
+    day: written,
+    values: draft?.form ?? wellnessFormOf(day),
     invalid: Object.keys(draft?.problems.fields ?? {}),
     recorded: day !== undefined,
     sync: day?.sync && syncWords(day.sync),

@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import { currentUser, requireUserPage } from '../web/authentication.js';
+import { dateStyleOf } from '../web/locale.js';
 import type { RenderPage } from '../web/pages.js';
 import { columnsPresent, displayFetchedAt, displayWorkout } from './workout-display.js';
 import { listWorkouts, type WorkoutsDependencies } from './workouts.js';
@@ -14,12 +15,13 @@ export function workoutsPages({ renderPage, ...deps }: WorkoutsDependencies & { 
   router.get('/workouts', requireUserPage, async (req, res) => {
     const user = currentUser(res);
     const outcome = await listWorkouts(deps, user.id);
+    const style = dateStyleOf(req);
     const page = outcome.ok
       ? {
           columns: columnsPresent(outcome.workouts),
-          rows: outcome.workouts.map((workout) => displayWorkout(workout, user.timezone)),
+          rows: outcome.workouts.map((workout) => displayWorkout(workout, user.timezone, style)),
           notes: outcome.notes,
-          staleAsOf: outcome.stale ? displayFetchedAt(outcome.fetchedAt, user.timezone, deps.clock()) : undefined,
+          staleAsOf: outcome.stale ? displayFetchedAt(outcome.fetchedAt, user.timezone, deps.clock(), style) : undefined,
         }
       : { failure: outcome };
     renderPage(req, res, 'workouts', { title: 'Workouts', ...page });

@@ -61,7 +61,7 @@ describe('Connect', () => {
     stack = await startStack();
     const response = await stack.browser().get('/connect');
     expect(response.status).toBe(303);
-    expect(response.headers.get('location')).toBe('/login');
+    expect(response.headers.get('location')).toBe('/login?next=%2Fconnect');
   });
 
   it('stores the connection and shows it on the dashboard', async () => {

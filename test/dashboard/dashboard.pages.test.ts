@@ -1,5 +1,6 @@
 import { DateTime } from 'luxon';
 import { afterEach, describe, expect, it } from 'vitest';
+import { DEFAULT_LOCALE, dateStyleFor } from '../../src/dates/date-style.js';
 import type { SyncOverview } from '../../src/dashboard/sync-overview.js';
 import { addDays, localToday } from '../../src/dates/local-today.js';
 import { ServiceError } from '../../src/provider/service-error.js';
@@ -62,7 +63,7 @@ describe('the dashboard', () => {
     const dashboard = await (await client.get('/')).text();
     expect(dashboard).toContain('2 waiting to be sent, 1 refused by the service.');
     expect(dashboard).toMatch(/data-testid="sync-last-problem">Nutrition, .*: Waiting: the service is busy, next try in about (29|30) s\./);
-    expect(entryOf(dashboard, sent)).toContain(`href="/meals?date=${sent}">${DateTime.fromISO(sent).toFormat('ccc d LLL yyyy')}</a>`);
+    expect(entryOf(dashboard, sent)).toContain(`href="/meals?date=${sent}">${dateStyleFor(DEFAULT_LOCALE).day(sent)}</a>`);
     expect(entryOf(dashboard, sent)).toContain('data-sync-state="synced">Sent 2 minutes ago<');
     const localTime = DateTime.fromJSDate(sentAt).setZone(ZONE).toFormat('d LLL yyyy, HH:mm:ss');
     expect(entryOf(dashboard, sent)).toMatch(new RegExp(`<li>Sent at ${localTime} \\(Asia/Kath?mandu\\) as version 1\\.</li>`));
@@ -78,7 +79,7 @@ describe('the dashboard', () => {
     stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
     const { client, userId } = await connectedUser(stack, { timezone: ZONE });
     const today = localToday(new Date(), ZONE);
-    const label = DateTime.fromISO(today).toFormat('ccc d LLL yyyy');
+    const label = dateStyleFor(DEFAULT_LOCALE).day(today);
     await addMeal(client, { name: 'Oats', carbs: 60, logged_at: `${today}T08:00:00+05:45` });
     await putWellness(client, today, { hrv: 50 });
     const waiting = await bodyOf<SyncOverview>(await client.get('/api/sync/overview'));

@@ -45,7 +45,7 @@ describe('the account page', () => {
     await page.getByText('Password changed.').waitFor();
 
     await elsewhere.goto(`${stack.appUrl}/account`);
-    expect(elsewhere.url()).toBe(`${stack.appUrl}/login`);
+    expect(elsewhere.url()).toBe(`${stack.appUrl}/login?next=%2Faccount`);
     await page.goto(`${stack.appUrl}/account`);
     expect(page.url()).toBe(`${stack.appUrl}/account`);
     await page.screenshot({ path: 'test-output/account-page.png', fullPage: true });

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
-import { DateTime } from 'luxon';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dateStyleFor } from '../../src/dates/date-style.js';
 import { launchChromium } from '../helpers/browser.js';
 import { fitFile } from '../helpers/fit-files.js';
 import { startStack, type Stack } from '../helpers/stack.js';
@@ -20,7 +20,7 @@ beforeAll(async () => {
   stack = await startStack({ sandbox: { autoApprove: 'Ana' }, env: { SYNC_QUIET_MS: '200' } });
   sync = await startSync(stack);
   browser = await launchChromium();
-  page = await (await browser.newContext({ timezoneId: ZONE })).newPage();
+  page = await (await browser.newContext({ timezoneId: ZONE, locale: 'en-GB' })).newPage();
   mkdirSync(SCREENSHOTS, { recursive: true });
 });
 afterAll(async () => {
@@ -55,12 +55,13 @@ describe('every kind in a real browser', () => {
     await screenshot('every-kind-1-connected');
 
     await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'Wellness' }).click();
-    const today = (await page.locator('tbody tr').first().getAttribute('data-date'))!;
-    await page.getByLabel(`Resting HR (bpm) on ${today}`).fill('48');
-    await page.getByLabel(`HRV (ms) on ${today}`).fill('71.5');
-    await page.getByRole('form', { name: `Wellness on ${today}` }).getByRole('button', { name: 'Save' }).click();
+    const today = (await page.locator('tbody tr').nth(1).getAttribute('data-date'))!; // the first row is tomorrow
+    const day = dateStyleFor('en-GB').day(today);
+    await page.getByLabel(`Resting HR (bpm) on ${day}`).fill('48');
+    await page.getByLabel(`HRV (ms) on ${day}`).fill('71.5');
+    await page.getByRole('form', { name: `Wellness on ${day}` }).getByRole('button', { name: 'Save' }).click();
     await page.waitForURL(`${stack.appUrl}/wellness`);
-    expect(await page.getByLabel(`Resting HR (bpm) on ${today}`).inputValue()).toBe('48');
+    expect(await page.getByLabel(`Resting HR (bpm) on ${day}`).inputValue()).toBe('48');
     await screenshot('every-kind-2-wellness');
 
     await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'Activities' }).click();
@@ -71,7 +72,7 @@ describe('every kind in a real browser', () => {
     await page.getByRole('form', { name: 'Harbour ride' }).waitFor();
     await screenshot('every-kind-3-activities');
 
-    expect(await sentOnDashboard('wellness', DateTime.fromISO(today).toFormat('ccc d LLL yyyy'))).toContain('Sent');
+    expect(await sentOnDashboard('wellness', day)).toContain('Sent');
     expect(await sentOnDashboard('activities', 'Harbour ride')).toContain('Sent');
     await screenshot('every-kind-4-dashboard-synced');
 

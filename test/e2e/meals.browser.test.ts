@@ -13,7 +13,7 @@ let page: Page;
 beforeAll(async () => {
   stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
   browser = await launchChromium();
-  page = await (await browser.newContext({ timezoneId: 'America/St_Johns' })).newPage();
+  page = await (await browser.newContext({ timezoneId: 'America/St_Johns', locale: 'en-GB' })).newPage();
   await signUpAndConnect(page, stack.appUrl, 'meals@example.com');
 });
 afterAll(async () => {
@@ -53,9 +53,9 @@ describe('the meals page', () => {
   });
 
   it('moves between days and deletes an item', async () => {
-    await page.getByRole('link', { name: '2026-07-02 →' }).click();
-    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Meals on 2026-07-02');
-    await page.getByRole('link', { name: '← 2026-07-01' }).click();
+    await page.getByRole('link', { name: 'Thu, 2 Jul 2026 →' }).click();
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Meals on Thu, 2 Jul 2026');
+    await page.getByRole('link', { name: '← Wed, 1 Jul 2026' }).click();
     await page.getByRole('form', { name: 'Porridge at 08:30' }).getByRole('button', { name: 'Delete' }).click();
     await page.getByText('No items on this day yet.').waitFor();
   });
@@ -113,6 +113,6 @@ describe('the meals page', () => {
     await page.goto(`${stack.appUrl}/meals?date=2026-02-30`);
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('No such date');
     await page.getByRole('link', { name: 'Go to today' }).click();
-    expect(await page.getByRole('heading', { level: 1 }).textContent()).toMatch(/^Meals on \d{4}-\d{2}-\d{2}$/);
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toMatch(/^Meals on \w{3}, \d{1,2} \w{3} \d{4}$/);
   });
 });

@@ -43,14 +43,13 @@ async function enter(person: Person, daysFromToday: number, measurements: Measur
 }
 
 /** Saves today's row of the wellness page as a browser would: empty fields are measurements not taken. */
-async function enterOnPage(person: Person, fields: Record<string, string>): Promise<void> {
+async function enterOnPage(person: Person, fields: Record<string, string>, entered: Measurements): Promise<void> {
   const page = await (await person.client.get('/wellness')).text();
-  // The page's first row is the person's today in their zone, not the server's.
-  expect(page.match(/<tr data-date="([^"]+)">/)?.[1]).toBe(person.today);
-  const blank = { hrv: '', restingHr: '', sleepSecs: '', weight: '', vo2max: '' };
+  // The page's rows are the person's tomorrow, then today, in their zone, not the server's.
+  expect([...page.matchAll(/<tr data-date="([^"]+)">/g)].slice(0, 2).map((row) => row[1])).toEqual([addDays(person.today, 1), person.today]);
+  const blank = { hrv: '', restingHr: '', sleepHours: '', sleepMinutes: '', weight: '', vo2max: '' };
   const saved = await person.client.postForm(`/wellness/${person.today}`, { _csrf: hiddenField(page, '_csrf'), ...blank, ...fields });
   expect(saved.status).toBe(303);
-  const entered = Object.fromEntries(Object.entries(fields).map(([name, value]) => [name, Number(value)]));
   person.entered.set(person.today, entered);
 }
 
@@ -90,7 +89,7 @@ describe('wellness sync, worker in its own process', () => {
       await enter(person, -2, { sleepSecs: 0 });
       await enter(person, -1, { weight: 70.1, vo2max: 54 });
       await enter(person, 1, { restingHr: 49 }); // tomorrow, still allowed
-      await enterOnPage(person, { hrv: '61', sleepSecs: '25200' });
+      await enterOnPage(person, { hrv: '61', sleepHours: '7' }, { hrv: 61, sleepSecs: 25_200 });
       // A day after tomorrow, in the person's zone, is refused.
       expect((await sendWellness(person.client, addDays(person.today, 2), { hrv: 50 })).status).toBe(400);
     }

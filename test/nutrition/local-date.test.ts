@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { dateStyleFor } from '../../src/dates/date-style.js';
 import { describeLoggedAt, loggedAtInputSchema, placeLoggedAt, type PlacedTime } from '../../src/nutrition/local-date.js';
 
 // The expected values below come from Intl.DateTimeFormat and plain arithmetic, never from luxon,
@@ -442,6 +443,11 @@ describe('describeLoggedAt', () => {
     ['2026-07-01T08:00:00+02:00', 'Europe/Berlin', '08:00 at UTC+02:00'],
     ['2026-07-01T08:00:00+01:00', 'Europe/Berlin', '08:00 at UTC+01:00, 09:00 your time'],
   ])('shows %s to a user in %s as “%s”', (loggedAt, zone, shown) => {
-    expect(describeLoggedAt(loggedAt, zone)).toBe(shown);
+    expect(describeLoggedAt(loggedAt, zone, dateStyleFor('en-GB'))).toBe(shown);
+  });
+
+  it('writes the times and the day on the clock and in the words of the person’s locale', () => {
+    expect(describeLoggedAt('2026-11-23T23:30:00-05:00', 'Europe/Berlin', dateStyleFor('en-US'))).toBe('11:30 PM at UTC−05:00, 5:30 AM on Nov 24 your time');
+    expect(describeLoggedAt('2026-11-23T23:30:00-05:00', 'Europe/Berlin', dateStyleFor('de-DE'))).toBe('23:30 at UTC−05:00, 05:30 on 24. Nov. your time');
   });
 });

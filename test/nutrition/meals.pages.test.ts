@@ -1,3 +1,4 @@
+import { DateTime } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MealView } from '../../src/nutrition/meals.js';
 import { signUpNewUser } from '../helpers/flows.js';
@@ -117,7 +118,7 @@ describe('the meals page’s form', () => {
     expect(refused.status).toBe(400);
     const html = unescaped(await refused.text());
     expect(html).toContain('The new item was not added: Name must not be empty.');
-    expect(html).toContain(`Meals on ${DATE}`);
+    expect(html).toContain('Meals on Tue, 10 Mar 2026');
     for (const [name, value] of [['time', '08:15'], ['carbs', '12'], ['kcal', '120']]) {
       expect(inputOf(html, '/meals', name!)).toContain(`value="${value}"`);
     }
@@ -176,6 +177,19 @@ describe('the meals page’s times', () => {
     expect(await dayOf(client, '2026-11-23')).toMatchObject([{ carbs: 85, logged_at: '2026-11-23T22:00:00+01:00' }]);
   });
 
+  it.each([
+    ['en-US,en;q=0.9', 'Meals on Mon, Nov 23, 2026', '11:30 PM at UTC−05:00, 5:30 AM on Nov 24 your time', 'Tue, Nov 24, 2026 →'],
+    ['de-DE,de;q=0.9,en;q=0.8', 'Meals on Mo., 23. Nov. 2026', '23:30 at UTC−05:00, 05:30 on 24. Nov. your time', 'Di., 24. Nov. 2026 →'],
+    ['tlh-x-not-a-locale-at-all, *', 'Meals on Mon, 23 Nov 2026', '23:30 at UTC−05:00, 05:30 on 24 Nov your time', 'Tue, 24 Nov 2026 →'],
+  ])('writes the day and the times for Accept-Language %s in that locale’s words and clock', async (languages, heading, time, next) => {
+    const client = await newUser('Europe/Berlin');
+    await addMeal(client, { name: 'Late dinner', carbs: 80, logged_at: travelling });
+    const html = await (await client.request('/meals?date=2026-11-23', { headers: { 'accept-language': languages } })).text();
+    expect(html).toContain(`<h1>${heading}</h1>`);
+    expect(html).toContain(time);
+    expect(html).toContain(`rel="next">${next}</a>`);
+  });
+
   it('shows an item at the user’s own offset once', async () => {
     const client = await newUser('Europe/Berlin');
     await addMeal(client, { name: 'Oats', carbs: 60, logged_at: `${DATE}T08:15:00+01:00` });
@@ -199,6 +213,15 @@ describe('the meals page’s ?date=', () => {
     expect(html).toContain(problem);
     expect(html).toContain('<a class="button" href="/meals">Go to today</a>');
     expect(html).not.toContain('Meals on');
+  });
+
+  it('prefills the new item’s time with the time it is now in the user’s zone', async () => {
+    const client = await newUser('Asia/Kathmandu');
+    const wallTime = () => DateTime.now().setZone('Asia/Kathmandu').toFormat('HH:mm');
+    const before = wallTime();
+    const html = await (await client.get(`/meals?date=${DATE}`)).text();
+    const shown = inputOf(html, '/meals', 'time').match(/value="([^"]*)"/)![1];
+    expect([before, wallTime()]).toContain(shown);
   });
 
   it('shows today without a date', async () => {

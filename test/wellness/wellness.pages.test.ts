@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addDays } from '../../src/dates/local-today.js';
 import { WAITING_FOR_CONNECTION } from '../../src/sync/jobs.js';
 import { markFailed, markSynced, recordPendingReason } from '../../src/sync/outbox.js';
 import { signUpNewUser } from '../helpers/flows.js';
@@ -16,7 +17,7 @@ afterAll(async () => {
 });
 
 const TODAY = '2026-11-23'; // in Pacific/Pago_Pago
-const blank = { hrv: '', restingHr: '', sleepSecs: '', weight: '', vo2max: '' };
+const blank = { hrv: '', restingHr: '', sleepHours: '', sleepMinutes: '', weight: '', vo2max: '' };
 
 async function newUser(timezone = 'Pacific/Pago_Pago'): Promise<{ client: CookieClient; userId: number }> {
   const client = stack.browser();
@@ -42,20 +43,63 @@ function rowOf(html: string, date: string): string {
   return row;
 }
 
+function datesOf(html: string): string[] {
+  return [...html.matchAll(/<tr data-date="([^"]+)">/g)].map((match) => match[1]!);
+}
+
+function linkOf(html: string, text: string): string {
+  const href = html.match(new RegExp(`<a [^>]*href="([^"]+)"[^>]*>[^<]*${text}`))?.[1];
+  if (!href) throw new Error(`no link “${text}”`);
+  return href.replaceAll('&amp;', '&');
+}
+
 function inputOf(row: string, name: string): string {
   return row.match(new RegExp(`<input[^>]*name="${name}"[^>]*>`))![0];
 }
 
 describe('the wellness page', () => {
   it.each([
-    ['Pacific/Pago_Pago', '2026-11-23', '2026-11-10'],
-    ['Pacific/Kiritimati', '2026-11-24', '2026-11-11'],
-  ])('shows the last 14 local days of a user in %s, today (%s) first', async (zone, today, first) => {
+    ['Pacific/Pago_Pago', '2026-11-24', '2026-11-10'],
+    ['Pacific/Kiritimati', '2026-11-25', '2026-11-11'],
+  ])('shows tomorrow and the last 14 local days of a user in %s, tomorrow (%s) first', async (zone, tomorrow, first) => {
     const { client } = await newUser(zone);
-    const dates = [...(await page(client)).matchAll(/<tr data-date="([^"]+)">/g)].map((match) => match[1]);
-    expect(dates).toHaveLength(14);
-    expect(dates[0]).toBe(today);
+    const dates = datesOf(await page(client));
+    expect(dates).toHaveLength(15);
+    expect(dates[0]).toBe(tomorrow);
     expect(dates.at(-1)).toBe(first);
+  });
+
+  it('goes to earlier days page by page and back to the latest, with no later page after it', async () => {
+    const { client } = await newUser();
+    const latest = await page(client);
+    expect(latest).not.toContain('Later days');
+    const earlier = await page(client, linkOf(latest, 'Earlier days'));
+    expect(datesOf(earlier)).toEqual(datesOf(latest).map((date) => addDays(date, -15)));
+    const twoBack = await page(client, linkOf(earlier, 'Earlier days'));
+    expect(datesOf(twoBack)[0]).toBe('2026-10-25');
+    expect(linkOf(twoBack, 'Later days')).toBe('/wellness?date=2026-11-09');
+    expect(linkOf(earlier, 'Later days')).toBe('/wellness');
+  });
+
+  it('saves a day of an earlier page and comes back to that page', async () => {
+    const { client } = await newUser();
+    const saved = await postRow(client, '/wellness/2026-11-01', { ...blank, hrv: '50' });
+    expect(saved.headers.get('location')).toBe('/wellness?date=2026-11-09');
+    expect(inputOf(rowOf(await page(client, saved.headers.get('location')!), '2026-11-01'), 'hrv')).toContain('value="50"');
+  });
+
+  it.each([
+    ['abc', 'The address asks for the date “abc”, which is not a date.'],
+    ['2026-02-30', 'The address asks for 2026-02-30, a day the calendar does not have.'],
+    ['2026-11-25', 'The address asks for 2026-11-25; the latest day with wellness is tomorrow, 2026-11-24.'],
+  ])('answers ?date=%s with a 400 page that says why in plain words and links to the latest days', async (date, problem) => {
+    const { client } = await newUser();
+    const response = await client.get(`/wellness?date=${date}`);
+    expect(response.status).toBe(400);
+    const html = await response.text();
+    expect(html).toContain(problem);
+    expect(html).toContain('<a class="button" href="/wellness">Show the latest days</a>');
+    expect(html).not.toContain('<tr data-date=');
   });
 
   it('saves a row with only the measurements typed, then shows them (post/redirect/get)', async () => {
@@ -74,7 +118,10 @@ describe('the wellness page', () => {
   it.each([
     [{ restingHr: '52.5', hrv: '48' }, 'restingHr', 'Resting HR (bpm) must be a whole number of beats per minute from 20 to 250.'],
     [{ weight: '0x10' }, 'weight', 'Weight (kg) must be a number of kilograms from 20 to 400.'],
-    [{ sleepSecs: '8h' }, 'sleepSecs', 'Sleep (s) must be a whole number of seconds from 0 to 86400.'],
+    [{ sleepHours: '8h' }, 'sleepHours', 'Sleep hours must be a whole number of hours from 0 to 24.'],
+    [{ sleepHours: '7', sleepMinutes: '7.5' }, 'sleepMinutes', 'Sleep minutes must be a whole number of minutes from 0 to 59.'],
+    [{ sleepHours: '8', sleepMinutes: '60' }, 'sleepMinutes', 'Sleep minutes must be a whole number of minutes from 0 to 59.'],
+    [{ sleepHours: '24', sleepMinutes: '30' }, 'sleepHours', 'Sleep can be 24 hours at most.'],
     [{ weight: '70,500' }, 'weight', 'Weight (kg): use a dot for decimals: 12.5'],
   ])('refuses %j: the row comes back as typed, the field marked, and nothing is stored', async (fields, field, message) => {
     const { client } = await newUser();
@@ -87,6 +134,22 @@ describe('the wellness page', () => {
     expect(inputOf(row, field)).toContain('aria-invalid="true"');
     expect(inputOf(row, 'vo2max')).not.toContain('aria-invalid');
     expect(await wellnessDays(client, TODAY)).toEqual([]);
+  });
+
+  it('takes sleep as hours and minutes, sends it in seconds, and shows it as hours and minutes again', async () => {
+    const { client } = await newUser();
+    expect((await postRow(client, `/wellness/${TODAY}`, { ...blank, sleepHours: '7', sleepMinutes: '45' })).status).toBe(303);
+    expect((await postRow(client, '/wellness/2026-11-22', { ...blank, sleepHours: '8' })).status).toBe(303);
+    expect((await postRow(client, '/wellness/2026-11-21', { ...blank, sleepMinutes: '50' })).status).toBe(303);
+    expect(await wellnessDays(client, '2026-11-21', TODAY)).toMatchObject([
+      { date: '2026-11-21', sleepSecs: 3000 },
+      { date: '2026-11-22', sleepSecs: 28_800 },
+      { date: TODAY, sleepSecs: 27_900 },
+    ]);
+    const row = rowOf(await page(client), TODAY);
+    expect(inputOf(row, 'sleepHours')).toContain('value="7"');
+    expect(inputOf(row, 'sleepMinutes')).toContain('value="45"');
+    expect(inputOf(row, 'sleepHours')).toContain('aria-label="Sleep hours on Mon, 23 Nov 2026"');
   });
 
   it('takes a decimal comma where it cannot group thousands: 48,5', async () => {
@@ -108,10 +171,10 @@ describe('the wellness page', () => {
     const { client } = await newUser();
     const empty = await postRow(client, `/wellness/${TODAY}`, blank);
     expect(empty.status).toBe(400);
-    expect(await empty.text()).toContain(`${TODAY} was not saved: Enter at least one measurement.`);
+    expect(await empty.text()).toContain('Mon, 23 Nov 2026 was not saved: Enter at least one measurement.');
     const later = await postRow(client, '/wellness/2026-11-25', { ...blank, hrv: '50' });
     expect(later.status).toBe(400);
-    expect(await later.text()).toContain('2026-11-25 was not saved: The date must not be after 2026-11-24, tomorrow in Pacific/Pago_Pago: a measurement cannot be of a later day.');
+    expect(await later.text()).toContain('Wed, 25 Nov 2026 was not saved: The date must not be after 2026-11-24, tomorrow in Pacific/Pago_Pago: a measurement cannot be of a later day.');
     expect(await wellnessDays(client, TODAY, '2026-11-25')).toEqual([]);
   });
 

@@ -35,7 +35,7 @@ describe('the Workouts page', () => {
     // The person's zone is Europe/Berlin, an hour ahead of UTC in March.
     expect(row.match(/<td>(.*?)<\/td>/g)).toEqual([
       '<td>Long ride</td>',
-      '<td>2026-03-01 07:30</td>',
+      '<td>Sun, 1 Mar 2026, 07:30</td>',
       '<td>cycling</td>',
       '<td>1:30:00</td>',
       '<td>45.00 km</td>',
@@ -102,6 +102,6 @@ describe('the Workouts page', () => {
   it('sends a signed-out person to sign in', async () => {
     const response = await stack.browser().get('/workouts');
     expect(response.status).toBe(303);
-    expect(response.headers.get('location')).toBe('/login');
+    expect(response.headers.get('location')).toBe('/login?next=%2Fworkouts');
   });
 });

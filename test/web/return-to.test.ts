@@ -1,0 +1,72 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sameSitePath } from '../../src/web/return-to.js';
+import { signUpNewUser } from '../helpers/flows.js';
+import { hiddenField, type CookieClient } from '../helpers/http-client.js';
+import { startStack, type Stack } from '../helpers/stack.js';
+
+describe('a page to return to after signing in', () => {
+  it.each(['/wellness', '/meals?date=2026-11-20', '/activities#activity-3', '/'])('is %s, a path of this site', (path) => {
+    expect(sameSitePath(path)).toBe(path);
+  });
+
+  it.each([
+    '//evil.example/wellness',
+    '/\\evil.example',
+    'https://evil.example/',
+    'javascript:alert(1)',
+    'wellness',
+    '/\t/evil.example',
+    '',
+    ['/wellness'],
+    undefined,
+  ])('is never %j, which could leave the site or is no path', (value) => {
+    expect(sameSitePath(value)).toBeUndefined();
+  });
+});
+
+describe('signing in from a page that needs it', () => {
+  let stack: Stack;
+  beforeAll(async () => {
+    stack = await startStack();
+  });
+  afterAll(async () => {
+    await stack.close();
+  });
+
+  const password = 'a long password';
+
+  async function signedOutPerson(): Promise<{ client: CookieClient; email: string }> {
+    const client = stack.browser();
+    const email = await signUpNewUser(client);
+    const signOut = await client.postForm('/logout', { _csrf: hiddenField(await (await client.get('/')).text(), '_csrf') });
+    expect(signOut.status).toBe(303);
+    return { client, email };
+  }
+
+  it('leads back to the page asked for, with its query', async () => {
+    const { client, email } = await signedOutPerson();
+    const asked = await client.get('/wellness?date=2026-11-01');
+    expect(asked.status).toBe(303);
+    expect(asked.headers.get('location')).toBe('/login?next=%2Fwellness%3Fdate%3D2026-11-01');
+
+    const loginPage = await (await client.get(asked.headers.get('location')!)).text();
+    expect(hiddenField(loginPage, 'next')).toBe('/wellness?date=2026-11-01');
+    const signIn = await client.postForm('/login', { email, password, next: hiddenField(loginPage, 'next'), _csrf: hiddenField(loginPage, '_csrf') });
+    expect(signIn.status).toBe(303);
+    expect(signIn.headers.get('location')).toBe('/wellness?date=2026-11-01');
+  });
+
+  it('sends to sign in without naming the dashboard, which is where signing in leads anyway', async () => {
+    const { client } = await signedOutPerson();
+    expect((await client.get('/')).headers.get('location')).toBe('/login');
+  });
+
+  it.each(['//evil.example/', 'https://evil.example/', '/\\evil.example'])('leads to the dashboard, not to %s', async (next) => {
+    const { client, email } = await signedOutPerson();
+    const loginPage = await (await client.get(`/login?next=${encodeURIComponent(next)}`)).text();
+    expect(loginPage).not.toContain('name="next"');
+    const signIn = await client.postForm('/login', { email, password, next, _csrf: hiddenField(loginPage, '_csrf') });
+    expect(signIn.status).toBe(303);
+    expect(signIn.headers.get('location')).toBe('/');
+  });
+});
