@@ -46,7 +46,7 @@ describe('the .fit check off the event loop', () => {
     const stalls = [];
     for (let run = 0; run < 3; run += 1) stalls.push(await longestStall(() => check(large)));
     expect(Math.min(...stalls)).toBeLessThan(onTheLoop / 4);
-  });
+  }, 120_000); // Four decodes of a large file: seconds on a quiet machine, far more on a loaded one.
 });
 
 describe('the .fit check, fair to every client', () => {
