@@ -1,4 +1,4 @@
-import { findUserById, lockUser } from '../accounts/user.repository.js';
+import { findUserById, lockSignedInUser, lockUser } from '../accounts/user.repository.js';
 import type { User } from '../accounts/user.table.js';
 import type { Db } from '../db/database.js';
 import { forgetEntry, markDirty, syncFactsOf, syncStatusesOf, type EntrySyncStatus, type OutboxKey, type SyncFacts } from '../sync/outbox.js';
@@ -158,7 +158,7 @@ export function createActivities({ db, files, lockFile, checkFile, clock }: Acti
     async change(user: User, id: number, changes: ActivityChanges): Promise<ChangeOutcome> {
       const now = clock();
       const outcome = await db.transaction().execute(async (trx) => {
-        await lockUser(trx, user.id);
+        await lockSignedInUser(trx, user.id);
         const existing = await findActivity(trx, user.id, id);
         if (!existing) return { ok: false as const, reason: 'not_found' as const };
         if (existing.file_stored === 0) {
@@ -186,7 +186,7 @@ export function createActivities({ db, files, lockFile, checkFile, clock }: Acti
       const key = activityFileKey(user.id, activity.sha256);
       return lockFile(key, async () => {
         const removed = await db.transaction().execute(async (trx) => {
-          await lockUser(trx, user.id);
+          await lockSignedInUser(trx, user.id);
           // Read again under the lock: the same request may have been sent twice.
           if (!(await findActivity(trx, user.id, id))) return false;
           await deleteActivity(trx, user.id, id);
