@@ -37,6 +37,25 @@ export async function lockUser(trx: Transaction<Database>, id: number): Promise<
   await lockRows(trx, () => trx.selectFrom('users').select('id').where('id', '=', id));
 }
 
+/**
+ * The person's account was deleted while their request ran: nothing of theirs is written, and the
+ * request is answered as one without a signed-in person (the error handler reads `status`).
+ */
+export class AccountGoneError extends Error {
+  override name = 'AccountGoneError';
+  readonly status = 401;
+
+  constructor() {
+    super('Sign in first.');
+  }
+}
+
+/** lockUser for a change the person asked for, whose account may be deleted while the request runs. */
+export async function lockSignedInUser(trx: Transaction<Database>, id: number): Promise<void> {
+  await lockUser(trx, id);
+  if (!(await findUserById(trx, id))) throw new AccountGoneError();
+}
+
 /** Whether the person gets a mail when their connection needs them (src/notices/). */
 export async function updateConnectionMail(db: Db, id: number, wanted: boolean): Promise<void> {
   await db.updateTable('users').set({ connection_mail: wanted ? 1 : 0 }).where('id', '=', id).execute();

@@ -1,5 +1,5 @@
 import { Router, type Response } from 'express';
-import { currentUser, requireUserApi } from '../web/authentication.js';
+import { currentUser, requireUserApi, sendSignInFirst } from '../web/authentication.js';
 import { signalOnClientLeaving } from '../web/client-left.js';
 import { sendInvalidInput } from '../web/invalid-input.js';
 import type { Activities } from './activities.js';
@@ -19,6 +19,7 @@ export function activityUploadApi({ activities, uploads }: { activities: Activit
     const fields = uploadFieldsSchema.safeParse(req.body ?? {});
     if (!fields.success) return sendInvalidInput(res, fields.error);
     const outcome = await activities.upload(currentUser(res), { ...uploadedFile(req), ...fields.data }, signalOnClientLeaving(res));
+    if (!outcome.ok && outcome.reason === 'account_gone') return sendSignInFirst(res);
     if (!outcome.ok) return sendInvalidInput(res, { fields: ['file'], message: outcome.message });
     res.status(outcome.created ? 201 : 200).json(outcome.activity);
   });

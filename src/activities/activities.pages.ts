@@ -63,6 +63,7 @@ export function activityUploadPage(deps: Dependencies & { uploads: UploadRecepti
       const fields = uploadFormSchema.safeParse(req.body);
       if (!fields.success) return renderActivities(deps, req, res, { message: describeInvalidFields(fields.error).message, status: 400 });
       const outcome = await deps.activities.upload(currentUser(res), { ...uploadedFile(req), ...fields.data }, signalOnClientLeaving(res));
+      if (!outcome.ok && outcome.reason === 'account_gone') return res.redirect(303, '/login');
       if (!outcome.ok) return renderActivities(deps, req, res, { message: outcome.message, status: 400 });
       res.redirect(303, '/activities');
     },

@@ -1,4 +1,4 @@
-import { lockUser } from '../accounts/user.repository.js';
+import { findUserById, lockSignedInUser, lockUser } from '../accounts/user.repository.js';
 import type { User } from '../accounts/user.table.js';
 import type { Db } from '../db/database.js';
 import { forgetEntry, markDirty, syncFactsOf, syncStatusesOf, type EntrySyncStatus, type OutboxKey, type SyncFacts } from '../sync/outbox.js';
@@ -39,7 +39,10 @@ export interface ActivityUploadInput {
   metadata?: ActivityMetadata;
 }
 
-export type UploadOutcome = { ok: true; created: boolean; activity: ActivityView } | { ok: false; reason: 'not_fit'; message: string };
+export type UploadOutcome =
+  | { ok: true; created: boolean; activity: ActivityView }
+  | { ok: false; reason: 'not_fit'; message: string }
+  | { ok: false; reason: 'account_gone' };
 
 export type FileOutcome =
   | { ok: true; bytes: Uint8Array; fileName: string }
@@ -79,11 +82,15 @@ export function createActivities({ db, files, lockFile, checkFile, clock }: Acti
     return shown!;
   }
 
-  /** The row of an upload whose bytes are stored: a new activity, or the one this user has of the file. */
+  /**
+   * The row of an upload whose bytes are stored: a new activity, or the one this user has of the
+   * file; undefined when the account was deleted meanwhile.
+   */
   function recordUpload(user: User, input: ActivityUploadInput, sha256: string) {
     const now = clock();
     return db.transaction().execute(async (trx) => {
       await lockUser(trx, user.id);
+      if (!(await findUserById(trx, user.id))) return undefined;
       const existing = await findActivityByFile(trx, user.id, sha256);
       if (!existing) {
         const activity = await insertActivity(trx, {
@@ -128,7 +135,9 @@ export function createActivities({ db, files, lockFile, checkFile, clock }: Acti
      * puts the same key again), never an activity without its bytes. A file uploaded again restores
      * bytes pruned after an earlier upload, changes only the fields it gives, and sends the file
      * again when its last send failed. A delete of the same file waits for it (lockFile): otherwise it
-     * could remove the row this upload finds gone and the bytes this upload's new row needs.
+     * could remove the row this upload finds gone and the bytes this upload's new row needs. An
+     * account deleted while its file was checked or stored keeps none of it: the deletion removed
+     * the bytes stored before it, and this removes those stored after.
      */
     async upload(user: User, input: ActivityUploadInput, signal?: AbortSignal): Promise<UploadOutcome> {
       const problem = await checkFile(input.bytes, signal);
@@ -137,8 +146,11 @@ export function createActivities({ db, files, lockFile, checkFile, clock }: Acti
       const key = activityFileKey(user.id, sha256);
       const outcome = await lockFile(key, async () => {
         await files.put(key, input.bytes);
-        return recordUpload(user, input, sha256);
+        const recorded = await recordUpload(user, input, sha256);
+        if (recorded === undefined) await files.delete(key);
+        return recorded;
       });
+      if (outcome === undefined) return { ok: false, reason: 'account_gone' };
       return { ok: true, created: outcome.created, activity: await viewOne(outcome.activity) };
     },
 
@@ -146,7 +158,7 @@ export function createActivities({ db, files, lockFile, checkFile, clock }: Acti
     async change(user: User, id: number, changes: ActivityChanges): Promise<ChangeOutcome> {
       const now = clock();
       const outcome = await db.transaction().execute(async (trx) => {
-        await lockUser(trx, user.id);
+        await lockSignedInUser(trx, user.id);
         const existing = await findActivity(trx, user.id, id);
         if (!existing) return { ok: false as const, reason: 'not_found' as const };
         if (existing.file_stored === 0) {
@@ -174,7 +186,7 @@ export function createActivities({ db, files, lockFile, checkFile, clock }: Acti
       const key = activityFileKey(user.id, activity.sha256);
       return lockFile(key, async () => {
         const removed = await db.transaction().execute(async (trx) => {
-          await lockUser(trx, user.id);
+          await lockSignedInUser(trx, user.id);
           // Read again under the lock: the same request may have been sent twice.
           if (!(await findActivity(trx, user.id, id))) return false;
           await deleteActivity(trx, user.id, id);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_ROW_ID } from '../db/row-id.js';
 import { nestsTooDeep, TOO_DEEP_MESSAGE } from '../text/json-nesting.js';
 import { plainTextSchema } from '../text/plain-text.js';
 
@@ -6,7 +7,7 @@ import { plainTextSchema } from '../text/plain-text.js';
 const NAME_MAX_LENGTH = 200;
 const METADATA_MAX_CHARACTERS = 16 * 1024;
 
-export const activityIdSchema = z.coerce.number({ error: 'must be an activity id' }).int().positive().max(Number.MAX_SAFE_INTEGER);
+export const activityIdSchema = z.coerce.number({ error: 'must be an activity id' }).int().positive().max(MAX_ROW_ID);
 
 export const activityNameSchema = plainTextSchema({ maxLength: NAME_MAX_LENGTH });
 

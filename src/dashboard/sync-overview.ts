@@ -6,7 +6,7 @@ import type { DateStyle } from '../dates/date-style.js';
 import { addDays, localToday } from '../dates/local-today.js';
 import type { Db } from '../db/database.js';
 import { dailySyncStatuses, entryCountsOf, recentSyncStatuses, type EntrySyncStatus } from '../sync/outbox.js';
-import { SYNC_KINDS, isDailyKind, type SyncKind } from '../sync/sync-kinds.js';
+import { SUBJECT_SCHEMAS, SYNC_KINDS, isDailyKind, type SyncKind } from '../sync/sync-kinds.js';
 import { describeSync, type SyncWords } from '../sync/sync-words.js';
 import { historyWords } from './history-progress.js';
 
@@ -99,7 +99,9 @@ function lastProblemOf(kinds: Labelled, timezone: string, now: Date): { lastProb
 /** A daily entry is named by its date, an activity by its name. */
 async function entryLabeller(db: Db, userId: number, kind: SyncKind, entries: EntrySyncStatus[], style: DateStyle) {
   if (isDailyKind(kind)) return (entry: EntrySyncStatus) => style.day(entry.subject);
-  const names = await activityNames(db, userId, entries.map((entry) => Number(entry.subject)));
+  // A subject no activity can have (a hand edit) is shown as it is, never looked up.
+  const ids = entries.map((entry) => entry.subject).filter((subject) => SUBJECT_SCHEMAS.activities.safeParse(subject).success);
+  const names = await activityNames(db, userId, ids.map(Number));
   return (entry: EntrySyncStatus) => names.get(Number(entry.subject)) ?? `Activity ${entry.subject}`;
 }
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Config } from '../config.js';
+import { MAX_ROW_ID } from '../db/row-id.js';
 import { plainTextSchema } from '../text/plain-text.js';
 import { loggedAtInputSchema } from './local-date.js';
 
@@ -62,4 +63,4 @@ export function batchBodyLimitBytes(limits: MealLimits): number {
 export type MealInput = z.infer<ReturnType<typeof mealInputSchemas>['create']>;
 export type MealChanges = z.infer<ReturnType<typeof mealInputSchemas>['update']>;
 
-export const mealIdSchema = z.coerce.number({ error: 'must be a meal id' }).int().positive();
+export const mealIdSchema = z.coerce.number({ error: 'must be a meal id' }).int().positive().max(MAX_ROW_ID);

@@ -1,4 +1,4 @@
-import { lockUser } from '../accounts/user.repository.js';
+import { lockSignedInUser } from '../accounts/user.repository.js';
 import type { User } from '../accounts/user.table.js';
 import type { Db } from '../db/database.js';
 import type { HistoryHint } from '../sync/hint.js';
@@ -79,7 +79,7 @@ export function createMeals({ db, limits, clock, historyAdded }: MealsDependenci
       if (!placement.ok) return invalidLoggedAt(placement);
       const { placed } = placement;
       const meal = await db.transaction().execute(async (trx) => {
-        await lockUser(trx, user.id);
+        await lockSignedInUser(trx, user.id);
         if ((await countMealsOfDay(trx, user.id, placed.localDate)) >= limits.maxItemsPerDay) return undefined;
         const item = await insertMeal(trx, newMealItem(user, input, placed, now));
         await markDirty(trx, nutritionDay(user, placed.localDate), now);
@@ -104,7 +104,7 @@ export function createMeals({ db, limits, clock, historyAdded }: MealsDependenci
       const added = countByDay(placed.map((time) => time.localDate));
       const days = [...added.keys()].sort();
       const outcome = await db.transaction().execute(async (trx) => {
-        await lockUser(trx, user.id);
+        await lockSignedInUser(trx, user.id);
         const held = await countMealsOfDays(trx, user.id, days);
         const overfull = days.find((day) => (held.get(day) ?? 0) + (added.get(day) ?? 0) > limits.maxItemsPerDay);
         if (overfull !== undefined) return dayOverfull(overfull, held.get(overfull) ?? 0, added.get(overfull) ?? 0);
@@ -122,7 +122,7 @@ export function createMeals({ db, limits, clock, historyAdded }: MealsDependenci
       if (placement && !placement.ok) return invalidLoggedAt(placement);
       const placed = placement?.placed;
       const outcome = await db.transaction().execute(async (trx) => {
-        await lockUser(trx, user.id);
+        await lockSignedInUser(trx, user.id);
         const before = await findMeal(trx, user.id, id);
         if (!before) return { ok: false as const, reason: 'not_found' as const };
         const date = placed?.localDate ?? before.local_date;
@@ -149,7 +149,7 @@ export function createMeals({ db, limits, clock, historyAdded }: MealsDependenci
     async remove(user: User, id: number): Promise<MealOutcome> {
       const now = clock();
       const removed = await db.transaction().execute(async (trx) => {
-        await lockUser(trx, user.id);
+        await lockSignedInUser(trx, user.id);
         const item = await findMeal(trx, user.id, id);
         if (!item) return undefined;
         await deleteMeal(trx, user.id, id);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { calendarDateSchema } from '../dates/supported-dates.js';
+import { MAX_ROW_ID } from '../db/row-id.js';
 
 /**
  * What the app keeps in the service, each kind with the subject its outbox entries are keyed by:
@@ -17,8 +18,13 @@ export const DAILY_KINDS = ['nutrition', 'wellness'] as const satisfies readonly
 
 export type DailyKind = (typeof DAILY_KINDS)[number];
 
-/** An activity's id as an outbox subject: the decimal digits of a positive integer. */
-const activityIdSchema = z.string().regex(/^[1-9][0-9]{0,14}$/, { error: 'must be an activity id (a positive whole number)' });
+const ACTIVITY_ID_ERROR = { error: `must be an activity id (a positive whole number up to ${MAX_ROW_ID})` };
+
+/** An activity's id as an outbox subject: the decimal digits of a positive integer an id column holds. */
+const activityIdSchema = z
+  .string()
+  .regex(/^[1-9][0-9]{0,9}$/, ACTIVITY_ID_ERROR)
+  .refine((subject) => Number(subject) <= MAX_ROW_ID, ACTIVITY_ID_ERROR);
 
 export const SUBJECT_SCHEMAS: Record<SyncKind, z.ZodType<string>> = {
   nutrition: calendarDateSchema,

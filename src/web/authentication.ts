@@ -27,5 +27,10 @@ export const requireUserPage: RequestHandler = (req, res, next) => {
 
 export const requireUserApi: RequestHandler = (_req, res, next) => {
   if (res.locals.user) return next();
-  res.status(401).json({ error: 'unauthenticated', message: 'Sign in first.' });
+  sendSignInFirst(res);
 };
+
+/** The API's answer without a signed-in person: none, or one whose account was deleted while the request ran. */
+export function sendSignInFirst(res: Response): void {
+  res.status(401).json({ error: 'unauthenticated', message: 'Sign in first.' });
+}

@@ -107,6 +107,7 @@ function refusalStatus(error: unknown): number | undefined {
  * should send less or faster, or should wait and send the same again.
  */
 const REFUSAL_CODES: Record<number, string> = {
+  401: 'unauthenticated',
   403: 'forbidden',
   408: 'request_timeout',
   413: 'payload_too_large',

@@ -22,8 +22,9 @@ export function refuseForeignOrigin(appBaseUrl: string): RequestHandler {
 
 /** The JSON API takes JSON only; a body of any other type is refused before it is parsed. */
 export const requireJsonBody: RequestHandler = (req, res, next) => {
-  // req.is() is null for a request without a body, false for a body of another type.
-  if (req.is('application/json') !== false) return next();
+  // req.is() is null for a request without a body, false for a body of another type. An empty body
+  // is none: fetch sends a POST without one as Content-Length: 0, with no Content-Type.
+  if (req.is('application/json') !== false || req.get('content-length') === '0') return next();
   res.status(415).json({ error: 'unsupported_media_type', message: 'Send the body as Content-Type: application/json.' });
 };
 

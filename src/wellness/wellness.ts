@@ -1,4 +1,4 @@
-import { lockUser } from '../accounts/user.repository.js';
+import { lockSignedInUser } from '../accounts/user.repository.js';
 import type { User } from '../accounts/user.table.js';
 import { addDays, localToday } from '../dates/local-today.js';
 import type { Db } from '../db/database.js';
@@ -61,7 +61,7 @@ export function createWellness({ db, clock }: WellnessDependencies) {
         return { ok: false, reason: 'invalid_field', field: 'date', message };
       }
       const { day } = await db.transaction().execute(async (trx) => {
-        await lockUser(trx, user.id);
+        await lockSignedInUser(trx, user.id);
         const before = await findWellnessDay(trx, user.id, date);
         if (before && sameMeasurements(before, measurements)) return { day: before };
         const after = await saveWellnessDay(trx, {
@@ -83,7 +83,7 @@ export function createWellness({ db, clock }: WellnessDependencies) {
      */
     async remove(user: User, date: string): Promise<boolean> {
       return db.transaction().execute(async (trx) => {
-        await lockUser(trx, user.id);
+        await lockSignedInUser(trx, user.id);
         const deleted = await deleteWellnessDay(trx, user.id, date);
         if (deleted) await forgetEntry(trx, wellnessDay(user, date));
         return deleted;

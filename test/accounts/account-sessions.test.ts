@@ -110,6 +110,13 @@ describe('signing out everywhere', () => {
     expect(await userSessionIds(setKey)).toEqual([]);
   });
 
+  it('takes a POST without a body, as fetch sends it (Content-Length: 0, no Content-Type)', async () => {
+    const client = stack.browser();
+    await signUpNewUser(client);
+    expect((await client.request('/api/account/logout-everywhere', { method: 'POST' })).status).toBe(204);
+    expect((await client.get('/api/me')).status).toBe(401);
+  });
+
   it('the account page\'s button, which sends the person to sign in', async () => {
     const client = stack.browser();
     const email = await signUpNewUser(client);

@@ -303,4 +303,12 @@ describe('DELETE /api/activities/:id', () => {
     const { client } = await newUser();
     expect((await client.request('/api/activities/abc', { method: 'DELETE' })).status).toBe(404);
   });
+
+  it('answers 404 for an id larger than any row can have, on every database', async () => {
+    const { client } = await newUser();
+    const tooLarge = 2 ** 31;
+    expect((await client.request(`/api/activities/${tooLarge}`, { method: 'DELETE' })).status).toBe(404);
+    expect((await client.request(`/api/activities/${tooLarge}/file`)).status).toBe(404);
+    expect((await renameActivity(client, tooLarge, { name: 'Mine' })).status).toBe(404);
+  });
 });

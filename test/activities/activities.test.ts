@@ -1,12 +1,14 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
+import { createAccountErasure } from '../../src/accounts/account-erasure.js';
 import { insertUser } from '../../src/accounts/user.repository.js';
 import { createActivities } from '../../src/activities/activities.js';
 import { createActivityFileLock } from '../../src/activities/activity-file-lock.js';
 import { createDatabaseActivityFileStore, type ActivityFileStore } from '../../src/activities/activity-file-store.js';
 import type { Db } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
+import { createLogger } from '../../src/logger.js';
 import { createRedisConnection } from '../../src/queue/redis.js';
 import { createTestDatabase, openDb, type TestDatabase } from '../helpers/database.js';
 import { fitFile } from '../helpers/fit-files.js';
@@ -72,5 +74,35 @@ describe('a delete racing an upload of the same file', () => {
     const rows = await db.selectFrom('activities').select(['id', 'sha256']).where('user_id', '=', user.id).execute();
     const stored = createDatabaseActivityFileStore(db);
     for (const row of rows) expect(await stored.open(`${user.id}/${row.sha256}`), `bytes of activity ${row.id}`).toBeDefined();
+  });
+});
+
+describe('an upload whose account is deleted while its bytes are stored', () => {
+  it('keeps none of them, and says the account is gone', async () => {
+    const user = (await insertUser(db, { email: 'gone@example.com', password_hash: 'x', timezone: 'UTC', created_at: new Date().toISOString() }))!;
+    const held = storeHeldAfterPut();
+    const uploading = createActivities({
+      db,
+      files: held.store,
+      checkFile: async () => undefined,
+      clock: () => new Date(),
+      lockFile: createActivityFileLock(redis, prefix),
+    }).upload(user, { bytes: fitFile(2), fileName: 'ride.fit' });
+    await held.stored;
+    const erasure = createAccountErasure({
+      db,
+      files: createDatabaseActivityFileStore(db),
+      forgetQueuedWork: async () => {},
+      endSessions: async () => {},
+      attemptLimits: { forgetAccount: async () => {} },
+      clock: () => new Date(),
+      logger: createLogger('silent', 'test'),
+    });
+    await erasure.erase(user);
+    held.resume();
+
+    expect(await uploading).toEqual({ ok: false, reason: 'account_gone' });
+    const left = await db.selectFrom('activity_files').select('key').where('key', 'like', `${user.id}/%`).execute();
+    expect(left).toEqual([]);
   });
 });

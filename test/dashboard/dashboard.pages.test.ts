@@ -5,7 +5,7 @@ import type { SyncOverview } from '../../src/dashboard/sync-overview.js';
 import { addDays, localToday } from '../../src/dates/local-today.js';
 import { ServiceError } from '../../src/provider/service-error.js';
 import { syncEntry } from '../../src/sync/jobs.js';
-import { recordNextAttempt } from '../../src/sync/outbox.js';
+import { markDirty, recordNextAttempt } from '../../src/sync/outbox.js';
 import { connectedUser } from '../helpers/flows.js';
 import { bodyOf } from '../helpers/http-client.js';
 import { addMeal } from '../helpers/meals.js';
@@ -123,5 +123,15 @@ describe('the dashboard', () => {
       .values({ user_id: userId, kind: 'sleep' as never, subject: '2026-11-20', version: 1, synced_version: null, synced_at: null, failed_version: null, last_error: null, problem: null, next_attempt_at: null, updated_at: new Date().toISOString() })
       .execute();
     expect(await bodyOf<SyncOverview>(await client.get('/api/sync/overview'))).toMatchObject({ pending: false, counts: 'Nothing waits to be sent.' });
+  });
+
+  it('shows an activity entry whose subject names no row there can be (a hand edit) by its subject, on every database', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
+    const { client, userId } = await connectedUser(stack, { timezone: ZONE });
+    for (const subject of ['abc', String(2 ** 31)]) await markDirty(stack.db, { userId, kind: 'activities', subject }, new Date());
+    const overview = await bodyOf<SyncOverview>(await client.get('/api/sync/overview'));
+    const labels = overview.kinds.find((kind) => kind.kind === 'activities')?.entries.map((entry) => entry.label);
+    expect(labels?.sort()).toEqual([`Activity ${2 ** 31}`, 'Activity abc']);
+    expect((await client.get('/')).status).toBe(200);
   });
 });

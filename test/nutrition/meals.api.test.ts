@@ -210,6 +210,18 @@ describe('GET, PATCH and DELETE /api/meals', () => {
     expect(await dayOf(owner, '2026-03-10')).toEqual([created]);
   });
 
+  it('answers 404 for an id larger than any row can have, on every database', async () => {
+    const client = await newUser();
+    const tooLarge = 2 ** 31;
+    const patch = await client.request(`/api/meals/${tooLarge}`, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ carbs: 1 }),
+    });
+    expect(patch.status).toBe(404);
+    expect((await client.request(`/api/meals/${tooLarge}`, { method: 'DELETE' })).status).toBe(404);
+  });
+
   it('keeps old items on their day when the user’s zone changes', async () => {
     const client = await newUser('Europe/Berlin');
     const created = await addMeal(client, { ...meal, logged_at: '2026-03-10T23:30' });
