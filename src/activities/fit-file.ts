@@ -8,7 +8,7 @@ const CRC_SIZE = 2;
  * The FIT SDK keeps every message it decodes until the end of the file: about 80 bytes of memory
  * for a message of one field and 50 for each further field value, against one or two bytes each
  * in the file, so 25 MiB of tiny or wide messages would take more than a gigabyte. These bound
- * what one check holds to about 110 MB. They are far above an activity: a day of one-second
+ * what one check holds to about 110 MB, a text counting by its length. They are far above an activity: a day of one-second
  * records with ten fields each is 86,400 messages and under a million values.
  */
 export const FIT_LIMITS = { messages: 500_000, fieldValues: 2_000_000 };
@@ -63,11 +63,15 @@ class DecodedTally {
   }
 }
 
-/** A decoded message's field values: an array's each, and a developer field's each. */
+/** A text takes memory by its length: it counts as one value per this many characters, about a value's own memory. */
+const CHARACTERS_PER_VALUE = 50;
+
+/** A decoded message's field values: an array's each, a developer field's each, a text by its length. */
 function valuesIn(message: object): number {
   let values = 0;
   for (const value of Object.values(message)) {
     if (Array.isArray(value)) values += value.length;
+    else if (typeof value === 'string') values += Math.max(1, Math.ceil(value.length / CHARACTERS_PER_VALUE));
     else if (typeof value === 'object' && value !== null && !(value instanceof Date)) values += valuesIn(value);
     else values += 1;
   }

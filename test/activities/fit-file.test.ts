@@ -5,6 +5,7 @@ import {
   emptyFile,
   fitFile,
   fitFileOfRecords,
+  fitFileOfTexts,
   fitFileWithBadCrc,
   fitFileWithUndecodableRecords,
   notAFitFile,
@@ -102,6 +103,13 @@ describe('fitFileProblem', () => {
 
   it('refuses a file of more field values than its limit, however few messages hold them', () => {
     expect(fitFileProblem(fitFileOfRecords(101, 40), small)).toBe(
+      'The file is too large to check: it holds more than 4,000 field values, more than any activity',
+    );
+  });
+
+  it('counts a text by its length, one value per 50 characters: long texts cannot pass for few values', () => {
+    expect(fitFileProblem(fitFileOfTexts(800, 49), small)).toBeUndefined();
+    expect(fitFileProblem(fitFileOfTexts(800, 254), small)).toBe(
       'The file is too large to check: it holds more than 4,000 field values, more than any activity',
     );
   });

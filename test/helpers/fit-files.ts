@@ -131,6 +131,32 @@ export function fitFileOfRecords(count: number, fields = 1): Uint8Array {
 }
 
 /**
+ * A valid .fit file of `count` sport messages, each holding one text of `length` characters (the
+ * sport's name), which the SDK keeps as a string.
+ */
+export function fitFileOfTexts(count: number, length: number): Uint8Array {
+  const sport = Profile.messages[mesgNum('SPORT')]!;
+  const nameField = Number(Object.entries(sport.fields).find(([, field]) => field.type === 'string')![0]);
+  const STRING = 0x07;
+  const definition = [0x40, 0, 0, mesgNum('SPORT') & 0xff, mesgNum('SPORT') >> 8, 1, nameField, length + 1, STRING];
+  const messageSize = 1 + length + 1;
+  const headerSize = 14;
+  const dataSize = definition.length + count * messageSize;
+  const file = new Uint8Array(headerSize + dataSize + CRC_SIZE);
+  const view = new DataView(file.buffer);
+  file.set([headerSize, 0x20], 0);
+  view.setUint16(2, 2199, true);
+  view.setUint32(4, dataSize, true);
+  file.set(new TextEncoder().encode('.FIT'), 8);
+  view.setUint16(12, CrcCalculator.calculateCRC(file, 0, 12), true);
+  file.set(definition, headerSize);
+  // Data messages of local type 0: a zero header byte, then the text ('A's) and its closing zero.
+  for (let offset = headerSize + definition.length; offset < headerSize + dataSize; offset += messageSize) file.fill(0x41, offset + 1, offset + messageSize - 1);
+  view.setUint16(headerSize + dataSize, CrcCalculator.calculateCRC(file, 0, headerSize + dataSize), true);
+  return file;
+}
+
+/**
  * A valid .fit file of about `size` bytes that the checks decode quickly and within their limits:
  * messages of a manufacturer-specific number (0xFF00), each of ten 255-byte text fields, so a
  * 24 MiB file is about ten thousand messages and a hundred thousand values. `seed` changes its bytes.
