@@ -8,10 +8,15 @@ import { createLogger } from './logger.js';
 /**
  * `npm run demo`: the sandbox, the web app and a worker, each in its own process, wired together
  * with demo settings (src/dev/stack.ts), from the sources as they are now; and a local mail server
- * that keeps the app's mails, with a page to read them.
+ * that keeps the app's mails, with a page to read them. The sandbox keeps everything in memory, so
+ * every run starts empty, the app's database and Redis keys too: accounts, connections and synced
+ * days of an earlier run would otherwise point at a service that no longer holds them.
  */
 runEntryPoint(async () => {
   const redis = await findRedis();
+  const databaseUrl = process.env.DATABASE_URL ?? 'sqlite:./data/demo.db';
+  const redisPrefix = process.env.REDIS_PREFIX ?? 'athlete-sync-demo';
+  console.log(`The demo starts empty every time (the sandbox remembers nothing between runs): emptying ${databaseUrl} and the Redis keys ${redisPrefix}:*.`);
   const sandboxPort = Number(process.env.SANDBOX_PORT ?? '4100');
   const mail = await startMailCatcher();
   const mailPagePort = Number(process.env.MAIL_PAGE_PORT ?? '4200');
@@ -22,9 +27,9 @@ runEntryPoint(async () => {
     sandboxPort,
     redisUrl: redis.url,
     storage: {
-      kind: 'kept',
-      databaseUrl: process.env.DATABASE_URL ?? 'sqlite:./data/demo.db',
-      redisPrefix: process.env.REDIS_PREFIX ?? 'athlete-sync-demo',
+      kind: 'fresh',
+      databaseUrl,
+      redisPrefix,
     },
     code: 'source',
     workers: 1,

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { loadConfig, type Config } from '../config.js';
+import { StartupError } from '../errors.js';
 import { createDb } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
 import { startCompiledEntryPoint, startEntryPoint, stopChild, waitForHealthy } from './child-processes.js';
@@ -20,10 +21,12 @@ export interface DevStackOptions {
   sandboxPort: number;
   redisUrl: string;
   /**
-   * `kept`: this database and Redis prefix outlive the run (the demo's). `throwaway`: a fresh SQLite
-   * database in a temporary folder and a Redis prefix of the run's own, both deleted at stop.
+   * `fresh`: this SQLite database and Redis prefix are emptied at start and kept after stop, to look
+   * into (the demo's: its sandbox remembers nothing between runs, so neither may the app).
+   * `throwaway`: a fresh SQLite database in a temporary folder and a Redis prefix of the run's own,
+   * both deleted at stop.
    */
-  storage: { kind: 'kept'; databaseUrl: string; redisPrefix: string } | { kind: 'throwaway' };
+  storage: { kind: 'fresh'; databaseUrl: string; redisPrefix: string } | { kind: 'throwaway' };
   /** `source` runs the TypeScript through tsx (no build); `compiled` runs dist/ as `npm start` does. */
   code: 'source' | 'compiled';
   /** Workers started with the web app; more with startWorker(). */
@@ -87,15 +90,19 @@ interface Storage {
   temporaryDir?: string;
 }
 
-async function prepareStorage({ name, storage }: DevStackOptions): Promise<Storage> {
-  if (storage.kind === 'kept') return storage;
+async function prepareStorage({ name, storage }: DevStackOptions, redisUrl: string): Promise<Storage> {
+  if (storage.kind === 'fresh') {
+    await deleteSqliteDatabase(storage.databaseUrl);
+    await deleteKeys(redisUrl, storage.redisPrefix);
+    return storage;
+  }
   const temporaryDir = await mkdtemp(join(tmpdir(), `athlete-sync-${name}-`));
   return { databaseUrl: `sqlite:${join(temporaryDir, `${name}.db`)}`, redisPrefix: `athlete-sync-${name}-${Date.now()}`, temporaryDir };
 }
 
 /** Migrates the database, starts the sandbox (always from source) and the web app, and waits until both answer. */
 export async function startDevStack(options: DevStackOptions): Promise<DevStack> {
-  const storage = await prepareStorage(options);
+  const storage = await prepareStorage(options, options.redisUrl);
   const env = stackEnvironment(options, storage);
   const config = loadConfig(env);
   const db = createDb(config.database);
@@ -149,6 +156,15 @@ export async function startDevStack(options: DevStackOptions): Promise<DevStack>
     },
     stop,
   };
+}
+
+/** The database file and SQLite's files beside it (write-ahead log, shared memory, journal). */
+async function deleteSqliteDatabase(databaseUrl: string): Promise<void> {
+  if (!databaseUrl.startsWith('sqlite:')) {
+    throw new StartupError(`This run starts from an empty database, which it makes itself: give DATABASE_URL=sqlite:<path>, not ${new URL(databaseUrl).protocol}//…`);
+  }
+  const path = databaseUrl.slice('sqlite:'.length);
+  await Promise.all(['', '-wal', '-shm', '-journal'].map((suffix) => rm(`${path}${suffix}`, { force: true })));
 }
 
 /** This run's keys only: a Redis found on the machine may hold others'. */
