@@ -66,7 +66,9 @@ describe('the dashboard', () => {
     expect(entryOf(dashboard, sent)).toContain('data-sync-state="synced">Sent 2 minutes ago<');
     const localTime = DateTime.fromJSDate(sentAt).setZone(ZONE).toFormat('d LLL yyyy, HH:mm:ss');
     expect(entryOf(dashboard, sent)).toMatch(new RegExp(`<li>Sent at ${localTime} \\(Asia/Kath?mandu\\) as version 1\\.</li>`));
-    expect(entryOf(dashboard, refused)).toContain('data-sync-state="failed">Refused by the service: HTTP 400: invalid_request: items.0.carbs: too many<');
+    expect(entryOf(dashboard, refused)).toMatch(
+      /data-sync-state="failed">Refused by the service<[\s\S]*<summary>Details<\/summary>[\s\S]*Reason recorded: HTTP 400: invalid_request: items.0.carbs: too many</,
+    );
     const waiting = entryOf(dashboard, busy);
     expect(waiting).toMatch(/data-sync-state="pending">Waiting: the service is busy, next try in about (29|30) s</);
     expect(waiting).toMatch(/<details class="sync-details"><summary>Details<\/summary>\s*<ul><li>Reason recorded: HTTP 503: temporarily_unavailable/);

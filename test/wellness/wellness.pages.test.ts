@@ -124,7 +124,7 @@ describe('the wellness page', () => {
     await recordPendingReason(stack.db, day(TODAY), { problem: 'needs-connection', text: WAITING_FOR_CONNECTION }, NOW);
     const html = await page(client);
     expect(rowOf(html, '2026-11-21')).toContain('Sent just now');
-    expect(rowOf(html, '2026-11-22')).toContain('Refused by the service: HTTP 400: hrv: expected a number');
+    expect(rowOf(html, '2026-11-22')).toMatch(/>Refused by the service<[\s\S]*<summary>Details<\/summary>[\s\S]*Reason recorded: HTTP 400: hrv: expected a number/);
     expect(rowOf(html, TODAY)).toContain('Waiting for you to reconnect');
     expect(rowOf(html, TODAY)).toMatch(/<details[^>]*><summary>Details<\/summary>[\s\S]*Waiting for the connection to the Athlete Data Service/);
     expect(rowOf(html, '2026-11-20')).toContain('nothing recorded');
