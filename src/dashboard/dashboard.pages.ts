@@ -1,5 +1,7 @@
 import { Router, type Request, type Response } from 'express';
+import { TIME_ZONE_FORM_WORDS } from '../accounts/account-form-words.js';
 import { timezoneChangeSchema } from '../accounts/account.schemas.js';
+import { timeZoneNames } from '../accounts/time-zone.js';
 import { updateTimezone } from '../accounts/user.repository.js';
 import { describeCapabilities } from '../connections/capabilities.js';
 import { effectiveStatus, reconnectNeededSoon, reconnectReason } from '../connections/connection-health.js';
@@ -8,7 +10,7 @@ import { reconnectReasonWords } from '../connections/reconnect-words.js';
 import type { Db } from '../db/database.js';
 import { currentUser, requireUserPage } from '../web/authentication.js';
 import { syncOverview } from './sync-overview.js';
-import { describeInvalidFields } from '../web/invalid-input.js';
+import { formProblemsOf } from '../web/form-problems.js';
 import type { RenderPage } from '../web/pages.js';
 
 interface Dependencies {
@@ -53,6 +55,8 @@ export function dashboardPages({ db, renderPage, clock }: Dependencies): Router 
         capabilities: describeCapabilities(connection?.scopes ?? []),
         sync: await syncOverview(db, user, connection, clock()),
         notice,
+        zones: timeZoneNames(),
+        timezone: { value: user.timezone },
         ...extra,
       },
       status,
@@ -62,8 +66,13 @@ export function dashboardPages({ db, renderPage, clock }: Dependencies): Router 
   router.get('/', requireUserPage, async (req, res) => renderDashboard(req, res));
 
   router.post('/settings/timezone', requireUserPage, async (req, res) => {
-    const input = timezoneChangeSchema.safeParse(req.body ?? {});
-    if (!input.success) return renderDashboard(req, res, { timezoneError: describeInvalidFields(input.error).message }, 400);
+    const body = req.body ?? {};
+    const input = timezoneChangeSchema.safeParse(body);
+    if (!input.success) {
+      const typed = { timezone: typeof body.timezone === 'string' ? body.timezone : '' };
+      const problem = formProblemsOf(input.error, TIME_ZONE_FORM_WORDS, typed).fields.timezone;
+      return renderDashboard(req, res, { timezone: { value: typed.timezone, problem } }, 400);
+    }
     await updateTimezone(db, currentUser(res).id, input.data.timezone);
     res.redirect(303, '/?notice=timezone_saved');
   });

@@ -6,7 +6,7 @@ import { ServiceError } from '../../src/provider/service-error.js';
 import { syncEntry } from '../../src/sync/jobs.js';
 import { recordNextAttempt } from '../../src/sync/outbox.js';
 import { connectedUser } from '../helpers/flows.js';
-import { bodyOf } from '../helpers/http-client.js';
+import { bodyOf, hiddenField } from '../helpers/http-client.js';
 import { addMeal } from '../helpers/meals.js';
 import { serviceApiWith } from '../helpers/service-api.js';
 import { startStack, type Stack } from '../helpers/stack.js';
@@ -35,6 +35,20 @@ function entryOf(html: string, date: string): string {
 }
 
 describe('the dashboard', () => {
+  it('keeps a refused time zone as typed, with the problem next to the field and a link to it at the top', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
+    const { client } = await connectedUser(stack, { timezone: ZONE });
+    const dashboard = await (await client.get('/')).text();
+    expect(dashboard).toMatch(/<input name="timezone" value="Asia\/Kathmandu" list="settings-zones"[^>]* id="settings-timezone"/);
+    const refused = await client.postForm('/settings/timezone', { timezone: 'Kathmandoo', _csrf: hiddenField(dashboard, '_csrf') });
+    expect(refused.status).toBe(400);
+    const page = await refused.text();
+    expect(page).toMatch(/role="alert">Your time zone was not saved: <a href="#settings-timezone">Time zone must be one from the list/);
+    const field = page.slice(page.indexOf('<input name="timezone"'));
+    expect(field).toMatch(/^<input name="timezone" value="Kathmandoo"[^>]* id="settings-timezone"[^>]*aria-invalid="true" aria-describedby="settings-timezone-problem">/);
+    expect(field).toMatch(/^[^\n]*\n\s*<span class="field-problem" id="settings-timezone-problem">Time zone must be one from the list, such as Europe\/Berlin.<\/span>/);
+  });
+
   it('links every capability that is on to its page', async () => {
     stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
     const { client } = await connectedUser(stack);
