@@ -41,7 +41,7 @@ export function wellnessPages({ wellness, renderPage, clock }: Dependencies): Ro
   const router = Router();
   router.use('/wellness', requireUserPage);
 
-  async function renderDays(req: Request, res: Response, options: { draft?: Draft; deleted?: string } = {}) {
+  async function renderDays(req: Request, res: Response, options: { draft?: Draft; deleted?: DeletedDay } = {}) {
     const user = currentUser(res);
     const today = localToday(clock(), user.timezone);
     const from = addDays(today, 1 - DAYS_SHOWN);
@@ -57,7 +57,7 @@ export function wellnessPages({ wellness, renderPage, clock }: Dependencies): Ro
       {
         title: 'Wellness',
         measurements: MEASUREMENT_NAMES.map((name) => ({ name, label: MEASUREMENTS[name].label })),
-        rows: dates.map((date) => rowOf(date, recorded.get(date), draft?.date === date ? draft : undefined, deleted === date, syncWords)),
+        rows: dates.map((date) => rowOf(date, recorded.get(date), draft?.date === date ? draft : undefined, deleted?.date === date ? deleted : undefined, syncWords)),
         problem: draft && `${draft.date} was not saved: ${draft.problems.all.join(' ')}`,
         deleted,
       },
@@ -68,7 +68,7 @@ export function wellnessPages({ wellness, renderPage, clock }: Dependencies): Ro
   router.get('/wellness', async (req, res) => {
     const deleted = dateFromQuery(req.query.deleted);
     if (!deleted.ok) return renderBadDate(renderPage, req, res, deleted.problem, { href: '/wellness', text: 'Show the last 14 days' });
-    await renderDays(req, res, { deleted: deleted.date });
+    await renderDays(req, res, { deleted: deleted.date === undefined ? undefined : { date: deleted.date, sentBefore: req.query.sent === '1' } });
   });
 
   router.post('/wellness/:date', async (req, res) => {
@@ -86,8 +86,10 @@ export function wellnessPages({ wellness, renderPage, clock }: Dependencies): Ro
 
   router.post('/wellness/:date/delete', async (req, res) => {
     const date = calendarDateSchema.safeParse(req.params.date);
-    if (!date.success || !(await wellness.remove(currentUser(res), date.data))) return renderNotFound(req, res);
-    res.redirect(303, `/wellness?deleted=${date.data}`);
+    if (!date.success) return renderNotFound(req, res);
+    const removal = await wellness.remove(currentUser(res), date.data);
+    if (!removal.deleted) return renderNotFound(req, res);
+    res.redirect(303, `/wellness?deleted=${date.data}${removal.sentBefore ? '&sent=1' : ''}`);
   });
 
   function renderNotFound(req: Request, res: Response) {
@@ -98,12 +100,18 @@ export function wellnessPages({ wellness, renderPage, clock }: Dependencies): Ro
   return router;
 }
 
+/** A day just deleted here, and whether the service keeps a version of it. */
+interface DeletedDay {
+  date: string;
+  sentBefore: boolean;
+}
+
 /** One row of the table: the values to show (as typed when refused), whether there is a record, and its sync status. */
 function rowOf(
   date: string,
   day: WellnessDayView | undefined,
   draft: Draft | undefined,
-  deletedHere: boolean,
+  deletedHere: DeletedDay | undefined,
   syncWords: (sync: SyncFacts) => SyncWords,
 ) {
   const stored = (name: (typeof MEASUREMENT_NAMES)[number]) => (day?.[name] === undefined ? '' : String(day[name]));

@@ -133,16 +133,29 @@ describe('the wellness page', () => {
   });
 
   it('deletes a day and says the service keeps what it was last sent; a day with no record is 404', async () => {
+    const { client, userId } = await newUser();
+    await putWellness(client, TODAY, { weight: 70 });
+    await markSynced(stack.db, { userId, kind: 'wellness', subject: TODAY }, 1, NOW);
+    const deleted = await postRow(client, `/wellness/${TODAY}/delete`);
+    expect(deleted.status).toBe(303);
+    expect(deleted.headers.get('location')).toBe(`/wellness?deleted=${TODAY}&sent=1`);
+    expect(await wellnessDays(client, TODAY)).toEqual([]);
+    const html = await page(client, deleted.headers.get('location')!);
+    expect(html).toContain(`Deleted ${TODAY} here. The service keeps what it was last sent for that day.`);
+    expect(rowOf(html, TODAY)).toContain('deleted here; the service keeps what it was last sent');
+
+    expect((await postRow(client, `/wellness/${TODAY}/delete`)).status).toBe(404);
+  });
+
+  it('deletes a day the service never received without saying it keeps anything', async () => {
     const { client } = await newUser();
     await putWellness(client, TODAY, { weight: 70 });
     const deleted = await postRow(client, `/wellness/${TODAY}/delete`);
-    expect(deleted.status).toBe(303);
     expect(deleted.headers.get('location')).toBe(`/wellness?deleted=${TODAY}`);
-    expect(await wellnessDays(client, TODAY)).toEqual([]);
-    const row = rowOf(await page(client, deleted.headers.get('location')!), TODAY);
-    expect(row).toContain('deleted here; the service keeps what it was last sent');
-
-    expect((await postRow(client, `/wellness/${TODAY}/delete`)).status).toBe(404);
+    const html = await page(client, deleted.headers.get('location')!);
+    expect(html).toContain(`Deleted ${TODAY} here. It had not been sent to the service.`);
+    expect(rowOf(html, TODAY)).toContain('deleted; never sent');
+    expect(html).not.toContain('The service keeps what it was last sent for that day.');
   });
 
   it('does not let one user delete another’s day', async () => {
