@@ -3,7 +3,7 @@ import { TIME_ZONE_FORM_WORDS } from '../accounts/account-form-words.js';
 import { timezoneChangeSchema } from '../accounts/account.schemas.js';
 import { timeZoneNames } from '../accounts/time-zone.js';
 import { updateTimezone } from '../accounts/user.repository.js';
-import { describeCapabilities } from '../connections/capabilities.js';
+import { describeCapabilities, withdrawnCapabilities } from '../connections/capabilities.js';
 import { effectiveStatus, reconnectNeededSoon, reconnectReason } from '../connections/connection-health.js';
 import { findConnection, type Connection } from '../connections/connection.repository.js';
 import { reconnectReasonWords } from '../connections/reconnect-words.js';
@@ -12,6 +12,7 @@ import { currentUser, requireUserPage } from '../web/authentication.js';
 import { syncOverview } from './sync-overview.js';
 import { formProblemsOf } from '../web/form-problems.js';
 import type { RenderPage } from '../web/pages.js';
+import { scopesFoundMissing } from '../notices/notice.repository.js';
 
 interface Dependencies {
   db: Db;
@@ -32,6 +33,12 @@ function reconnectWords(connection: Connection, now: Date): string | undefined {
   return reconnectReasonWords(reconnectReason(connection, now));
 }
 
+/** "Nutrition", "Nutrition and Wellness", "Nutrition, Wellness and Activities"; undefined for none. */
+function namesInWords(names: string[]): string | undefined {
+  if (names.length === 0) return undefined;
+  return names.length === 1 ? names[0] : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
+}
+
 /** The signed-in person's home: connection status, what the grant allows, the sync overview, and the time zone. */
 export function dashboardPages({ db, renderPage, clock }: Dependencies): Router {
   const router = Router();
@@ -40,6 +47,7 @@ export function dashboardPages({ db, renderPage, clock }: Dependencies): Router 
     const user = currentUser(res);
     const connection = await findConnection(db, user.id);
     const notice = typeof req.query.notice === 'string' ? NOTICES[req.query.notice] : undefined;
+    const withdrawn = connection && withdrawnCapabilities(await scopesFoundMissing(db, user.id, connection.grantId), connection.scopes);
     renderPage(
       req,
       res,
@@ -51,6 +59,7 @@ export function dashboardPages({ db, renderPage, clock }: Dependencies): Router 
           status: effectiveStatus(connection, clock()),
           reconnectReason: reconnectWords(connection, clock()),
           reconnectBy: reconnectNeededSoon(connection, clock()) ? connection.refreshExpiresAt?.toISOString() : undefined,
+          withdrawn: namesInWords((withdrawn ?? []).map((capability) => capability.name)),
         },
         capabilities: describeCapabilities(connection?.scopes ?? []),
         sync: await syncOverview(db, user, connection, clock()),

@@ -49,6 +49,23 @@ describe('the dashboard', () => {
     expect(field).toMatch(/^[^\n]*\n\s*<span class="field-problem" id="settings-timezone-problem">Time zone must be one from the list, such as Europe\/Berlin.<\/span>/);
   });
 
+  it('shows a connection whose scope the service withdrew as needing attention, with Reconnect as the main action', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
+    const { client, userId } = await connectedUser(stack);
+    const date = localToday(new Date(), 'Europe/Berlin');
+    await addMeal(client, { name: 'Oats', carbs: 60, logged_at: `${date}T08:00:00+01:00` });
+    const before = await (await client.get('/')).text();
+    expect(before).toContain('data-testid="connection-status">Connected<');
+    expect(before).toContain('<a class="button secondary" href="/connect">Reconnect</a>');
+
+    await stack.changeSandbox({ withdrawnScopes: ['nutrition:write'] });
+    await syncEntry(stack.sendDependencies(), nutritionDay(userId, date));
+    const dashboard = await (await client.get('/')).text();
+    expect(dashboard).toContain('<span class="status needs_attention" data-testid="connection-status">Connected, with Nutrition off</span>');
+    expect(dashboard).toMatch(/role="alert" data-testid="withdrawn-permission">The Athlete Data Service withdrew this app's permission for\s+Nutrition:/);
+    expect(dashboard).toContain('<a class="button" href="/connect">Reconnect</a>');
+  });
+
   it('links every capability that is on to its page', async () => {
     stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
     const { client } = await connectedUser(stack);
