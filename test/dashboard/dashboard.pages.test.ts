@@ -66,6 +66,22 @@ describe('the dashboard', () => {
     expect(dashboard).toContain('<a class="button" href="/connect">Reconnect</a>');
   });
 
+  it('includes later local days: a meal at 00:15 tomorrow, sent, is in the overview, first', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
+    const { client, userId } = await connectedUser(stack, { timezone: ZONE });
+    const today = localToday(new Date(), ZONE);
+    const tomorrow = addDays(today, 1);
+    await addMeal(client, { name: 'Oats', carbs: 60, logged_at: `${today}T08:00:00+05:45` });
+    await addMeal(client, { name: 'Midnight snack', carbs: 20, logged_at: `${tomorrow}T00:15:00+05:45` });
+    await syncEntry(stack.sendDependencies(), nutritionDay(userId, tomorrow));
+
+    const dashboard = await (await client.get('/')).text();
+    expect(entryOf(dashboard, tomorrow)).toContain('data-sync-state="synced">Sent just now<');
+    expect(dashboard.indexOf(`nutrition-${tomorrow}`)).toBeLessThan(dashboard.indexOf(`nutrition-${today}`));
+    const overview = await bodyOf<SyncOverview>(await client.get('/api/sync/overview'));
+    expect(overview.kinds.find((kind) => kind.kind === 'nutrition')?.entries.map((entry) => entry.id)).toEqual([`nutrition-${tomorrow}`, `nutrition-${today}`]);
+  });
+
   it('links every capability that is on to its page', async () => {
     stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
     const { client } = await connectedUser(stack);
