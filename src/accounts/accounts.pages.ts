@@ -63,7 +63,8 @@ export function signInPages({ accounts, sessions, renderPage: renderAnyPage, for
     res.redirect(303, '/');
   });
 
-  router.get('/login', (req, res) => renderPage(req, res, 'login', { title: 'Sign in' }));
+  // Signing out ends the session, so its confirmation travels in the address.
+  router.get('/login', (req, res) => renderPage(req, res, 'login', { title: 'Sign in', ...(req.query.signed_out === '1' && { flash: 'You are signed out.' }) }));
   router.post('/login', async (req, res) => {
     const body = req.body ?? {};
     const form = { title: 'Sign in', email: body.email };
@@ -79,7 +80,7 @@ export function signInPages({ accounts, sessions, renderPage: renderAnyPage, for
 
   router.post('/logout', async (req, res) => {
     await sessions.end(req, res);
-    res.redirect(303, '/login');
+    res.redirect(303, '/login?signed_out=1');
   });
 
   return router;

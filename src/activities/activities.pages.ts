@@ -3,7 +3,9 @@ import type { SyncFacts } from '../sync/outbox.js';
 import { describeSync, type SyncWords } from '../sync/sync-words.js';
 import { currentUser, requireUserPage } from '../web/authentication.js';
 import { signalOnClientLeaving } from '../web/client-left.js';
+import { renderConfirmation } from '../web/confirm-page.js';
 import type { FormProtection } from '../web/csrf.js';
+import { flash } from '../web/flash.js';
 import { formProblemsOf, type FormWords } from '../web/form-problems.js';
 import type { RenderPage } from '../web/pages.js';
 import type { Activities, ActivityView } from './activities.js';
@@ -93,9 +95,15 @@ export function activityUploadPage(deps: Dependencies & { uploads: UploadRecepti
       }
       const outcome = await deps.activities.upload(currentUser(res), { ...uploadedFile(req), ...fields.data }, signalOnClientLeaving(res));
       if (!outcome.ok) return renderActivities(deps, req, res, { message: outcome.message, field: 'file', status: 400 });
+      flash(req, outcome.created ? `Uploaded ${outcome.activity.name}.` : `This file was already uploaded: it is kept once, as ${outcome.activity.name}.`);
       res.redirect(303, '/activities');
     },
   );
+  function renderNoSuchActivity(req: Request, res: Response) {
+    const page = { title: 'Not found', heading: 'No such activity', message: 'It does not exist, or is not yours.' };
+    deps.renderPage(req, res, 'error', page, 404);
+  }
+
   return router;
 }
 
@@ -106,15 +114,32 @@ export function activitiesPages(deps: Dependencies): Router {
 
   router.get('/activities', (req, res) => renderActivities(deps, req, res));
 
+  router.get('/activities/:id/delete', async (req, res) => {
+    const id = activityIdSchema.safeParse(req.params.id);
+    const activity = id.success ? (await deps.activities.list(currentUser(res))).find((entry) => entry.id === id.data) : undefined;
+    if (!activity) return renderNoSuchActivity(req, res);
+    renderConfirmation(deps.renderPage, req, res, {
+      heading: `Delete ${activity.name}?`,
+      lines: ['It is deleted from this app. The Athlete Data Service documents no way to delete an upload, so it keeps any copy it was sent.'],
+      action: `/activities/${activity.id}/delete`,
+      confirm: 'Delete',
+      cancel: '/activities',
+    });
+  });
+
   router.post('/activities/:id/delete', async (req, res) => {
     const id = activityIdSchema.safeParse(req.params.id);
     // Another user's activity is "not found" too, as in the JSON API: its existence is not revealed.
-    if (!id.success || !(await deps.activities.remove(currentUser(res), id.data))) {
-      const page = { title: 'Not found', heading: 'No such activity', message: 'It does not exist, or is not yours.' };
-      return deps.renderPage(req, res, 'error', page, 404);
-    }
+    const name = id.success ? await deps.activities.remove(currentUser(res), id.data) : undefined;
+    if (name === undefined) return renderNoSuchActivity(req, res);
+    flash(req, `Deleted ${name} here.`);
     res.redirect(303, '/activities');
   });
+
+  function renderNoSuchActivity(req: Request, res: Response) {
+    const page = { title: 'Not found', heading: 'No such activity', message: 'It does not exist, or is not yours.' };
+    deps.renderPage(req, res, 'error', page, 404);
+  }
 
   return router;
 }

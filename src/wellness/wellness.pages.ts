@@ -4,6 +4,8 @@ import { calendarDateSchema } from '../dates/supported-dates.js';
 import type { SyncFacts } from '../sync/outbox.js';
 import { describeSync, type SyncWords } from '../sync/sync-words.js';
 import { currentUser, requireUserPage } from '../web/authentication.js';
+import { renderConfirmation } from '../web/confirm-page.js';
+import { flash } from '../web/flash.js';
 import { formProblemsOf, type FormProblems, type FormWords, type Refusal } from '../web/form-problems.js';
 import type { RenderPage } from '../web/pages.js';
 import { dateFromQuery, renderBadDate } from '../web/query-date.js';
@@ -81,7 +83,21 @@ export function wellnessPages({ wellness, renderPage, clock }: Dependencies): Ro
     if (!input.success) return refuse(input.error);
     const outcome = await wellness.put(currentUser(res), date.data, input.data);
     if (!outcome.ok) return refuse(outcome);
+    flash(req, `Saved wellness for ${date.data}.`);
     res.redirect(303, '/wellness');
+  });
+
+  router.get('/wellness/:date/delete', async (req, res) => {
+    const date = calendarDateSchema.safeParse(req.params.date);
+    const recorded = date.success && (await wellness.days(currentUser(res), date.data, date.data)).length > 0;
+    if (!date.success || !recorded) return renderNotFound(req, res);
+    renderConfirmation(renderPage, req, res, {
+      heading: `Delete your wellness of ${date.data}?`,
+      lines: ['It is deleted here and no longer synced. The Athlete Data Service offers no delete: it keeps what it was last sent for that day, if anything.'],
+      action: `/wellness/${date.data}/delete`,
+      confirm: 'Delete',
+      cancel: '/wellness',
+    });
   });
 
   router.post('/wellness/:date/delete', async (req, res) => {

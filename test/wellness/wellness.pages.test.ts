@@ -158,6 +158,20 @@ describe('the wellness page', () => {
     expect(html).not.toContain('The service keeps what it was last sent for that day.');
   });
 
+  it('confirms a save once, and asks before a delete on a page of its own', async () => {
+    const { client } = await newUser();
+    expect((await postRow(client, `/wellness/${TODAY}`, { ...blank, hrv: '50' })).status).toBe(303);
+    expect(await page(client)).toContain(`<p class="notice success" role="status" data-testid="flash">Saved wellness for ${TODAY}.</p>`);
+    expect(await page(client)).not.toContain('data-testid="flash"');
+
+    expect(rowOf(await page(client), TODAY)).toContain(`<a class="button danger" href="/wellness/${TODAY}/delete">Delete</a>`);
+    const confirm = await page(client, `/wellness/${TODAY}/delete`);
+    expect(confirm).toContain(`<h1>Delete your wellness of ${TODAY}?</h1>`);
+    expect(confirm).toMatch(new RegExp(`<form class="actions" method="post" action="/wellness/${TODAY}/delete"`));
+    expect(await wellnessDays(client, TODAY)).toMatchObject([{ hrv: 50 }]);
+    expect((await client.get('/wellness/2026-01-01/delete')).status).toBe(404);
+  });
+
   it('does not let one user delete another’s day', async () => {
     const owner = await newUser();
     const other = await newUser();
