@@ -1,4 +1,5 @@
 import { readableLog } from './dev/child-processes.js';
+import { createAdminAccounts } from './dev/demo-admins.js';
 import { findRedis } from './dev/find-redis.js';
 import { serveMailPage, startMailCatcher } from './dev/mail-catcher.js';
 import { startDevStack } from './dev/stack.js';
@@ -17,6 +18,7 @@ runEntryPoint(async () => {
   const databaseUrl = process.env.DATABASE_URL ?? 'sqlite:./data/demo.db';
   const redisPrefix = process.env.REDIS_PREFIX ?? 'athlete-sync-demo';
   console.log(`The demo starts empty every time (the sandbox remembers nothing between runs): emptying ${databaseUrl} and the Redis keys ${redisPrefix}:*.`);
+  console.log(`Redis: ${withoutPassword(redis.url)} (${redis.source}).`);
   const sandboxPort = Number(process.env.SANDBOX_PORT ?? '4100');
   const mail = await startMailCatcher();
   const mailPagePort = Number(process.env.MAIL_PAGE_PORT ?? '4200');
@@ -58,7 +60,20 @@ runEntryPoint(async () => {
       void stopAll().finally(() => process.exit(1));
     });
   }
+  const admins = await createAdminAccounts(stack.config);
   console.log(`\nathlete-sync demo is running. Open ${stack.appUrl}`);
   console.log(`The sandbox's state page: ${stack.sandboxUrl}/_sandbox`);
+  for (const { email, password } of admins) {
+    console.log(`The queue dashboard: ${stack.appUrl}/admin/queues, signed in as ${email} with the password ${password}`);
+  }
+  const metrics = [stack.web, ...stack.workers].map((_, index) => [index === 0 ? 'web' : `worker ${index}`, stack.metricsUrl(index)]);
+  if (metrics.every(([, url]) => url !== undefined)) console.log(`Metrics: ${metrics.map(([name, url]) => `${name} ${url}`).join(', ')}`);
   console.log(`Mails the app sent: http://127.0.0.1:${mailPagePort} (Ctrl+C stops everything)\n`);
 });
+
+/** A Redis URL as printed: without its password. */
+function withoutPassword(url: string): string {
+  const parsed = new URL(url);
+  if (parsed.password !== '') parsed.password = '***';
+  return parsed.href;
+}

@@ -41,6 +41,8 @@ export type AppProcess = 'web' | 'worker';
 
 export interface DevStack {
   config: Config;
+  /** Where process `n` serves its metrics (0 the web, 1 the first worker, …); undefined without a METRICS_PORT. */
+  metricsUrl(processNumber: number): string | undefined;
   appUrl: string;
   sandboxUrl: string;
   clientId: string;
@@ -109,19 +111,19 @@ export async function startDevStack(options: DevStackOptions): Promise<DevStack>
   await migrateToLatest(db);
   await db.destroy();
 
-  const start = (label: string, entryPoint: 'server' | 'worker', kind: AppProcess) => {
+  const start = (label: string, entryPoint: 'server' | 'worker', kind: AppProcess, processEnv: NodeJS.ProcessEnv) => {
     const nodeOptions = options.nodeOptions?.[kind] ?? [];
     return options.code === 'source'
-      ? startEntryPoint(label, `${entryPoint}.ts`, env, nodeOptions)
-      : startCompiledEntryPoint(label, entryPoint, env, nodeOptions);
+      ? startEntryPoint(label, `${entryPoint}.ts`, processEnv, nodeOptions)
+      : startCompiledEntryPoint(label, entryPoint, processEnv, nodeOptions);
   };
   const sandbox = startEntryPoint('sandbox', 'sandbox/main.ts', env);
-  const web = start('web', 'server', 'web');
+  const web = start('web', 'server', 'web', withMetricsPort(env, config, 0));
   const workers: ChildProcess[] = [];
   let started = 0;
   const startWorker = () => {
     started += 1;
-    const worker = start(`worker ${started}`, 'worker', 'worker');
+    const worker = start(`worker ${started}`, 'worker', 'worker', withMetricsPort(env, config, started));
     workers.push(worker);
     return worker;
   };
@@ -141,6 +143,7 @@ export async function startDevStack(options: DevStackOptions): Promise<DevStack>
   }
   return {
     config,
+    metricsUrl: (processNumber) => metricsUrlOf(config, processNumber),
     appUrl: config.appBaseUrl,
     sandboxUrl: config.athlete.baseUrl,
     clientId: config.athlete.clientId,
@@ -165,6 +168,21 @@ async function deleteSqliteDatabase(databaseUrl: string): Promise<void> {
   }
   const path = databaseUrl.slice('sqlite:'.length);
   await Promise.all(['', '-wal', '-shm', '-journal'].map((suffix) => rm(`${path}${suffix}`, { force: true })));
+}
+
+/**
+ * Each process of a machine needs a metrics port of its own: with METRICS_PORT set, the web
+ * process takes it, and worker n the port n above it (0, any free port, stays 0 for each).
+ */
+function withMetricsPort(env: NodeJS.ProcessEnv, config: Config, processNumber: number): NodeJS.ProcessEnv {
+  if (config.metrics.port === undefined || config.metrics.port === 0) return env;
+  return { ...env, METRICS_PORT: String(config.metrics.port + processNumber) };
+}
+
+function metricsUrlOf(config: Config, processNumber: number): string | undefined {
+  if (config.metrics.port === undefined || config.metrics.port === 0) return undefined;
+  const host = config.metrics.host.includes(':') ? `[${config.metrics.host}]` : config.metrics.host;
+  return `http://${host}:${config.metrics.port + processNumber}/metrics`;
 }
 
 /** This run's keys only: a Redis found on the machine may hold others'. */

@@ -100,4 +100,39 @@ describe('npm run demo', () => {
       await second.stop('SIGINT');
     }
   }, 180_000);
+
+  it('gives the web and the worker metrics ports of their own, makes the listed admins for the queue dashboard, and says which Redis it uses', async () => {
+    const webPort = await freePort();
+    const metricsPort = await freePort();
+    const demo = start('npm', ['run', 'demo'], {
+      MAIL_PAGE_PORT: String(await freePort()),
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      PORT: String(webPort),
+      SANDBOX_PORT: String(await freePort()),
+      METRICS_PORT: String(metricsPort),
+      ADMIN_EMAILS: 'Admin@example.com',
+      DATABASE_URL: `sqlite:${join(mkdtempSync(join(tmpdir(), 'athlete-sync-demo-')), 'demo.db')}`,
+      REDIS_URL: inject('redisUrl'),
+      REDIS_PREFIX: testRedisPrefix(),
+    });
+    try {
+      await demo.waitForOutput(/Mails the app sent/);
+      expect(demo.output()).toContain(`Redis: ${new URL(inject('redisUrl')).href} (REDIS_URL).`);
+      const web = `http://127.0.0.1:${metricsPort}/metrics`;
+      const worker = `http://127.0.0.1:${metricsPort + 1}/metrics`;
+      expect(demo.output()).toContain(`Metrics: web ${web}, worker 1 ${worker}`);
+      await eventually('the worker serving metrics', async () => ((await fetch(worker).catch(() => undefined))?.ok ? true : undefined));
+      expect((await fetch(web)).status).toBe(200);
+
+      const [, email, password] = demo.output().match(/queue dashboard: \S+\/admin\/queues, signed in as (\S+) with the password (\S+)/) ?? [];
+      expect(email).toBe('admin@example.com');
+      const admin = new CookieClient(`http://localhost:${webPort}`);
+      expect((await admin.postJson('/api/login', { email, password })).status).toBe(200);
+      expect((await admin.get('/admin/queues')).status).toBe(200);
+    } finally {
+      await demo.stop('SIGINT');
+    }
+    expect(demo.output()).not.toContain('EADDRINUSE');
+  }, 120_000);
 });
