@@ -1,5 +1,3 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import { freePort } from '../../src/dev/free-port.js';
@@ -8,6 +6,7 @@ import { bodyOf, CookieClient, type Me } from '../helpers/http-client.js';
 import { addMeal } from '../helpers/meals.js';
 import { start, type Running } from '../helpers/processes.js';
 import { testRedisPrefix } from '../helpers/redis-keys.js';
+import { temporaryFolder } from '../helpers/temporary-folders.js';
 import { eventually } from '../helpers/wait.js';
 
 describe('npm run demo', () => {
@@ -21,7 +20,7 @@ describe('npm run demo', () => {
       HOME: process.env.HOME,
       PORT: String(webPort),
       SANDBOX_PORT: String(sandboxPort),
-      DATABASE_URL: `sqlite:${join(mkdtempSync(join(tmpdir(), 'athlete-sync-demo-')), 'demo.db')}`,
+      DATABASE_URL: `sqlite:${join(temporaryFolder('athlete-sync-demo-'), 'demo.db')}`,
       REDIS_URL: inject('redisUrl'),
       REDIS_PREFIX: testRedisPrefix(),
     });
@@ -59,7 +58,7 @@ describe('npm run demo', () => {
       PORT: String(webPort),
       SANDBOX_PORT: String(sandboxPort),
       SANDBOX_AUTO_APPROVE: 'Ada',
-      DATABASE_URL: `sqlite:${join(mkdtempSync(join(tmpdir(), 'athlete-sync-demo-')), 'demo.db')}`,
+      DATABASE_URL: `sqlite:${join(temporaryFolder('athlete-sync-demo-'), 'demo.db')}`,
       REDIS_URL: inject('redisUrl'),
       REDIS_PREFIX: testRedisPrefix(),
     };
@@ -112,7 +111,7 @@ describe('npm run demo', () => {
       SANDBOX_PORT: String(await freePort()),
       METRICS_PORT: String(metricsPort),
       ADMIN_EMAILS: 'Admin@example.com',
-      DATABASE_URL: `sqlite:${join(mkdtempSync(join(tmpdir(), 'athlete-sync-demo-')), 'demo.db')}`,
+      DATABASE_URL: `sqlite:${join(temporaryFolder('athlete-sync-demo-'), 'demo.db')}`,
       REDIS_URL: inject('redisUrl'),
       REDIS_PREFIX: testRedisPrefix(),
     });
