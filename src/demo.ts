@@ -17,7 +17,7 @@ runEntryPoint(async () => {
   const redis = await findRedis();
   const databaseUrl = process.env.DATABASE_URL ?? 'sqlite:./data/demo.db';
   const redisPrefix = process.env.REDIS_PREFIX ?? 'athlete-sync-demo';
-  console.log(`The demo starts empty every time (the sandbox remembers nothing between runs): emptying ${databaseUrl} and the Redis keys ${redisPrefix}:*.`);
+  console.log(`The demo starts empty every time (the sandbox remembers nothing between runs): emptying ${withoutPassword(databaseUrl)} and the Redis keys ${redisPrefix}:*.`);
   console.log(`Redis: ${withoutPassword(redis.url)} (${redis.source}).`);
   const sandboxPort = Number(process.env.SANDBOX_PORT ?? '4100');
   const mail = await startMailCatcher();
@@ -71,7 +71,7 @@ runEntryPoint(async () => {
   console.log(`Mails the app sent: http://127.0.0.1:${mailPagePort} (Ctrl+C stops everything)\n`);
 });
 
-/** A Redis URL as printed: without its password. */
+/** A database or Redis URL as printed: without its password. */
 function withoutPassword(url: string): string {
   const parsed = new URL(url);
   if (parsed.password !== '') parsed.password = '***';
