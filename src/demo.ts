@@ -73,6 +73,7 @@ runEntryPoint(async () => {
 
 /** A database or Redis URL as printed: without its password. */
 function withoutPassword(url: string): string {
+  if (!URL.canParse(url)) return url;
   const parsed = new URL(url);
   if (parsed.password !== '') parsed.password = '***';
   return parsed.href;
