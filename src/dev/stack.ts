@@ -164,7 +164,7 @@ export async function startDevStack(options: DevStackOptions): Promise<DevStack>
 /** The database file and SQLite's files beside it (write-ahead log, shared memory, journal). */
 async function deleteSqliteDatabase(databaseUrl: string): Promise<void> {
   if (!databaseUrl.startsWith('sqlite:')) {
-    throw new StartupError(`This run starts from an empty database, which it makes itself: give DATABASE_URL=sqlite:<path>, not ${new URL(databaseUrl).protocol}//…`);
+    throw new StartupError('This run starts from an empty database, which it makes itself: give DATABASE_URL=sqlite:<path>.');
   }
   const path = databaseUrl.slice('sqlite:'.length);
   await Promise.all(['', '-wal', '-shm', '-journal'].map((suffix) => rm(`${path}${suffix}`, { force: true })));
