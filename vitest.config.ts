@@ -38,7 +38,7 @@ const NOT_ABOUT_THE_DATABASE = [
 export default defineConfig({
   test: {
     globalSetup: ['test/global-setup.ts'],
-    setupFiles: ['test/redis-keys.setup.ts'],
+    setupFiles: ['test/redis-keys.setup.ts', 'test/temporary-folders.setup.ts'],
     testTimeout: 20_000,
     // Two files at a time, whatever the machine: most of a file's time is spent waiting on the
     // processes, timers and sockets it drives, so two halve the suite's time on two cores. Each

@@ -1,4 +1,5 @@
 import { readableLog } from './dev/child-processes.js';
+import { createAdminAccounts } from './dev/demo-admins.js';
 import { findRedis } from './dev/find-redis.js';
 import { serveMailPage, startMailCatcher } from './dev/mail-catcher.js';
 import { startDevStack } from './dev/stack.js';
@@ -8,10 +9,16 @@ import { createLogger } from './logger.js';
 /**
  * `npm run demo`: the sandbox, the web app and a worker, each in its own process, wired together
  * with demo settings (src/dev/stack.ts), from the sources as they are now; and a local mail server
- * that keeps the app's mails, with a page to read them.
+ * that keeps the app's mails, with a page to read them. The sandbox keeps everything in memory, so
+ * every run starts empty, the app's database and Redis keys too: accounts, connections and synced
+ * days of an earlier run would otherwise point at a service that no longer holds them.
  */
 runEntryPoint(async () => {
   const redis = await findRedis();
+  const databaseUrl = process.env.DATABASE_URL ?? 'sqlite:./data/demo.db';
+  const redisPrefix = process.env.REDIS_PREFIX ?? 'athlete-sync-demo';
+  console.log(`The demo starts empty every time (the sandbox remembers nothing between runs): emptying ${withoutPassword(databaseUrl)} and the Redis keys ${redisPrefix}:*.`);
+  console.log(`Redis: ${withoutPassword(redis.url)} (${redis.source}).`);
   const sandboxPort = Number(process.env.SANDBOX_PORT ?? '4100');
   const mail = await startMailCatcher();
   const mailPagePort = Number(process.env.MAIL_PAGE_PORT ?? '4200');
@@ -22,9 +29,9 @@ runEntryPoint(async () => {
     sandboxPort,
     redisUrl: redis.url,
     storage: {
-      kind: 'kept',
-      databaseUrl: process.env.DATABASE_URL ?? 'sqlite:./data/demo.db',
-      redisPrefix: process.env.REDIS_PREFIX ?? 'athlete-sync-demo',
+      kind: 'fresh',
+      databaseUrl,
+      redisPrefix,
     },
     code: 'source',
     workers: 1,
@@ -53,7 +60,21 @@ runEntryPoint(async () => {
       void stopAll().finally(() => process.exit(1));
     });
   }
+  const admins = await createAdminAccounts(stack.config);
   console.log(`\nathlete-sync demo is running. Open ${stack.appUrl}`);
   console.log(`The sandbox's state page: ${stack.sandboxUrl}/_sandbox`);
+  for (const { email, password } of admins) {
+    console.log(`The queue dashboard: ${stack.appUrl}/admin/queues, signed in as ${email} with the password ${password}`);
+  }
+  const metrics = [stack.web, ...stack.workers].map((_, index) => [index === 0 ? 'web' : `worker ${index}`, stack.metricsUrl(index)]);
+  if (metrics.every(([, url]) => url !== undefined)) console.log(`Metrics: ${metrics.map(([name, url]) => `${name} ${url}`).join(', ')}`);
   console.log(`Mails the app sent: http://127.0.0.1:${mailPagePort} (Ctrl+C stops everything)\n`);
 });
+
+/** A database or Redis URL as printed: without its password. */
+function withoutPassword(url: string): string {
+  if (!URL.canParse(url)) return url;
+  const parsed = new URL(url);
+  if (parsed.password !== '') parsed.password = '***';
+  return parsed.href;
+}

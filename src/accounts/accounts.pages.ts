@@ -1,13 +1,15 @@
 import { Router } from 'express';
 import { clientAddress } from '../web/client-address.js';
-import { describeInvalidFields } from '../web/invalid-input.js';
 import type { FormProtection } from '../web/csrf.js';
+import { formProblemsOf, type FormProblems } from '../web/form-problems.js';
 import type { RenderPage } from '../web/pages.js';
 import { sameSitePath } from '../web/return-to.js';
 import { renderTooManyAttempts } from '../web/too-many-attempts.js';
+import { SIGN_UP_WORDS } from './account-form-words.js';
 import { signInSchema, signUpSchema } from './account.schemas.js';
 import type { Accounts } from './accounts.js';
 import type { UserSessions } from '../web/user-sessions.js';
+import { timeZoneNames } from './time-zone.js';
 
 interface Dependencies {
   accounts: Accounts;
@@ -18,6 +20,28 @@ interface Dependencies {
   clock: () => Date;
 }
 
+const EMAIL_TAKEN: FormProblems = {
+  fields: { email: 'An account with this email already exists: sign in instead, or use another email.' },
+  all: ['An account with this email already exists.'],
+};
+
+/** What was typed into the sign-up form, to show it again (never the password). */
+function typedSignUp(body: Record<string, unknown>): Record<'email' | 'password' | 'timezone', string> {
+  const text = (value: unknown) => (typeof value === 'string' ? value : '');
+  return { email: text(body.email), password: text(body.password), timezone: text(body.timezone) };
+}
+
+function signUpPage({ email, timezone }: Record<'email' | 'timezone', string>, problems?: FormProblems) {
+  return {
+    title: 'Sign up',
+    email,
+    timezone,
+    zones: timeZoneNames(),
+    problems: problems?.fields ?? {},
+    error: problems && `You are not signed up yet. ${problems.all.join(' ')}`,
+  };
+}
+
 /** Sign up, sign in and sign out, as HTML forms. */
 export function signInPages({ accounts, sessions, renderPage: renderAnyPage, formTokenFor, clock }: Dependencies): Router {
   const router = Router();
@@ -25,22 +49,25 @@ export function signInPages({ accounts, sessions, renderPage: renderAnyPage, for
   const renderPage: RenderPage = (req, res, view, data = {}, status) =>
     renderAnyPage(req, res, view, { csrfToken: formTokenFor(req, res), ...data }, status);
 
-  router.get('/signup', (req, res) => renderPage(req, res, 'signup', { title: 'Sign up' }));
+  router.get('/signup', (req, res) => renderPage(req, res, 'signup', signUpPage(typedSignUp({}))));
   router.post('/signup', async (req, res) => {
     const body = req.body ?? {};
-    const form = { title: 'Sign up', email: body.email, timezone: body.timezone };
+    const typed = typedSignUp(body);
     const input = signUpSchema.safeParse(body);
-    if (!input.success) return renderPage(req, res, 'signup', { ...form, error: describeInvalidFields(input.error).message }, 400);
+    if (!input.success) return renderPage(req, res, 'signup', signUpPage(typed, formProblemsOf(input.error, SIGN_UP_WORDS, typed)), 400);
     const result = await accounts.signUp(input.data, clientAddress(req));
     if (!result.ok && result.reason === 'too_many_attempts') {
-      return renderTooManyAttempts(renderPage, req, res, { view: 'signup', data: form }, result.retryAfterS);
+      return renderTooManyAttempts(renderPage, req, res, { view: 'signup', data: signUpPage(typed) }, result.retryAfterS);
     }
-    if (!result.ok) return renderPage(req, res, 'signup', { ...form, error: 'An account with this email already exists.' }, 409);
+    if (!result.ok) return renderPage(req, res, 'signup', signUpPage(typed, EMAIL_TAKEN), 409);
     await sessions.start(req, result.user.id, clock());
     res.redirect(303, '/');
   });
 
-  router.get('/login', (req, res) => renderPage(req, res, 'login', { title: 'Sign in', next: sameSitePath(req.query.next) }));
+  // Signing out ends the session, so its confirmation travels in the address.
+  router.get('/login', (req, res) =>
+    renderPage(req, res, 'login', { title: 'Sign in', next: sameSitePath(req.query.next), ...(req.query.signed_out === '1' && { flash: 'You are signed out.' }) }),
+  );
   router.post('/login', async (req, res) => {
     const body = req.body ?? {};
     const next = sameSitePath(body.next);
@@ -57,7 +84,7 @@ export function signInPages({ accounts, sessions, renderPage: renderAnyPage, for
 
   router.post('/logout', async (req, res) => {
     await sessions.end(req, res);
-    res.redirect(303, '/login');
+    res.redirect(303, '/login?signed_out=1');
   });
 
   return router;

@@ -39,6 +39,17 @@ export function ianaTimeZoneName(zone: string): string | undefined {
   return storedNameByName.get(entry.name);
 }
 
+/**
+ * The names a person may pick from, sorted: each zone under the one name it is stored and shown by
+ * (Europe/Kyiv, not Europe/Kiev too), so the list offers no two spellings of one zone.
+ */
+export function timeZoneNames(): readonly string[] {
+  pickableNames ??= [...new Set([...TZ_DATABASE.values()].map(({ name }) => ianaTimeZoneName(name)).filter((name) => name !== undefined))].sort();
+  return pickableNames;
+}
+
+let pickableNames: string[] | undefined;
+
 function currentSpelling(name: string, linkTo: string | undefined): string | undefined {
   const zone = icuZone(name);
   // ECMA-402 names the UTC zone "UTC", whatever it is called (Etc/UTC, Etc/GMT, GMT).

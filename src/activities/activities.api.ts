@@ -57,7 +57,7 @@ export function activitiesApi({ activities }: { activities: Activities }): Route
 
   router.delete('/api/activities/:id', async (req, res) => {
     const id = activityIdSchema.safeParse(req.params.id);
-    if (!id.success || !(await activities.remove(currentUser(res), id.data))) return sendNotFound(res);
+    if (!id.success || (await activities.remove(currentUser(res), id.data)) === undefined) return sendNotFound(res);
     res.status(204).end();
   });
 

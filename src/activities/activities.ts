@@ -178,11 +178,12 @@ export function createActivities({ db, files, lockFile, checkFile, clock }: Acti
      * Deletes the activity here only: the service documents no delete (§4.4). The row and its outbox
      * entry go in one transaction, the bytes after it; a crash in between leaves bytes no activity
      * names, which is harmless. An upload of the same file waits for it (lockFile), so the bytes
-     * removed are never those of a row the upload commits meanwhile.
+     * removed are never those of a row the upload commits meanwhile. Answers the name of the
+     * activity deleted, undefined when there was none.
      */
-    async remove(user: User, id: number): Promise<boolean> {
+    async remove(user: User, id: number): Promise<string | undefined> {
       const activity = await findActivity(db, user.id, id);
-      if (!activity) return false;
+      if (!activity) return undefined;
       const key = activityFileKey(user.id, activity.sha256);
       return lockFile(key, async () => {
         const removed = await db.transaction().execute(async (trx) => {
@@ -193,8 +194,9 @@ export function createActivities({ db, files, lockFile, checkFile, clock }: Acti
           await forgetEntry(trx, activityEntry(activity));
           return true;
         });
-        if (removed) await files.delete(key);
-        return removed;
+        if (!removed) return undefined;
+        await files.delete(key);
+        return activity.name;
       });
     },
   };

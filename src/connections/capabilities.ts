@@ -29,3 +29,8 @@ export function hasCapability(grantedScopes: readonly Scope[], id: Capability): 
 export function describeCapabilities(grantedScopes: readonly Scope[]) {
   return CAPABILITIES.map((entry) => ({ ...entry, granted: grantedScopes.includes(entry.scope) }));
 }
+
+/** The capabilities whose scope the service withdrew (refused though the grant named it) and that are still off: only reconnecting can give them back. */
+export function withdrawnCapabilities(withdrawnScopes: readonly string[], grantedScopes: readonly Scope[]) {
+  return CAPABILITIES.filter((entry) => withdrawnScopes.includes(entry.scope) && !grantedScopes.includes(entry.scope));
+}

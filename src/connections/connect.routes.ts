@@ -9,6 +9,7 @@ import { classifyTokenRequestError, serviceWords } from '../provider/token-error
 import { dropQueuedEntries, queueFirstHistoryTurn, startHistoryOnConnect } from '../sync/connection-changes.js';
 import type { SyncQueues } from '../sync/queue.js';
 import { currentUser, requireUserPage } from '../web/authentication.js';
+import { renderConfirmation } from '../web/confirm-page.js';
 import type { RenderPage } from '../web/pages.js';
 import { saveSession } from '../web/session.js';
 import type { UserSessions } from '../web/user-sessions.js';
@@ -159,6 +160,19 @@ export function connectRoutes(deps: Dependencies): Router {
     if (historyWaits) await queueFirstHistoryTurn({ db, queues: syncQueues, logger: log }, user.id);
     await sessions.renew(req);
     res.redirect(303, '/?notice=connected');
+  });
+
+  router.get('/disconnect', requireUserPage, (req, res) => {
+    renderConfirmation(renderPage, req, res, {
+      heading: 'Disconnect from the Athlete Data Service?',
+      lines: [
+        'This app deletes the access it stored and stops syncing; what you record here waits until you connect again.',
+        'The service offers no way to withdraw access from here: to withdraw it there too, use its own settings.',
+      ],
+      action: '/disconnect',
+      confirm: 'Disconnect',
+      cancel: '/',
+    });
   });
 
   router.post('/disconnect', requireUserPage, async (_req, res) => {

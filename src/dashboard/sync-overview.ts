@@ -4,13 +4,18 @@ import { capabilityOf, hasCapability } from '../connections/capabilities.js';
 import type { Connection } from '../connections/connection.repository.js';
 import type { DateStyle } from '../dates/date-style.js';
 import { addDays, localToday } from '../dates/local-today.js';
+import { SUPPORTED_DATES } from '../dates/supported-dates.js';
 import type { Db } from '../db/database.js';
 import { dailySyncStatuses, entryCountsOf, recentSyncStatuses, type EntrySyncStatus } from '../sync/outbox.js';
 import { SUBJECT_SCHEMAS, SYNC_KINDS, isDailyKind, type SyncKind } from '../sync/sync-kinds.js';
 import { describeSync, type SyncWords } from '../sync/sync-words.js';
 import { historyWords } from './history-progress.js';
 
-/** The overview covers the days of the daily kinds' pages, and as many of the newest activities. */
+/**
+ * The overview covers the days of the daily kinds' pages and every later day (a meal logged for
+ * tomorrow, or at a time past midnight in the person's zone, is sent too), and as many of the
+ * newest activities.
+ */
 const OVERVIEW_DAYS = 14;
 
 export interface OverviewEntry extends SyncWords {
@@ -48,7 +53,7 @@ export async function syncOverview(db: Db, user: User, connection: Connection | 
   const counts = await entryCountsOf(db, user.id);
   const shown = SYNC_KINDS.filter((kind) => hasCapability(grantedScopes, kind) || counts.some((row) => row.kind === kind));
   const today = localToday(now, user.timezone);
-  const days = await dailySyncStatuses(db, user.id, addDays(today, 1 - OVERVIEW_DAYS), today);
+  const days = await dailySyncStatuses(db, user.id, addDays(today, 1 - OVERVIEW_DAYS), SUPPORTED_DATES.last);
   const kinds = await Promise.all(
     shown.map(async (kind) => {
       const statuses = isDailyKind(kind)

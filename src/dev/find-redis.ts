@@ -14,6 +14,8 @@ import { freePort } from './free-port.js';
 
 export interface FoundRedis {
   url: string;
+  /** Which one it is, in words: "REDIS_URL", "found on 127.0.0.1:6379", "a private redis-server …". */
+  source: string;
   /** Stops the private server when we started one; a no-op for a server we merely found. */
   stop(): Promise<void>;
 }
@@ -37,8 +39,8 @@ export async function findRedis({
   localUrl = 'redis://127.0.0.1:6379',
 }: FindRedisOptions = {}): Promise<FoundRedis> {
   const configured = env.REDIS_URL;
-  if (configured) return { url: configured, stop: async () => {} };
-  if (await redisAnswers(localUrl)) return { url: localUrl, stop: async () => {} };
+  if (configured) return { url: configured, source: 'REDIS_URL', stop: async () => {} };
+  if (await redisAnswers(localUrl)) return { url: localUrl, source: `found answering on ${new URL(localUrl).host}`, stop: async () => {} };
   return startPrivateRedis(env);
 }
 
@@ -67,6 +69,7 @@ export async function startPrivateRedis(env: NodeJS.ProcessEnv = process.env): P
   process.once('exit', stopOnExit);
   return {
     url,
+    source: 'a private redis-server started for this run, without persistence',
     stop: async () => {
       process.off('exit', stopOnExit);
       await stopChild(server);

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { loadConfig, type Config } from '../config.js';
+import { StartupError } from '../errors.js';
 import { createDb } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
 import { startCompiledEntryPoint, startEntryPoint, stopChild, waitForHealthy } from './child-processes.js';
@@ -20,10 +21,12 @@ export interface DevStackOptions {
   sandboxPort: number;
   redisUrl: string;
   /**
-   * `kept`: this database and Redis prefix outlive the run (the demo's). `throwaway`: a fresh SQLite
-   * database in a temporary folder and a Redis prefix of the run's own, both deleted at stop.
+   * `fresh`: this SQLite database and Redis prefix are emptied at start and kept after stop, to look
+   * into (the demo's: its sandbox remembers nothing between runs, so neither may the app).
+   * `throwaway`: a fresh SQLite database in a temporary folder and a Redis prefix of the run's own,
+   * both deleted at stop.
    */
-  storage: { kind: 'kept'; databaseUrl: string; redisPrefix: string } | { kind: 'throwaway' };
+  storage: { kind: 'fresh'; databaseUrl: string; redisPrefix: string } | { kind: 'throwaway' };
   /** `source` runs the TypeScript through tsx (no build); `compiled` runs dist/ as `npm start` does. */
   code: 'source' | 'compiled';
   /** Workers started with the web app; more with startWorker(). */
@@ -38,6 +41,8 @@ export type AppProcess = 'web' | 'worker';
 
 export interface DevStack {
   config: Config;
+  /** Where process `n` serves its metrics (0 the web, 1 the first worker, …); undefined without a METRICS_PORT. */
+  metricsUrl(processNumber: number): string | undefined;
   appUrl: string;
   sandboxUrl: string;
   clientId: string;
@@ -87,34 +92,38 @@ interface Storage {
   temporaryDir?: string;
 }
 
-async function prepareStorage({ name, storage }: DevStackOptions): Promise<Storage> {
-  if (storage.kind === 'kept') return storage;
+async function prepareStorage({ name, storage }: DevStackOptions, redisUrl: string): Promise<Storage> {
+  if (storage.kind === 'fresh') {
+    await deleteSqliteDatabase(storage.databaseUrl);
+    await deleteKeys(redisUrl, storage.redisPrefix);
+    return storage;
+  }
   const temporaryDir = await mkdtemp(join(tmpdir(), `athlete-sync-${name}-`));
   return { databaseUrl: `sqlite:${join(temporaryDir, `${name}.db`)}`, redisPrefix: `athlete-sync-${name}-${Date.now()}`, temporaryDir };
 }
 
 /** Migrates the database, starts the sandbox (always from source) and the web app, and waits until both answer. */
 export async function startDevStack(options: DevStackOptions): Promise<DevStack> {
-  const storage = await prepareStorage(options);
+  const storage = await prepareStorage(options, options.redisUrl);
   const env = stackEnvironment(options, storage);
   const config = loadConfig(env);
   const db = createDb(config.database);
   await migrateToLatest(db);
   await db.destroy();
 
-  const start = (label: string, entryPoint: 'server' | 'worker', kind: AppProcess) => {
+  const start = (label: string, entryPoint: 'server' | 'worker', kind: AppProcess, processEnv: NodeJS.ProcessEnv) => {
     const nodeOptions = options.nodeOptions?.[kind] ?? [];
     return options.code === 'source'
-      ? startEntryPoint(label, `${entryPoint}.ts`, env, nodeOptions)
-      : startCompiledEntryPoint(label, entryPoint, env, nodeOptions);
+      ? startEntryPoint(label, `${entryPoint}.ts`, processEnv, nodeOptions)
+      : startCompiledEntryPoint(label, entryPoint, processEnv, nodeOptions);
   };
   const sandbox = startEntryPoint('sandbox', 'sandbox/main.ts', env);
-  const web = start('web', 'server', 'web');
+  const web = start('web', 'server', 'web', withMetricsPort(env, config, 0));
   const workers: ChildProcess[] = [];
   let started = 0;
   const startWorker = () => {
     started += 1;
-    const worker = start(`worker ${started}`, 'worker', 'worker');
+    const worker = start(`worker ${started}`, 'worker', 'worker', withMetricsPort(env, config, started));
     workers.push(worker);
     return worker;
   };
@@ -134,6 +143,7 @@ export async function startDevStack(options: DevStackOptions): Promise<DevStack>
   }
   return {
     config,
+    metricsUrl: (processNumber) => metricsUrlOf(config, processNumber),
     appUrl: config.appBaseUrl,
     sandboxUrl: config.athlete.baseUrl,
     clientId: config.athlete.clientId,
@@ -149,6 +159,30 @@ export async function startDevStack(options: DevStackOptions): Promise<DevStack>
     },
     stop,
   };
+}
+
+/** The database file and SQLite's files beside it (write-ahead log, shared memory, journal). */
+async function deleteSqliteDatabase(databaseUrl: string): Promise<void> {
+  if (!databaseUrl.startsWith('sqlite:')) {
+    throw new StartupError('This run starts from an empty database, which it makes itself: give DATABASE_URL=sqlite:<path>.');
+  }
+  const path = databaseUrl.slice('sqlite:'.length);
+  await Promise.all(['', '-wal', '-shm', '-journal'].map((suffix) => rm(`${path}${suffix}`, { force: true })));
+}
+
+/**
+ * Each process of a machine needs a metrics port of its own: with METRICS_PORT set, the web
+ * process takes it, and worker n the port n above it (0, any free port, stays 0 for each).
+ */
+function withMetricsPort(env: NodeJS.ProcessEnv, config: Config, processNumber: number): NodeJS.ProcessEnv {
+  if (config.metrics.port === undefined || config.metrics.port === 0) return env;
+  return { ...env, METRICS_PORT: String(config.metrics.port + processNumber) };
+}
+
+function metricsUrlOf(config: Config, processNumber: number): string | undefined {
+  if (config.metrics.port === undefined || config.metrics.port === 0) return undefined;
+  const host = config.metrics.host.includes(':') ? `[${config.metrics.host}]` : config.metrics.host;
+  return `http://${host}:${config.metrics.port + processNumber}/metrics`;
 }
 
 /** This run's keys only: a Redis found on the machine may hold others'. */

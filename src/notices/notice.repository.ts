@@ -44,6 +44,18 @@ export async function recordIncident(trx: Writer, incident: Incident, now: Date)
     .execute();
 }
 
+/** The scopes the service refused to this grant though its token named them (withdrawScope), whatever became of their mails. */
+export async function scopesFoundMissing(db: Db, userId: number, grantId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('connection_notices')
+    .select('detail')
+    .where('user_id', '=', userId)
+    .where('grant_id', '=', grantId)
+    .where('kind', '=', 'scope_missing')
+    .execute();
+  return rows.flatMap((row) => (row.detail === null ? [] : [row.detail]));
+}
+
 /** Notices whose mail is due, oldest first. */
 export async function dueNoticeIds(db: Db, now: Date, limit: number): Promise<number[]> {
   const rows = await db

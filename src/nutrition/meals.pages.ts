@@ -7,11 +7,14 @@ import type { Db } from '../db/database.js';
 import { syncStatusesOf } from '../sync/outbox.js';
 import { describeSync } from '../sync/sync-words.js';
 import { currentUser, requireUserPage } from '../web/authentication.js';
+import { renderConfirmation } from '../web/confirm-page.js';
+import { flash } from '../web/flash.js';
 import { formProblemsOf, type FormProblems, type FormWords } from '../web/form-problems.js';
 import type { RenderPage } from '../web/pages.js';
 import { dateStyleOf } from '../web/locale.js';
 import { dateFromQuery, renderBadDate } from '../web/query-date.js';
 import { describeLoggedAt } from './local-date.js';
+import { findMeal } from './meal.repository.js';
 import { mealChangesFromForm, mealInputFromForm, readMealForm, type MealForm } from './meal-form.js';
 import { mealIdSchema, mealInputSchemas, type MealLimits } from './meal.schemas.js';
 import type { MealOutcome, Meals, MealView } from './meals.js';
@@ -85,8 +88,11 @@ export function mealsPages({ db, meals, limits, renderPage, clock }: Dependencie
     );
   }
 
-  async function afterWrite(req: Request, res: Response, date: string, draft: Omit<Draft, 'problems'>, outcome: MealOutcome) {
-    if (outcome.ok) return res.redirect(303, `/meals?date=${outcome.meal.date}`);
+  async function afterWrite(req: Request, res: Response, date: string, draft: Omit<Draft, 'problems'>, outcome: MealOutcome, done: string) {
+    if (outcome.ok) {
+      flash(req, `${done} ${mealWords(outcome.meal, outcome.meal.date, dateStyleOf(req))}.`);
+      return res.redirect(303, `/meals?date=${outcome.meal.date}`);
+    }
     await renderDay(req, res, date, { ...draft, problems: problemsOf(outcome, draft.form) });
   }
 
@@ -106,7 +112,7 @@ export function mealsPages({ db, meals, limits, renderPage, clock }: Dependencie
     const date = calendarDateSchema.safeParse(form.date).data ?? today(res);
     const input = schemas.create.safeParse(mealInputFromForm(form));
     if (!input.success) return renderDay(req, res, date, { target: 'new', form, problems: formProblemsOf(input.error, MEAL_WORDS, form) });
-    await afterWrite(req, res, date, { target: 'new', form }, await meals.add(currentUser(res), input.data));
+    await afterWrite(req, res, date, { target: 'new', form }, await meals.add(currentUser(res), input.data), 'Added');
   });
 
   router.post('/meals/:id', async (req, res) => {
@@ -116,14 +122,30 @@ export function mealsPages({ db, meals, limits, renderPage, clock }: Dependencie
     if (!id.success) return renderDay(req, res, date, { form, problems: problemsOf({ ok: false, reason: 'not_found' }, form) });
     const changes = schemas.update.safeParse(mealChangesFromForm(form));
     if (!changes.success) return renderDay(req, res, date, { target: id.data, form, problems: formProblemsOf(changes.error, MEAL_WORDS, form) });
-    await afterWrite(req, res, date, { target: id.data, form }, await meals.change(currentUser(res), id.data, changes.data));
+    await afterWrite(req, res, date, { target: id.data, form }, await meals.change(currentUser(res), id.data, changes.data), 'Saved');
+  });
+
+  router.get('/meals/:id/delete', async (req, res) => {
+    const id = mealIdSchema.safeParse(req.params.id);
+    const meal = id.success ? await findMeal(db, currentUser(res).id, id.data) : undefined;
+    if (!meal) return renderNotFound(req, res);
+    renderConfirmation(renderPage, req, res, {
+      heading: `Delete ${mealWords(meal, meal.local_date, dateStyleOf(req))}?`,
+      lines: ['The day is sent to the service again without it.'],
+      action: `/meals/${meal.id}/delete`,
+      fields: { date: meal.local_date },
+      confirm: 'Delete',
+      cancel: `/meals?date=${meal.local_date}`,
+    });
   });
 
   router.post('/meals/:id/delete', async (req, res) => {
     const date = calendarDateSchema.safeParse(readMealForm(req.body).date).data ?? today(res);
     const id = mealIdSchema.safeParse(req.params.id);
     // Another user's item is "not found" too, as in the JSON API: its existence is not revealed.
-    if (!id.success || !(await meals.remove(currentUser(res), id.data)).ok) return renderNotFound(req, res);
+    const removed = id.success ? await meals.remove(currentUser(res), id.data) : undefined;
+    if (!removed?.ok) return renderNotFound(req, res);
+    flash(req, `Deleted ${mealWords(removed.meal, removed.meal.date, dateStyleOf(req))}.`);
     res.redirect(303, `/meals?date=${date}`);
   });
 
@@ -152,7 +174,7 @@ function itemOf(meal: MealView, zone: string, style: DateStyle, draft: Draft | u
   };
   return {
     id: meal.id,
-    label: `${meal.name} at ${style.time(DateTime.fromISO(meal.logged_at, { setZone: true }))}`,
+    label: `${meal.name} at ${wallTime(meal.logged_at, style)}`,
     values: draft?.form ?? stored,
     originalTime: draft?.form.originalTime || time,
     problems: draft?.problems.fields ?? {},
@@ -172,4 +194,14 @@ function problemsOf(outcome: Exclude<MealOutcome, { ok: true }>, form: MealForm)
   if (outcome.reason === 'invalid_field') return formProblemsOf(outcome, MEAL_WORDS, form);
   const said = outcome.reason === 'not_found' ? 'That item no longer exists.' : `${outcome.message}.`;
   return { fields: {}, all: [said] };
+}
+
+/** The time on the clock where the meal was logged, in the person's style. */
+function wallTime(loggedAt: string, style: DateStyle): string {
+  return style.time(DateTime.fromISO(loggedAt, { setZone: true }));
+}
+
+/** A meal item as a confirmation names it: "Porridge at 08:30 on Wed, 1 Jul 2026". */
+function mealWords(meal: { name: string; logged_at: string }, date: string, style: DateStyle): string {
+  return `${meal.name} at ${wallTime(meal.logged_at, style)} on ${style.day(date)}`;
 }

@@ -118,10 +118,12 @@ async function bumpVersion(trx: Writer, key: OutboxKey, now: Date, freshAt: stri
 
 /**
  * Forgets the entry: for a subject deleted here that the service offers no delete for (§4.4, §4.5).
- * A job already sending it finds no version to record and ends.
+ * A job already sending it finds no version to record and ends. Answers whether the service had
+ * been sent a version of it, which it keeps.
  */
-export async function forgetEntry(trx: Writer, key: OutboxKey): Promise<void> {
-  await trx.deleteFrom('outbox').where(isEntry(key)).execute();
+export async function forgetEntry(trx: Writer, key: OutboxKey): Promise<{ sentBefore: boolean }> {
+  const forgotten = await trx.deleteFrom('outbox').where(isEntry(key)).returning('synced_version').executeTakeFirst();
+  return { sentBefore: forgotten?.synced_version != null };
 }
 
 /**

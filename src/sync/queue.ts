@@ -35,13 +35,23 @@ export function canTakeTurns(userId: number): boolean {
   return turnJobSchema.shape.userId.safeParse(userId).success;
 }
 
+/**
+ * How long finished jobs stay in Redis (for the queue dashboard) and how many at most: BullMQ keeps
+ * every one for ever unless told. The queues' defaults, so every job has them, those of the
+ * keep-alive's job scheduler too (BullMQ merges the defaults into a scheduler's template).
+ */
+export const FINISHED_JOBS_KEPT = {
+  removeOnComplete: { age: 3600, count: 1000 },
+  removeOnFail: { age: 7 * 24 * 3600, count: 5000 },
+} as const;
+
 export function createSyncQueues(connection: ConnectionOptions, prefix: string): SyncQueues {
   const queue = (lane: Lane) =>
     new Queue(SYNC_QUEUES[lane], {
       connection,
       prefix,
       // A turn retries by queuing its next turn (turn.ts); BullMQ's own retries would not know the lane's rules.
-      defaultJobOptions: { attempts: 1, removeOnComplete: { age: 3600, count: 1000 }, removeOnFail: { age: 7 * 24 * 3600, count: 5000 } },
+      defaultJobOptions: { attempts: 1, ...FINISHED_JOBS_KEPT },
     });
   return { fresh: queue('fresh'), backfill: queue('backfill') };
 }

@@ -24,7 +24,8 @@ export function describeSync(facts: SyncFacts, timezone: string, now: Date): Syn
     };
   }
   if (facts.status === 'failed') {
-    const headline = facts.problem === 'unsendable' ? (facts.error ?? 'Not sent') : `Refused by the service: ${facts.error ?? 'no reason given'}`;
+    // The service's answer is for developers: it stays in the details, under plain words.
+    const headline = facts.problem === 'unsendable' ? (facts.error ?? 'Not sent') : 'Refused by the service';
     return { state: 'failed', headline, details: ['It is tried again when the entry next changes.', ...details] };
   }
   return { state: 'pending', headline: waitingWords(facts, now), details };

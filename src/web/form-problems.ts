@@ -14,6 +14,8 @@ export interface FieldWords {
   input?: string;
   /** Said instead of the schema's message when the value is not of the right kind ("must be a time of day, such as 08:30"). */
   expected?: string;
+  /** Said instead of any of the schema's messages, for a field whose every refusal means one thing to a person (a time zone not in the list). */
+  refused?: string;
 }
 
 export interface FormWords {
@@ -53,6 +55,7 @@ function plainIssue(issue: z.core.$ZodIssue, words: FormWords, typed: Record<str
   if (issue.code === 'invalid_type' && value.includes(',') && typeof numberFromForm(value) === 'string') {
     return `${field.label}: use a dot for decimals: 12.5`;
   }
+  if (field.refused !== undefined) return sentence(field.label, field.refused);
   if (issue.code === 'too_small' && Number(issue.minimum) === 0) return `${field.label} can't be negative.`;
   const wrongKind = issue.code === 'invalid_type' || issue.code === 'invalid_format';
   return sentence(field.label, wrongKind && field.expected ? field.expected : issue.message);

@@ -1,5 +1,6 @@
 import type { Request, Response } from 'express';
 import type { FormProtection } from './csrf.js';
+import { takeFlash } from './flash.js';
 import type { RenderView } from './views.js';
 
 export type RenderPage = (
@@ -14,10 +15,11 @@ export type RenderPage = (
  * Renders a page with what every page needs: the signed-in user and, for a signed-in user, the
  * form token (their pages have forms, sign-out at least). A signed-out visitor's page gets none
  * unless it has a form and gives one (the sign-in and sign-up pages): viewing pages stores nothing.
+ * A confirmation the last form flashed (flash.ts) is shown once, at the top.
  */
 export function createPageRenderer(render: RenderView, formTokenFor: FormProtection['tokenFor']): RenderPage {
   return (req, res, view, data = {}, status = 200) => {
     const csrfToken = res.locals.user ? formTokenFor(req, res) : undefined;
-    res.status(status).send(render(view, { user: res.locals.user, csrfToken, ...data }));
+    res.status(status).send(render(view, { user: res.locals.user, csrfToken, flash: takeFlash(req), ...data }));
   };
 }

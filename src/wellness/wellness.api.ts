@@ -34,7 +34,7 @@ export function wellnessApi({ wellness }: { wellness: Wellness }): Router {
   router.delete('/api/wellness/:date', async (req, res) => {
     const params = dateParamSchema.safeParse(req.params);
     if (!params.success) return sendInvalidInput(res, params.error);
-    if (!(await wellness.remove(currentUser(res), params.data.date))) return sendNotFound(res);
+    if (!(await wellness.remove(currentUser(res), params.data.date)).deleted) return sendNotFound(res);
     res.status(204).end();
   });
 

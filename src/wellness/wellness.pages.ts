@@ -5,6 +5,8 @@ import { calendarDateSchema, isSupportedDate } from '../dates/supported-dates.js
 import type { SyncFacts } from '../sync/outbox.js';
 import { describeSync, type SyncWords } from '../sync/sync-words.js';
 import { currentUser, requireUserPage } from '../web/authentication.js';
+import { renderConfirmation } from '../web/confirm-page.js';
+import { flash } from '../web/flash.js';
 import { formProblemsOf, type FormProblems, type FormWords, type Refusal } from '../web/form-problems.js';
 import type { RenderPage } from '../web/pages.js';
 import { dateStyleOf } from '../web/locale.js';
@@ -70,11 +72,11 @@ export function wellnessPages({ wellness, renderPage, clock }: Dependencies): Ro
     return addDays(localToday(clock(), currentUser(res).timezone), 1);
   }
 
-  async function renderDays(req: Request, res: Response, options: { last?: string; draft?: Draft; deleted?: string } = {}) {
+  async function renderDays(req: Request, res: Response, options: { last?: string; draft?: Draft; deleted?: DeletedDay } = {}) {
     const user = currentUser(res);
     const { draft, deleted } = options;
     const newest = tomorrow(res);
-    const last = options.last ?? pageEndingWith(draft?.date ?? deleted ?? newest, newest);
+    const last = options.last ?? pageEndingWith(draft?.date ?? deleted?.date ?? newest, newest);
     const dates = Array.from({ length: DAYS_SHOWN }, (_, index) => addDays(last, -index)).filter(isSupportedDate);
     const recorded = new Map((await wellness.days(user, dates.at(-1)!, last)).map((day) => [day.date, day]));
     const now = clock();
@@ -90,10 +92,12 @@ export function wellnessPages({ wellness, renderPage, clock }: Dependencies): Ro
         range: `${style.day(dates.at(-1)!)} to ${style.day(last)}`,
         earlier: earlierPage(last),
         later: laterPage(last, newest),
-        rows: dates.map((date) => rowOf(date, style.day(date), recorded.get(date), draft?.date === date ? draft : undefined, deleted === date, syncWords)),
+        rows: dates.map((date) =>
+          rowOf(date, style.day(date), recorded.get(date), draft?.date === date ? draft : undefined, deleted?.date === date ? deleted : undefined, syncWords),
+        ),
         problem: draft && `${style.day(draft.date)} was not saved: ${draft.problems.all.join(' ')}`,
         deleted,
-        deletedDay: deleted && style.day(deleted),
+        deletedDay: deleted && style.day(deleted.date),
       },
       draft ? 400 : 200,
     );
@@ -108,7 +112,7 @@ export function wellnessPages({ wellness, renderPage, clock }: Dependencies): Ro
     }
     const deleted = dateFromQuery(req.query.deleted);
     if (!deleted.ok) return renderBadDate(renderPage, req, res, deleted.problem, toLatest);
-    await renderDays(req, res, { last: last.date, deleted: deleted.date });
+    await renderDays(req, res, { last: last.date, deleted: deleted.date === undefined ? undefined : { date: deleted.date, sentBefore: req.query.sent === '1' } });
   });
 
   router.post('/wellness/:date', async (req, res) => {
@@ -123,14 +127,30 @@ export function wellnessPages({ wellness, renderPage, clock }: Dependencies): Ro
     if (!input.success) return refuse(input.error);
     const outcome = await wellness.put(currentUser(res), date.data, input.data);
     if (!outcome.ok) return refuse(outcome);
-    res.redirect(303, pageAddress(pageEndingWith(date.data, tomorrow(res)), tomorrow(res)));
+    flash(req, `Saved wellness for ${dateStyleOf(req).day(date.data)}.`);
+    res.redirect(303, pageHolding(date.data, tomorrow(res)));
+  });
+
+  router.get('/wellness/:date/delete', async (req, res) => {
+    const date = calendarDateSchema.safeParse(req.params.date);
+    const recorded = date.success && (await wellness.days(currentUser(res), date.data, date.data)).length > 0;
+    if (!date.success || !recorded) return renderNotFound(req, res);
+    renderConfirmation(renderPage, req, res, {
+      heading: `Delete your wellness of ${dateStyleOf(req).day(date.data)}?`,
+      lines: ['It is deleted here and no longer synced. The Athlete Data Service offers no delete: it keeps what it was last sent for that day, if anything.'],
+      action: `/wellness/${date.data}/delete`,
+      confirm: 'Delete',
+      cancel: pageHolding(date.data, tomorrow(res)),
+    });
   });
 
   router.post('/wellness/:date/delete', async (req, res) => {
     const date = calendarDateSchema.safeParse(req.params.date);
-    if (!date.success || !(await wellness.remove(currentUser(res), date.data))) return renderNotFound(req, res);
-    const page = pageAddress(pageEndingWith(date.data, tomorrow(res)), tomorrow(res));
-    res.redirect(303, `${page}${page.includes('?') ? '&' : '?'}deleted=${date.data}`);
+    if (!date.success) return renderNotFound(req, res);
+    const removal = await wellness.remove(currentUser(res), date.data);
+    if (!removal.deleted) return renderNotFound(req, res);
+    const page = pageHolding(date.data, tomorrow(res));
+    res.redirect(303, `${page}${page.includes('?') ? '&' : '?'}deleted=${date.data}${removal.sentBefore ? '&sent=1' : ''}`);
   });
 
   function renderNotFound(req: Request, res: Response) {
@@ -151,6 +171,11 @@ function pageAddress(last: string, newest: string): string {
   return last === newest ? '/wellness' : `/wellness?date=${last}`;
 }
 
+/** The address of the page that shows `date`. */
+function pageHolding(date: string, newest: string): string {
+  return pageAddress(pageEndingWith(date, newest), newest);
+}
+
 function earlierPage(last: string): string | undefined {
   const earlier = addDays(last, -DAYS_SHOWN);
   return isSupportedDate(earlier) ? `/wellness?date=${earlier}` : undefined;
@@ -158,7 +183,13 @@ function earlierPage(last: string): string | undefined {
 
 /** The page after this one: the newest page at most, so the pages stay where they were. */
 function laterPage(last: string, newest: string): string | undefined {
-  return last >= newest ? undefined : pageAddress(pageEndingWith(addDays(last, DAYS_SHOWN), newest), newest);
+  return last >= newest ? undefined : pageHolding(addDays(last, DAYS_SHOWN), newest);
+}
+
+/** A day just deleted here, and whether the service keeps a version of it. */
+interface DeletedDay {
+  date: string;
+  sentBefore: boolean;
 }
 
 /** One row of the table: its date as the person reads it, the values to show (as typed when refused), whether there is a record, and its sync status. */
@@ -167,7 +198,7 @@ function rowOf(
   written: string,
   day: WellnessDayView | undefined,
   draft: Draft | undefined,
-  deletedHere: boolean,
+  deletedHere: DeletedDay | undefined,
   syncWords: (sync: SyncFacts) => SyncWords,
 ) {
   return {

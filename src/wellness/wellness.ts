@@ -79,20 +79,22 @@ export function createWellness({ db, clock }: WellnessDependencies) {
 
     /**
      * Deletes the day here and stops syncing it: the service offers no delete (§4.5), so it keeps
-     * what it was last sent. Returns whether there was a record.
+     * what it was last sent, if it was sent any. Returns whether there was a record, and that.
      */
-    async remove(user: User, date: string): Promise<boolean> {
+    async remove(user: User, date: string): Promise<WellnessRemoval> {
       return db.transaction().execute(async (trx) => {
         await lockSignedInUser(trx, user.id);
-        const deleted = await deleteWellnessDay(trx, user.id, date);
-        if (deleted) await forgetEntry(trx, wellnessDay(user, date));
-        return deleted;
+        if (!(await deleteWellnessDay(trx, user.id, date))) return { deleted: false };
+        return { deleted: true, ...(await forgetEntry(trx, wellnessDay(user, date))) };
       });
     },
   };
 }
 
 export type Wellness = ReturnType<typeof createWellness>;
+
+/** A day deleted here, and whether the service had been sent a version of it (which it keeps). */
+export type WellnessRemoval = { deleted: false } | { deleted: true; sentBefore: boolean };
 
 export function wellnessRecordView(day: WellnessDay): WellnessRecordView {
   return { date: day.date, ...measurementsOf(day) };

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { markFailed } from '../../src/sync/outbox.js';
 import { listActivities, uploadActivity } from '../helpers/activities.js';
 import { fitFile, notAFitFile } from '../helpers/fit-files.js';
 import { signUpNewUser } from '../helpers/flows.js';
@@ -43,21 +44,47 @@ describe('the Activities page', () => {
     expect(page).toContain('the Athlete Data Service documents no way to delete an upload');
   });
 
-  it('shows a file that is not .fit refused on the page, in plain words, storing nothing', async () => {
+  it('shows a file that is not .fit refused on the page, in plain words next to the file, keeping the name typed, storing nothing', async () => {
     const client = await newUser();
     const response = await postUploadForm(client, notAFitFile(), 'Ride');
     expect(response.status).toBe(400);
-    expect(await response.text()).toContain('This is not a .fit file: it does not start with a FIT file header.');
+    const page = await response.text();
+    expect(page).toContain('<input name="name" value="Ride" id="upload-name">');
+    expect(page).toMatch(/<input name="file" value="" type="file" accept=".fit" id="upload-file" required aria-invalid="true" aria-describedby="upload-file-problem">/);
+    expect(page).toContain('<span class="field-problem" id="upload-file-problem">This is not a .fit file: it does not start with a FIT file header.</span>');
     expect(await listActivities(client)).toEqual([]);
   });
 
-  it('shows a file over the limit refused on the page, with a form that still works', async () => {
+  it('shows a file over the limit refused on the page, next to the file, with a form that still works', async () => {
     const client = await newUser();
     const response = await postUploadForm(client, new Uint8Array(MAX_BYTES + 1), 'Ride');
     expect(response.status).toBe(413);
     const page = await response.text();
-    expect(page).toContain('The file is larger than the limit of 64 KiB.');
+    expect(page).toContain('<span class="field-problem" id="upload-file-problem">The file is larger than the limit of 64 KiB.</span>');
     expect((await postUploadForm(client, fitFile(2), 'Ride', hiddenField(page, '_csrf'))).status).toBe(303);
+  });
+
+  it('keeps the file’s hash under Details, and after a refusal advises what can help: nothing for a file too large for the service', async () => {
+    const client = stack.browser();
+    const email = await signUpNewUser(client);
+    const { id: userId } = await stack.db.selectFrom('users').select('id').where('email', '=', email).executeTakeFirstOrThrow();
+    const refuse = async (bytes: Uint8Array, text: string) => {
+      const activity = await uploadActivity(client, bytes);
+      await markFailed(stack.db, { userId, kind: 'activities', subject: String(activity.id) }, 1, { problem: 'refused', text }, new Date());
+      return activity;
+    };
+    const tooLarge = await refuse(fitFile(5), 'HTTP 413: invalid_request: file too large (maxFitBytes)');
+    const refused = await refuse(fitFile(6), 'HTTP 400: invalid_request: FIT file CRC does not match');
+    const page = await (await client.get('/activities')).text();
+    const entryOf = (id: number) => page.slice(page.indexOf(`data-activity="${id}"`), page.indexOf('</form>', page.indexOf(`data-activity="${id}"`)));
+    for (const activity of [tooLarge, refused]) {
+      const entry = entryOf(activity.id);
+      expect(entry).toMatch(new RegExp(`<summary>Details</summary>[\\s\\S]*<li>File SHA-256: ${activity.sha256}</li>[\\s\\S]*</details>`));
+      expect(entry.replace(/<details[\s\S]*<\/details>/, '')).not.toContain('SHA-256');
+    }
+    expect(entryOf(tooLarge.id)).toContain('The service takes no file this large, so it cannot be sent.');
+    expect(entryOf(tooLarge.id)).not.toContain('another name');
+    expect(entryOf(refused.id)).toContain('Upload it again under another name to try again.');
   });
 
   it('refuses an upload without the form token', async () => {

@@ -7,7 +7,7 @@ import { ServiceError } from '../../src/provider/service-error.js';
 import { syncEntry } from '../../src/sync/jobs.js';
 import { markDirty, recordNextAttempt } from '../../src/sync/outbox.js';
 import { connectedUser } from '../helpers/flows.js';
-import { bodyOf } from '../helpers/http-client.js';
+import { bodyOf, hiddenField } from '../helpers/http-client.js';
 import { addMeal } from '../helpers/meals.js';
 import { serviceApiWith } from '../helpers/service-api.js';
 import { startStack, type Stack } from '../helpers/stack.js';
@@ -36,6 +36,53 @@ function entryOf(html: string, date: string): string {
 }
 
 describe('the dashboard', () => {
+  it('keeps a refused time zone as typed, with the problem next to the field and a link to it at the top', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
+    const { client } = await connectedUser(stack, { timezone: ZONE });
+    const dashboard = await (await client.get('/')).text();
+    expect(dashboard).toMatch(/<input name="timezone" value="Asia\/Kathmandu" list="settings-zones"[^>]* id="settings-timezone"/);
+    const refused = await client.postForm('/settings/timezone', { timezone: 'Kathmandoo', _csrf: hiddenField(dashboard, '_csrf') });
+    expect(refused.status).toBe(400);
+    const page = await refused.text();
+    expect(page).toMatch(/role="alert">Your time zone was not saved: <a href="#settings-timezone">Time zone must be one from the list/);
+    const field = page.slice(page.indexOf('<input name="timezone"'));
+    expect(field).toMatch(/^<input name="timezone" value="Kathmandoo"[^>]* id="settings-timezone"[^>]*aria-invalid="true" aria-describedby="settings-timezone-problem">/);
+    expect(field).toMatch(/^[^\n]*\n\s*<span class="field-problem" id="settings-timezone-problem">Time zone must be one from the list, such as Europe\/Berlin.<\/span>/);
+  });
+
+  it('shows a connection whose scope the service withdrew as needing attention, with Reconnect as the main action', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
+    const { client, userId } = await connectedUser(stack);
+    const date = localToday(new Date(), 'Europe/Berlin');
+    await addMeal(client, { name: 'Oats', carbs: 60, logged_at: `${date}T08:00:00+01:00` });
+    const before = await (await client.get('/')).text();
+    expect(before).toContain('data-testid="connection-status">Connected<');
+    expect(before).toContain('<a class="button secondary" href="/connect">Reconnect</a>');
+
+    await stack.changeSandbox({ withdrawnScopes: ['nutrition:write'] });
+    await syncEntry(stack.sendDependencies(), nutritionDay(userId, date));
+    const dashboard = await (await client.get('/')).text();
+    expect(dashboard).toContain('<span class="status needs_attention" data-testid="connection-status">Connected, with Nutrition off</span>');
+    expect(dashboard).toMatch(/role="alert" data-testid="withdrawn-permission">The Athlete Data Service withdrew this app's permission for\s+Nutrition:/);
+    expect(dashboard).toContain('<a class="button" href="/connect">Reconnect</a>');
+  });
+
+  it('includes later local days: a meal at 00:15 tomorrow, sent, is in the overview, first', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
+    const { client, userId } = await connectedUser(stack, { timezone: ZONE });
+    const today = localToday(new Date(), ZONE);
+    const tomorrow = addDays(today, 1);
+    await addMeal(client, { name: 'Oats', carbs: 60, logged_at: `${today}T08:00:00+05:45` });
+    await addMeal(client, { name: 'Midnight snack', carbs: 20, logged_at: `${tomorrow}T00:15:00+05:45` });
+    await syncEntry(stack.sendDependencies(), nutritionDay(userId, tomorrow));
+
+    const dashboard = await (await client.get('/')).text();
+    expect(entryOf(dashboard, tomorrow)).toContain('data-sync-state="synced">Sent just now<');
+    expect(dashboard.indexOf(`nutrition-${tomorrow}`)).toBeLessThan(dashboard.indexOf(`nutrition-${today}`));
+    const overview = await bodyOf<SyncOverview>(await client.get('/api/sync/overview'));
+    expect(overview.kinds.find((kind) => kind.kind === 'nutrition')?.entries.map((entry) => entry.id)).toEqual([`nutrition-${tomorrow}`, `nutrition-${today}`]);
+  });
+
   it('links every capability that is on to its page', async () => {
     stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
     const { client } = await connectedUser(stack);
@@ -67,7 +114,9 @@ describe('the dashboard', () => {
     expect(entryOf(dashboard, sent)).toContain('data-sync-state="synced">Sent 2 minutes ago<');
     const localTime = DateTime.fromJSDate(sentAt).setZone(ZONE).toFormat('d LLL yyyy, HH:mm:ss');
     expect(entryOf(dashboard, sent)).toMatch(new RegExp(`<li>Sent at ${localTime} \\(Asia/Kath?mandu\\) as version 1\\.</li>`));
-    expect(entryOf(dashboard, refused)).toContain('data-sync-state="failed">Refused by the service: HTTP 400: invalid_request: items.0.carbs: too many<');
+    expect(entryOf(dashboard, refused)).toMatch(
+      /data-sync-state="failed">Refused by the service<[\s\S]*<summary>Details<\/summary>[\s\S]*Reason recorded: HTTP 400: invalid_request: items.0.carbs: too many</,
+    );
     const waiting = entryOf(dashboard, busy);
     expect(waiting).toMatch(/data-sync-state="pending">Waiting: the service is busy, next try in about (29|30) s</);
     expect(waiting).toMatch(/<details class="sync-details"><summary>Details<\/summary>\s*<ul><li>Reason recorded: HTTP 503: temporarily_unavailable/);

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { sql, type Kysely } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -8,6 +7,7 @@ import { createDatabaseActivityFileStore, readWhole, STORED_PIECE_BYTES } from '
 import { createDb, type Db } from '../../src/db/database.js';
 import { PendingMigrationsError, assertMigrated, createMigrator, migrateToLatest, pendingMigrations } from '../../src/db/migrate.js';
 import { createTestDatabase, openDb, testDatabaseKind, type TestDatabase } from '../helpers/database.js';
+import { temporaryFolder } from '../helpers/temporary-folders.js';
 
 let database: TestDatabase;
 let db: Db;
@@ -54,7 +54,7 @@ describe('migrations', () => {
 
   it.runIf(testDatabaseKind() === 'sqlite')('creates the folder of a SQLite file', async () => {
     database = await createTestDatabase();
-    const path = join(mkdtempSync(join(tmpdir(), 'athlete-sync-db-')), 'nested', 'app.db');
+    const path = join(temporaryFolder('athlete-sync-db-'), 'nested', 'app.db');
     db = createDb({ kind: 'sqlite', path });
     await migrateToLatest(db);
     expect(existsSync(path)).toBe(true);

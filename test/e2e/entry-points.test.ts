@@ -1,10 +1,11 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { networkInterfaces, tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
+import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { freePort } from '../../src/dev/free-port.js';
 import { MINIMAL_APP_ENVIRONMENT } from '../helpers/minimal-environment.js';
 import { run, start } from '../helpers/processes.js';
+import { temporaryFolder } from '../helpers/temporary-folders.js';
 import { eventually } from '../helpers/wait.js';
 
 /** This machine's IPv4 addresses other than loopback. */
@@ -14,7 +15,7 @@ function otherAddressesOfThisMachine(): string[] {
 }
 
 function newDatabaseUrl(): string {
-  return `sqlite:${join(mkdtempSync(join(tmpdir(), 'athlete-sync-entry-')), 'app.db')}`;
+  return `sqlite:${join(temporaryFolder('athlete-sync-entry-'), 'app.db')}`;
 }
 
 describe.each([
@@ -61,7 +62,7 @@ describe('npm start and npm run worker with what they need out of reach', () => 
     'npm run %s waits STARTUP_TIMEOUT_S for Redis and Postgres, then exits 1 with one line naming what it could not reach; a bad SQLite path at once',
     async (script) => {
       const [redisPort, postgresPort] = [await freePort(), await freePort()];
-      const notAFolder = join(mkdtempSync(join(tmpdir(), 'athlete-sync-entry-')), 'a-file');
+      const notAFolder = join(temporaryFolder('athlete-sync-entry-'), 'a-file');
       writeFileSync(notAFolder, '');
       const [redis, postgres, sqlite] = await Promise.all([
         failedStart(script, { DATABASE_URL: migratedDatabaseUrl, REDIS_URL: `redis://:hunter2@127.0.0.1:${redisPort}` }),

@@ -56,7 +56,8 @@ describe('the meals page', () => {
     await page.getByRole('link', { name: 'Thu, 2 Jul 2026 →' }).click();
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Meals on Thu, 2 Jul 2026');
     await page.getByRole('link', { name: '← Wed, 1 Jul 2026' }).click();
-    await page.getByRole('form', { name: 'Porridge at 08:30' }).getByRole('button', { name: 'Delete' }).click();
+    await page.getByRole('form', { name: 'Porridge at 08:30' }).getByRole('link', { name: 'Delete' }).click();
+    await page.getByRole('button', { name: 'Delete' }).click();
     await page.getByText('No items on this day yet.').waitFor();
   });
 
@@ -103,7 +104,10 @@ describe('the meals page', () => {
     await syncEntry(stack.sendDependencies(refusing), { userId, kind: 'nutrition', subject: '2026-07-04' });
 
     await page.goto(`${stack.appUrl}/meals?date=2026-07-04`);
-    expect(await page.getByTestId('sync-status').textContent()).toContain('items.0.carbs: too many');
+    const status = page.getByTestId('sync-status');
+    expect(await status.locator('.sync-headline').textContent()).toBe('Refused by the service');
+    await status.getByText('Details').click();
+    expect(await status.getByRole('listitem').last().textContent()).toBe('Reason recorded: HTTP 400: invalid_request: items.0.carbs: too many');
     const item = page.getByRole('form', { name: 'Late dinner at 23:30' });
     expect(await item.getByTestId('logged-at').textContent()).toContain('23:30 at UTC−05:00, 02:00 on 5 Jul your time');
     await page.screenshot({ path: 'test-output/day-refused-item.png', fullPage: true });

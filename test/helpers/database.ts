@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { loadDatabaseConfig } from '../../src/config.js';
 import { createDb, type Db } from '../../src/db/database.js';
+import { temporaryFolder } from './temporary-folders.js';
 
 /**
  * A fresh, empty database for one stack or test: a SQLite file of its own, or, in the Postgres
@@ -23,7 +22,7 @@ export function testDatabaseKind(): TestDatabase['kind'] {
 export async function createTestDatabase(): Promise<TestDatabase> {
   const target = inject('testDatabase');
   if (target.kind === 'sqlite') {
-    const path = join(mkdtempSync(join(tmpdir(), 'athlete-sync-db-')), 'app.db');
+    const path = join(temporaryFolder('athlete-sync-db-'), 'app.db');
     return { kind: 'sqlite', url: `sqlite:${path}`, path, drop: async () => {} };
   }
   const serverUrl = await (workerDatabase ??= workerDatabaseUrl(target.url));

@@ -194,8 +194,16 @@ describe('the meals page’s times', () => {
     const client = await newUser('Europe/Berlin');
     await addMeal(client, { name: 'Oats', carbs: 60, logged_at: `${DATE}T08:15:00+01:00` });
     const html = await (await client.get(`/meals?date=${DATE}`)).text();
-    expect(html).toContain('08:15 at UTC+01:00;');
+    expect(html).toContain('08:15 at UTC+01:00</span>');
     expect(html).not.toMatch(/UTC\+01:00, /);
+  });
+
+  it('keeps the time as sent to the service under Details', async () => {
+    const client = await newUser('Europe/Berlin');
+    await addMeal(client, { name: 'Oats', carbs: 60, logged_at: `${DATE}T08:15:00+01:00` });
+    const html = await (await client.get(`/meals?date=${DATE}`)).text();
+    expect(html).toMatch(/<details class="sync-details"><summary>Details<\/summary>Sent to the service as <code>\d{4}-\d\d-\d\dT08:15:00\+01:00<\/code><\/details>/);
+    expect(html.replace(/<details[\s\S]*?<\/details>/g, '')).not.toContain('T08:15:00+01:00');
   });
 });
 

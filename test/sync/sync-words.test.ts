@@ -53,10 +53,10 @@ describe('an entry’s sync status in words', () => {
     expect(describeSync({ status: 'pending', error: 'HTTP 503' }, FAR_ZONE, NOW).headline).toBe('Waiting: the last try failed, next try soon');
   });
 
-  it('gives a refusal with the service’s message, and an entry this app cannot send with its own words', () => {
-    const refused = describeSync({ status: 'failed', problem: 'refused', error: 'HTTP 400: items.0.carbs: too many' }, FAR_ZONE, NOW);
-    expect(refused.headline).toBe('Refused by the service: HTTP 400: items.0.carbs: too many');
-    expect(refused.details[0]).toBe('It is tried again when the entry next changes.');
+  it('says a refusal in plain words with the service’s raw message only in the details, and an entry this app cannot send with its own words', () => {
+    const refused = describeSync({ status: 'failed', problem: 'refused', error: 'HTTP 413: invalid_request: file too large (maxFitBytes)' }, FAR_ZONE, NOW);
+    expect(refused.headline).toBe('Refused by the service');
+    expect(refused.details).toEqual(['It is tried again when the entry next changes.', 'Reason recorded: HTTP 413: invalid_request: file too large (maxFitBytes)']);
     const unsendable = describeSync({ status: 'failed', problem: 'unsendable', error: 'Not sent: user id 0 is not a positive whole number.' }, FAR_ZONE, NOW);
     expect(unsendable.headline).toBe('Not sent: user id 0 is not a positive whole number.');
   });

@@ -187,7 +187,7 @@ describe('the wellness page', () => {
     await recordPendingReason(stack.db, day(TODAY), { problem: 'needs-connection', text: WAITING_FOR_CONNECTION }, NOW);
     const html = await page(client);
     expect(rowOf(html, '2026-11-21')).toContain('Sent just now');
-    expect(rowOf(html, '2026-11-22')).toContain('Refused by the service: HTTP 400: hrv: expected a number');
+    expect(rowOf(html, '2026-11-22')).toMatch(/>Refused by the service<[\s\S]*<summary>Details<\/summary>[\s\S]*Reason recorded: HTTP 400: hrv: expected a number/);
     expect(rowOf(html, TODAY)).toContain('Waiting for you to reconnect');
     expect(rowOf(html, TODAY)).toMatch(/<details[^>]*><summary>Details<\/summary>[\s\S]*Waiting for the connection to the Athlete Data Service/);
     expect(rowOf(html, '2026-11-20')).toContain('nothing recorded');
@@ -196,16 +196,43 @@ describe('the wellness page', () => {
   });
 
   it('deletes a day and says the service keeps what it was last sent; a day with no record is 404', async () => {
+    const { client, userId } = await newUser();
+    await putWellness(client, TODAY, { weight: 70 });
+    await markSynced(stack.db, { userId, kind: 'wellness', subject: TODAY }, 1, NOW);
+    const deleted = await postRow(client, `/wellness/${TODAY}/delete`);
+    expect(deleted.status).toBe(303);
+    expect(deleted.headers.get('location')).toBe(`/wellness?deleted=${TODAY}&sent=1`);
+    expect(await wellnessDays(client, TODAY)).toEqual([]);
+    const html = await page(client, deleted.headers.get('location')!);
+    expect(html).toContain(`Deleted ${TODAY} here. The service keeps what it was last sent for that day.`);
+    expect(rowOf(html, TODAY)).toContain('deleted here; the service keeps what it was last sent');
+
+    expect((await postRow(client, `/wellness/${TODAY}/delete`)).status).toBe(404);
+  });
+
+  it('deletes a day the service never received without saying it keeps anything', async () => {
     const { client } = await newUser();
     await putWellness(client, TODAY, { weight: 70 });
     const deleted = await postRow(client, `/wellness/${TODAY}/delete`);
-    expect(deleted.status).toBe(303);
     expect(deleted.headers.get('location')).toBe(`/wellness?deleted=${TODAY}`);
-    expect(await wellnessDays(client, TODAY)).toEqual([]);
-    const row = rowOf(await page(client, deleted.headers.get('location')!), TODAY);
-    expect(row).toContain('deleted here; the service keeps what it was last sent');
+    const html = await page(client, deleted.headers.get('location')!);
+    expect(html).toContain(`Deleted ${TODAY} here. It had not been sent to the service.`);
+    expect(rowOf(html, TODAY)).toContain('deleted; never sent');
+    expect(html).not.toContain('The service keeps what it was last sent for that day.');
+  });
 
-    expect((await postRow(client, `/wellness/${TODAY}/delete`)).status).toBe(404);
+  it('confirms a save once, and asks before a delete on a page of its own', async () => {
+    const { client } = await newUser();
+    expect((await postRow(client, `/wellness/${TODAY}`, { ...blank, hrv: '50' })).status).toBe(303);
+    expect(await page(client)).toContain(`<p class="notice success" role="status" data-testid="flash">Saved wellness for ${TODAY}.</p>`);
+    expect(await page(client)).not.toContain('data-testid="flash"');
+
+    expect(rowOf(await page(client), TODAY)).toContain(`<a class="button danger" href="/wellness/${TODAY}/delete">Delete</a>`);
+    const confirm = await page(client, `/wellness/${TODAY}/delete`);
+    expect(confirm).toContain(`<h1>Delete your wellness of ${TODAY}?</h1>`);
+    expect(confirm).toMatch(new RegExp(`<form class="actions" method="post" action="/wellness/${TODAY}/delete"`));
+    expect(await wellnessDays(client, TODAY)).toMatchObject([{ hrv: 50 }]);
+    expect((await client.get('/wellness/2026-01-01/delete')).status).toBe(404);
   });
 
   it('does not let one user delete another’s day', async () => {

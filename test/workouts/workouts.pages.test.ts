@@ -41,6 +41,8 @@ describe('the Workouts page', () => {
       '<td>45.00 km</td>',
     ]);
     expect(page).toContain('Times are in your time zone, Europe/Berlin');
+    expect(page).toContain('As the Athlete Data Service lists them.');
+    expect(page).not.toContain('could not read');
   });
 
   it('says when the service holds no workouts', async () => {
@@ -58,6 +60,7 @@ describe('the Workouts page', () => {
     await stack.changeSandbox({ workoutsListing });
     const page = await workoutsPage(client);
     expect(page).toContain(note);
+    expect(page).toContain('what this app could not read is said above');
     expect(page).not.toContain('Long ride');
   });
 
