@@ -17,6 +17,8 @@ afterAll(async () => {
 });
 
 const TODAY = '2026-11-23'; // in Pacific/Pago_Pago
+/** TODAY as the pages write it (en-GB, when the browser names no language). */
+const TODAY_WRITTEN = 'Mon, 23 Nov 2026';
 const blank = { hrv: '', restingHr: '', sleepHours: '', sleepMinutes: '', weight: '', vo2max: '' };
 
 async function newUser(timezone = 'Pacific/Pago_Pago'): Promise<{ client: CookieClient; userId: number }> {
@@ -204,7 +206,7 @@ describe('the wellness page', () => {
     expect(deleted.headers.get('location')).toBe(`/wellness?deleted=${TODAY}&sent=1`);
     expect(await wellnessDays(client, TODAY)).toEqual([]);
     const html = await page(client, deleted.headers.get('location')!);
-    expect(html).toContain(`Deleted ${TODAY} here. The service keeps what it was last sent for that day.`);
+    expect(html).toContain(`Deleted ${TODAY_WRITTEN} here. The service keeps what it was last sent for that day.`);
     expect(rowOf(html, TODAY)).toContain('deleted here; the service keeps what it was last sent');
 
     expect((await postRow(client, `/wellness/${TODAY}/delete`)).status).toBe(404);
@@ -216,7 +218,7 @@ describe('the wellness page', () => {
     const deleted = await postRow(client, `/wellness/${TODAY}/delete`);
     expect(deleted.headers.get('location')).toBe(`/wellness?deleted=${TODAY}`);
     const html = await page(client, deleted.headers.get('location')!);
-    expect(html).toContain(`Deleted ${TODAY} here. It had not been sent to the service.`);
+    expect(html).toContain(`Deleted ${TODAY_WRITTEN} here. It had not been sent to the service.`);
     expect(rowOf(html, TODAY)).toContain('deleted; never sent');
     expect(html).not.toContain('The service keeps what it was last sent for that day.');
   });
@@ -224,12 +226,12 @@ describe('the wellness page', () => {
   it('confirms a save once, and asks before a delete on a page of its own', async () => {
     const { client } = await newUser();
     expect((await postRow(client, `/wellness/${TODAY}`, { ...blank, hrv: '50' })).status).toBe(303);
-    expect(await page(client)).toContain(`<p class="notice success" role="status" data-testid="flash">Saved wellness for ${TODAY}.</p>`);
+    expect(await page(client)).toContain(`<p class="notice success" role="status" data-testid="flash">Saved wellness for ${TODAY_WRITTEN}.</p>`);
     expect(await page(client)).not.toContain('data-testid="flash"');
 
     expect(rowOf(await page(client), TODAY)).toContain(`<a class="button danger" href="/wellness/${TODAY}/delete">Delete</a>`);
     const confirm = await page(client, `/wellness/${TODAY}/delete`);
-    expect(confirm).toContain(`<h1>Delete your wellness of ${TODAY}?</h1>`);
+    expect(confirm).toContain(`<h1>Delete your wellness of ${TODAY_WRITTEN}?</h1>`);
     expect(confirm).toMatch(new RegExp(`<form class="actions" method="post" action="/wellness/${TODAY}/delete"`));
     expect(await wellnessDays(client, TODAY)).toMatchObject([{ hrv: 50 }]);
     expect((await client.get('/wellness/2026-01-01/delete')).status).toBe(404);
