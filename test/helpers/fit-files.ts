@@ -99,8 +99,30 @@ export function fitFileWithUndecodableRecords(serialNumber = 1): Uint8Array {
   return file;
 }
 
+const STRING = 0x07;
+
 /**
- * A valid .fit file built byte by byte (the encoder is too slow for millions of messages):
+ * A valid .fit file built byte by byte (the encoder is too slow for millions of messages): a
+ * 14-byte header, one definition of local message type 0, `count` data messages of `messageSize`
+ * bytes (a zero header byte, then what `fill` writes at `offset + 1`), and both CRCs.
+ */
+function fitFileOfMessages(definition: number[], count: number, messageSize: number, fill: (file: Uint8Array, offset: number, index: number) => void): Uint8Array {
+  const headerSize = 14;
+  const dataSize = definition.length + count * messageSize;
+  const file = new Uint8Array(headerSize + dataSize + CRC_SIZE);
+  const view = new DataView(file.buffer);
+  file.set([headerSize, 0x20], 0);
+  view.setUint16(2, 2199, true);
+  view.setUint32(4, dataSize, true);
+  file.set(new TextEncoder().encode('.FIT'), 8);
+  view.setUint16(12, CrcCalculator.calculateCRC(file, 0, 12), true);
+  file.set(definition, headerSize);
+  for (let index = 0; index < count; index++) fill(file, headerSize + definition.length + index * messageSize, index);
+  view.setUint16(headerSize + dataSize, CrcCalculator.calculateCRC(file, 0, headerSize + dataSize), true);
+  return file;
+}
+
+/**
  * `count` record messages of the first `fields` one-byte fields of the record profile that decode
  * as plain values (no arrays, no components), so each message holds `fields` values.
  */
@@ -113,47 +135,20 @@ export function fitFileOfRecords(count: number, fields = 1): Uint8Array {
   if (plainFields.length < fields) throw new Error(`the record message has only ${plainFields.length} such fields`);
   const UINT8 = 0x02;
   const definition = [0x40, 0, 0, mesgNum('RECORD') & 0xff, mesgNum('RECORD') >> 8, fields, ...plainFields.flatMap((field) => [field, 1, UINT8])];
-  const messageSize = 1 + fields;
-  const headerSize = 14;
-  const dataSize = definition.length + count * messageSize;
-  const file = new Uint8Array(headerSize + dataSize + CRC_SIZE);
-  const view = new DataView(file.buffer);
-  file.set([headerSize, 0x20], 0);
-  view.setUint16(2, 2199, true);
-  view.setUint32(4, dataSize, true);
-  file.set(new TextEncoder().encode('.FIT'), 8);
-  view.setUint16(12, CrcCalculator.calculateCRC(file, 0, 12), true);
-  file.set(definition, headerSize);
-  // Data messages of local type 0: a zero header byte, then a value of 60 for each field.
-  for (let offset = headerSize + definition.length; offset < headerSize + dataSize; offset += messageSize) file.fill(60, offset + 1, offset + messageSize);
-  view.setUint16(headerSize + dataSize, CrcCalculator.calculateCRC(file, 0, headerSize + dataSize), true);
-  return file;
+  // A value of 60 for each field.
+  return fitFileOfMessages(definition, count, 1 + fields, (file, offset) => file.fill(60, offset + 1, offset + 1 + fields));
 }
 
 /**
- * A valid .fit file of `count` sport messages, each holding one text of `length` characters (the
- * sport's name), which the SDK keeps as a string.
+ * `count` sport messages, each holding one text of `length` characters (the sport's name), which
+ * the SDK keeps as a string.
  */
 export function fitFileOfTexts(count: number, length: number): Uint8Array {
   const sport = Profile.messages[mesgNum('SPORT')]!;
   const nameField = Number(Object.entries(sport.fields).find(([, field]) => field.type === 'string')![0]);
-  const STRING = 0x07;
   const definition = [0x40, 0, 0, mesgNum('SPORT') & 0xff, mesgNum('SPORT') >> 8, 1, nameField, length + 1, STRING];
-  const messageSize = 1 + length + 1;
-  const headerSize = 14;
-  const dataSize = definition.length + count * messageSize;
-  const file = new Uint8Array(headerSize + dataSize + CRC_SIZE);
-  const view = new DataView(file.buffer);
-  file.set([headerSize, 0x20], 0);
-  view.setUint16(2, 2199, true);
-  view.setUint32(4, dataSize, true);
-  file.set(new TextEncoder().encode('.FIT'), 8);
-  view.setUint16(12, CrcCalculator.calculateCRC(file, 0, 12), true);
-  file.set(definition, headerSize);
-  // Data messages of local type 0: a zero header byte, then the text ('A's) and its closing zero.
-  for (let offset = headerSize + definition.length; offset < headerSize + dataSize; offset += messageSize) file.fill(0x41, offset + 1, offset + messageSize - 1);
-  view.setUint16(headerSize + dataSize, CrcCalculator.calculateCRC(file, 0, headerSize + dataSize), true);
-  return file;
+  // The text ('A's), then the NUL that ends a FIT string.
+  return fitFileOfMessages(definition, count, 1 + length + 1, (file, offset) => file.fill(0x41, offset + 1, offset + 1 + length));
 }
 
 /**
@@ -164,29 +159,15 @@ export function fitFileOfTexts(count: number, length: number): Uint8Array {
 export function fitFileOfSize(size: number, seed = 1): Uint8Array {
   const FIELDS = 10;
   const FIELD_BYTES = 255;
-  const STRING = 0x07;
   const MANUFACTURER_SPECIFIC = 0xff00;
   const definition = [0x40, 0, 0, MANUFACTURER_SPECIFIC & 0xff, MANUFACTURER_SPECIFIC >> 8, FIELDS, ...Array.from({ length: FIELDS }, (_, field) => [field, FIELD_BYTES, STRING]).flat()];
   const messageSize = 1 + FIELDS * FIELD_BYTES;
-  const headerSize = 14;
-  const count = Math.max(1, Math.floor((size - headerSize - definition.length - CRC_SIZE) / messageSize));
-  const dataSize = definition.length + count * messageSize;
-  const file = new Uint8Array(headerSize + dataSize + CRC_SIZE);
-  const view = new DataView(file.buffer);
-  file.set([headerSize, 0x20], 0);
-  view.setUint16(2, 2199, true);
-  view.setUint32(4, dataSize, true);
-  file.set(new TextEncoder().encode('.FIT'), 8);
-  view.setUint16(12, CrcCalculator.calculateCRC(file, 0, 12), true);
-  file.set(definition, headerSize);
-  for (let message = 0; message < count; message++) {
-    const start = headerSize + definition.length + message * messageSize;
-    // A zero header byte (local type 0), then each field's letters ending in the NUL that ends a FIT string.
+  const count = Math.max(1, Math.floor((size - 14 - definition.length - CRC_SIZE) / messageSize));
+  // Each field's letters, ending in the NUL that ends a FIT string.
+  return fitFileOfMessages(definition, count, messageSize, (file, offset, message) => {
     for (let field = 0; field < FIELDS; field++) {
-      const offset = start + 1 + field * FIELD_BYTES;
-      file.fill(0x61 + ((seed + message + field) % 26), offset, offset + FIELD_BYTES - 1);
+      const start = offset + 1 + field * FIELD_BYTES;
+      file.fill(0x61 + ((seed + message + field) % 26), start, start + FIELD_BYTES - 1);
     }
-  }
-  view.setUint16(headerSize + dataSize, CrcCalculator.calculateCRC(file, 0, headerSize + dataSize), true);
-  return file;
+  });
 }
