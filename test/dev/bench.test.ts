@@ -19,7 +19,10 @@ describe('npm run bench', () => {
     }
     expect(json.ingest.count).toBe(4);
     expect(json.batch.count).toBe(16);
-    expect(json.drain).toEqual({ days: 10, seconds: expect.any(Number), perSecond: expect.any(Number), workerCpuMsPerDay: expect.any(Number) });
+    const { workerCpuMsPerDay, ...drain } = json.drain;
+    expect(drain).toEqual({ days: 10, seconds: expect.any(Number), perSecond: expect.any(Number) });
+    // Ten days may all arrive before the bench first looks, which leaves none to count the CPU by.
+    expect(workerCpuMsPerDay === null || workerCpuMsPerDay > 0).toBe(true);
     expect(json.calls).toEqual({ max: 1, mean: 1, naiveMax: 2, naiveMean: 2 });
     expect(json.latency).toEqual({ days: 2, p50Ms: expect.any(Number), p99Ms: expect.any(Number) });
     expect(json.signInBurst.count).toBe(10);

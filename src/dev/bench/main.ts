@@ -92,7 +92,9 @@ async function measure(stack: BenchStack, flags: BenchFlags): Promise<Omit<Bench
   const drained = await waitForRecords(stack.sandboxUrl, APP_ATHLETE_PREFIX, (records) => records.length >= expectedDays, DRAIN_TIMEOUT_MS);
   const cpuAtEnd = await workersCpuMs(stack);
   const cpuSpent = cpuAtStart === null || cpuAtEnd === null ? null : cpuAtEnd - cpuAtStart;
-  const drain = { ...drainRate(drained), workerCpuMsPerDay: cpuSpent === null ? null : cpuSpent / (drained.length - started.length) };
+  const daysAfterStart = drained.length - started.length;
+  // A drain short enough to end before the first look leaves no day to divide by.
+  const drain = { ...drainRate(drained), workerCpuMsPerDay: cpuSpent === null || daysAfterStart === 0 ? null : cpuSpent / daysAfterStart };
 
   progress('item -> synced latency, bursts with the workers running');
   const latency = await syncLatency(stack, users, latencyDate, flags);

@@ -16,7 +16,8 @@ export interface BenchResults {
   batch: RateMeasurement | null;
   /**
    * `workerCpuMsPerDay`: the workers' CPU time (user and system, from /proc) per day drained after
-   * their first: unlike the rate, it hardly follows how busy the rest of the machine is. Null without /proc.
+   * their first: unlike the rate, it hardly follows how busy the rest of the machine is. Null without /proc,
+   * or when every day arrived before the bench first looked.
    */
   drain: { days: number; seconds: number; perSecond: number; workerCpuMsPerDay: number | null };
   ceiling: RateMeasurement;
