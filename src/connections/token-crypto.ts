@@ -35,7 +35,7 @@ export function tokenKeyId(key: Buffer): string {
 
 /**
  * How many opened tokens a process keeps. A worker opens the same user's tokens for every day it
- * sends (issue 12); opening is a pure function of key, associated data and sealed text, so a kept
+ * sends; opening is a pure function of key, associated data and sealed text, so a kept
  * answer is exactly what opening again would give, and a rotated token, sealed anew, is opened anew.
  */
 const OPENED_TOKENS_KEPT = 1000;

@@ -4,10 +4,6 @@ import { wellnessSender } from '../wellness/wellness-sender.js';
 import type { Sender } from './sender.js';
 import type { SyncKind } from './sync-kinds.js';
 
-const notBuiltYet = (kind: SyncKind): Sender => ({
-  send: () => Promise.reject(new Error(`the ${kind} sender is being built (issue 10)`)),
-});
-
 /** Each kind's sender: the only kind-specific part of the sync path. */
 export const SENDERS: Record<SyncKind, Sender> = {
   nutrition: nutritionSender,

@@ -2,7 +2,7 @@ import { CrcCalculator, Encoder, Profile, type Encodable, type FileIdMesg, type 
 
 /**
  * .fit files for tests, made with the FIT SDK's encoder (no binary fixtures): one small valid
- * activity, and the ways an upload goes wrong that issue 10 names.
+ * activity, and the ways an upload can go wrong.
  */
 
 const CRC_SIZE = 2;

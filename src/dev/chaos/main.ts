@@ -16,9 +16,9 @@ import { waitToConverge } from './verdict.js';
 import { runWorkload, type ChaosUser } from './workload.js';
 
 /**
- * `npm run chaos` (issue 12): the production build of the web app and N workers against a strict,
+ * `npm run chaos`: the production build of the web app and N workers against a strict,
  * faulty sandbox, while workers are stopped and restarted and Redis is lost once; then whether every
- * acknowledged write reached the service. See the README's "Performance", "Chaos".
+ * acknowledged write reached the service. See docs/performance.md, "Chaos".
  */
 
 /** The faults of the workload, per target and kind (src/sandbox/faults.ts). */
