@@ -40,11 +40,11 @@ export default defineConfig({
     globalSetup: ['test/global-setup.ts'],
     setupFiles: ['test/redis-keys.setup.ts', 'test/temporary-folders.setup.ts'],
     testTimeout: 20_000,
-    // Three files at a time, whatever the machine: most of a file's time is spent waiting on the
-    // processes, timers and sockets it drives, so on two cores a third file fills the waits. Each
+    // Two files at a time, whatever the machine: most of a file's time is spent waiting on the
+    // processes, timers and sockets it drives, so two halve the suite's time on two cores. Each
     // file has its own Redis prefix and database (a Postgres database per worker, see
     // test/helpers/database.ts), so files never see each other's data.
-    maxWorkers: 3,
+    maxWorkers: 2,
     hookTimeout: 60_000,
     // Kysely's migrator imports migration files at run time; inlining lets Vite load the .ts ones.
     server: { deps: { inline: ['kysely'] } },
