@@ -1,22 +1,18 @@
 import { once } from 'node:events';
-import { request, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { request, type IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../src/activities/activity-file-store.js';
 import { receiveUpload } from '../../src/activities/receive-upload.js';
-import { createLogger } from '../../src/logger.js';
-import { createErrorHandler } from '../../src/web/error-handler.js';
-import { createPageRenderer } from '../../src/web/pages.js';
-import { createViewRenderer } from '../../src/web/views.js';
+import { serveWithErrorHandler, type ServedApp } from '../helpers/bare-app.js';
 import { fitFile } from '../helpers/fit-files.js';
 import { BOUNDARY, streamUpload } from '../helpers/stream-upload.js';
 
 const MAX_BYTES = 64 * 1024;
 const TIMEOUT_MS = 2000;
 
-let server: Server;
+let served: ServedApp;
 let baseUrl: string;
 
 /** A bare app: the upload route answers what reached it; refusals go through the app's error handler. */
@@ -26,17 +22,11 @@ beforeAll(async () => {
     const body: unknown = req.body;
     res.json({ sha256: sha256Hex(req.file?.buffer ?? new Uint8Array()), body });
   });
-  const logger = createLogger('silent', 'test');
-  app.use(createErrorHandler({ logger, renderPage: createPageRenderer(createViewRenderer(), () => 'form-token') }));
-  server = app.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  served = await serveWithErrorHandler(app);
+  baseUrl = served.url;
 });
 
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
-});
+afterAll(() => served.close());
 
 function post(body: FormData | string, headers: Record<string, string> = {}): Promise<Response> {
   return fetch(`${baseUrl}/api/upload`, { method: 'POST', body, headers });

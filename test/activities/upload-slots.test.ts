@@ -1,16 +1,10 @@
-import { once } from 'node:events';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admitUploads } from '../../src/activities/upload-slots.js';
-import { createLogger } from '../../src/logger.js';
-import { createErrorHandler } from '../../src/web/error-handler.js';
-import { createPageRenderer } from '../../src/web/pages.js';
-import { createViewRenderer } from '../../src/web/views.js';
+import { serveWithErrorHandler, type ServedApp } from '../helpers/bare-app.js';
 import { eventually } from '../helpers/wait.js';
 
-let server: Server;
+let served: ServedApp;
 let baseUrl: string;
 /** The uploads admitted and not yet answered, by their X-Upload name: each finishes when told. */
 const inProgress = new Map<string, () => void>();
@@ -25,15 +19,10 @@ beforeAll(async () => {
   app.post('/api/upload', admitUploads({ maxConcurrent: 2 }), (req, res) => {
     inProgress.set(req.get('x-upload')!, () => res.status(201).json({ ok: true }));
   });
-  app.use(createErrorHandler({ logger: createLogger('silent', 'test'), renderPage: createPageRenderer(createViewRenderer(), () => 'token') }));
-  server = app.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  served = await serveWithErrorHandler(app);
+  baseUrl = served.url;
 });
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
-});
+afterAll(() => served.close());
 
 function upload(user: number, name: string, signal?: AbortSignal): Promise<Response> {
   return fetch(`${baseUrl}/api/upload`, { method: 'POST', headers: { 'x-user': String(user), 'x-upload': name, 'content-type': 'application/json' }, body: '{}', signal });
