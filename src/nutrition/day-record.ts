@@ -1,4 +1,4 @@
-import type { NutritionRecord } from '../provider/api.js';
+import { exactly, type NutritionItem, type NutritionRecord } from '../provider/records.js';
 import type { MealItem } from './meal.table.js';
 
 /**
@@ -7,15 +7,19 @@ import type { MealItem } from './meal.table.js';
  * (docs/architecture.md, decision 1). Fields the document does not show (protein, fat, kcal, our ids) go into
  * rawJson only; absent optional fields are omitted, never sent as null.
  */
+const documentedItem = exactly<NutritionItem>();
+
 export function nutritionRecord(date: string, items: MealItem[]): NutritionRecord {
   return {
     date,
-    items: items.map((item) => ({
-      name: item.name,
-      carbs: item.carbs,
-      logged_at: item.logged_at,
-      ...(item.absorption_type !== null && { absorptionType: item.absorption_type }),
-    })),
+    items: items.map((item) =>
+      documentedItem({
+        name: item.name,
+        carbs: item.carbs,
+        logged_at: item.logged_at,
+        ...(item.absorption_type !== null && { absorptionType: item.absorption_type }),
+      }),
+    ),
     rawJson: {
       source: 'athlete-sync',
       items: items.map((item) => ({

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { WellnessRecord } from '../../src/provider/api.js';
+import type { WellnessRecord } from '../../src/provider/records.js';
 import { syncEntry } from '../../src/sync/jobs.js';
 import type { OutboxKey } from '../../src/sync/outbox.js';
 import { wellnessSender } from '../../src/wellness/wellness-sender.js';
