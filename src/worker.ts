@@ -17,6 +17,7 @@ import { createRedisConnection, logUnlessRedisUnreachable, logReconnects, untilR
 import { createRequestBudget } from './queue/request-budget.js';
 import { startSyncEngine } from './sync/engine.js';
 import { closeSyncQueues, createSyncQueues } from './sync/queue.js';
+import { createSenders } from './sync/senders.js';
 import { createUserSessions } from './web/user-sessions.js';
 
 runEntryPoint(async () => {
@@ -49,9 +50,8 @@ runEntryPoint(async () => {
     turns: { quietMs: config.sync.quietMs, freshAttempts: config.sync.attempts },
     deps: {
       db,
-      api,
       clock,
-      activityFiles: { store: createDatabaseActivityFileStore(db), retention: config.activities.retention },
+      senders: createSenders({ db, api, activityFiles: { store: createDatabaseActivityFileStore(db), retention: config.activities.retention } }),
       budget: createRequestBudget({ redis, prefix, ...config.requestBudget }),
       logger,
     },
