@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signUpNewUser } from '../helpers/flows.js';
 import type { CookieClient } from '../helpers/http-client.js';
 import { addMeal } from '../helpers/meals.js';
-import { putWellness } from '../helpers/wellness.js';
+import { MEASUREMENT_NAMES, putWellness } from '../helpers/wellness.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 
 /**
@@ -93,9 +93,8 @@ const hostileValue = fc.oneof(hostileStrings, hostileNumbers, fc.jsonValue({ max
 
 const MEAL_FIELDS = ['name', 'carbs', 'protein', 'fat', 'kcal', 'absorptionType', 'logged_at'];
 const ACCOUNT_FIELDS = ['email', 'password', 'timezone'];
-const WELLNESS_FIELDS = ['hrv', 'restingHr', 'sleepSecs', 'weight', 'vo2max'];
 const fieldName = fc.oneof(
-  fc.constantFrom(...MEAL_FIELDS, ...ACCOUNT_FIELDS, ...WELLNESS_FIELDS, '__proto__', 'constructor'),
+  fc.constantFrom(...MEAL_FIELDS, ...ACCOUNT_FIELDS, ...MEASUREMENT_NAMES, '__proto__', 'constructor'),
   fc.string({ maxLength: 12 }),
 );
 
