@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { measurementNames } from '../src/wellness/measurement-declaration.js';
+import { WELLNESS_MEASUREMENTS } from '../src/wellness/wellness.fields.js';
 
 /** A setting as `.env.example` shows it: set to a value, or commented out (unset, with an example). */
 interface ExampleSetting {
@@ -55,5 +57,18 @@ describe('.env.example and the README', () => {
     const offOrWorkedOut = [...readme].filter(([, cell]) => cell !== '(required)' && singleDefault(cell) === undefined);
     expect(offOrWorkedOut.map(([key]) => key)).toEqual(expect.arrayContaining(['METRICS_PORT', 'SHUTDOWN_TIMEOUT_MS']));
     for (const [key] of offOrWorkedOut) expect(example.get(key)?.commentedOut, key).toBe(true);
+  });
+});
+
+describe("the README's table of wellness measurements", () => {
+  it('has a row for each declared measurement, as declared, in order', () => {
+    const readme = readProjectFile('README.md');
+    const section = readme.slice(readme.indexOf('### Wellness measurements'), readme.indexOf('## Configuration'));
+    const rows = section.split('\n').filter((line) => line.startsWith('| `'));
+    const declared = measurementNames(WELLNESS_MEASUREMENTS).map((name) => {
+      const { unit, min, max, integer, sent } = WELLNESS_MEASUREMENTS[name];
+      return `| \`${name}\` | ${unit} | ${min} | ${max} | ${integer ? 'yes' : 'no'} | ${sent === 'record' ? 'own field' : 'rawJson'} |`;
+    });
+    expect(rows).toEqual(declared);
   });
 });

@@ -1,0 +1,37 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Db } from '../../src/db/database.js';
+import { migrateToLatest } from '../../src/db/migrate.js';
+import { WELLNESS_MEASUREMENTS } from '../../src/wellness/wellness.fields.js';
+import { createTestDatabase, openDb, type TestDatabase } from '../helpers/database.js';
+import { measurementColumnProblems } from '../helpers/measurement-columns.js';
+
+let database: TestDatabase;
+let db: Db;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  db = openDb(database);
+  await migrateToLatest(db);
+});
+afterAll(async () => {
+  await db.destroy();
+  await database.drop();
+});
+
+describe('the declared wellness measurements and the migrated schema', () => {
+  it('have a column for every measurement, nullable, keeping the decimals of those that have some', async () => {
+    expect(await measurementColumnProblems(db, WELLNESS_MEASUREMENTS)).toEqual([]);
+  });
+
+  it('name a declared measurement that no migration gave a column, and one whose column would round it', async () => {
+    const declared = {
+      ...WELLNESS_MEASUREMENTS,
+      hydrationMl: { ...WELLNESS_MEASUREMENTS.restingHr, column: 'hydration_ml' },
+      restingHr: { ...WELLNESS_MEASUREMENTS.restingHr, integer: false },
+    };
+    expect(await measurementColumnProblems(db, declared)).toEqual([
+      'restingHr: column resting_hr holds whole numbers only, and the measurement is declared integer: false',
+      'hydrationMl: wellness_days has no column hydration_ml: add a migration that adds it',
+    ]);
+  });
+});
