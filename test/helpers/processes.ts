@@ -64,9 +64,9 @@ export function start(command: string, args: string[], env: NodeJS.ProcessEnv): 
   };
 }
 
-/** Runs a command to the end and returns what it printed. */
-export async function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<Finished> {
-  const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+/** Runs a command to the end (in `cwd`, this process's own by default) and returns what it printed. */
+export async function run(command: string, args: string[], env: NodeJS.ProcessEnv, cwd?: string): Promise<Finished> {
+  const child = spawn(command, args, { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));

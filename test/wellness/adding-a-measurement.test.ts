@@ -8,16 +8,16 @@ import { measurementsSchemaOf } from '../../src/wellness/wellness.schemas.js';
 import { connectedUser } from '../helpers/flows.js';
 import { measurementColumnProblems } from '../helpers/measurement-columns.js';
 import { startStack, type Stack } from '../helpers/stack.js';
-import * as addHydration from './fixtures/add-hydration-migration.js';
+import * as addExampleWater from './fixtures/add-example-water-migration.js';
 
 /**
  * A partner adapting the template: a hydration tracker adds its daily water to wellness with one
- * declaration and one migration (fixtures/add-hydration-migration.ts). Section 2.3 does not show
+ * declaration and one migration (fixtures/add-example-water-migration.ts; named so that no partner's own measurement meets it). Section 2.3 does not show
  * such a field, so it is sent inside rawJson; a field §2.3 shows is sent as its own.
  */
-const HYDRATION = { column: 'hydration_ml', label: 'Water (ml)', words: 'water', unit: 'millilitres', min: 0, max: 10_000, integer: true, sent: 'rawJson' } as const;
+const EXAMPLE_WATER = { column: 'example_water_ml', label: 'Water (ml)', words: 'water', unit: 'millilitres', min: 0, max: 10_000, integer: true, sent: 'rawJson' } as const;
 
-const withHydration = declareMeasurements({ ...WELLNESS_MEASUREMENTS, hydrationMl: HYDRATION });
+const withExampleWater = declareMeasurements({ ...WELLNESS_MEASUREMENTS, exampleWaterMl: EXAMPLE_WATER });
 
 let stack: Stack;
 
@@ -39,46 +39,46 @@ async function sentToTheService(record: WellnessRecord): Promise<unknown> {
 
 describe('a measurement the interface document does not show, declared sent in rawJson', () => {
   it('is taken by the API schema within its bounds, and refused beyond them', () => {
-    const schema = measurementsSchemaOf(withHydration);
-    expect(schema.parse({ hydrationMl: 1500 })).toEqual({ hydrationMl: 1500 });
-    expect(schema.safeParse({ hydrationMl: 10_001 }).error?.issues[0]).toMatchObject({
-      path: ['hydrationMl'],
+    const schema = measurementsSchemaOf(withExampleWater);
+    expect(schema.parse({ exampleWaterMl: 1500 })).toEqual({ exampleWaterMl: 1500 });
+    expect(schema.safeParse({ exampleWaterMl: 10_001 }).error?.issues[0]).toMatchObject({
+      path: ['exampleWaterMl'],
       message: 'must be a whole number of millilitres from 0 to 10000',
     });
   });
 
   it('reaches the service inside rawJson only, and the strict sandbox takes the request', async () => {
-    const record = wellnessRecordOf(withHydration)(DATE, { hrv: 48.5, hydrationMl: 1500 });
-    expect(record).toEqual({ date: DATE, hrv: 48.5, rawJson: { source: 'athlete-sync', hrv: 48.5, hydrationMl: 1500 } });
+    const record = wellnessRecordOf(withExampleWater)(DATE, { hrv: 48.5, exampleWaterMl: 1500 });
+    expect(record).toEqual({ date: DATE, hrv: 48.5, rawJson: { source: 'athlete-sync', hrv: 48.5, exampleWaterMl: 1500 } });
     expect(await sentToTheService(record)).toEqual(record);
   });
 
   it('cannot be declared as a field of its own: the compiler refuses it', () => {
     const declared = declareMeasurements({
       ...WELLNESS_MEASUREMENTS,
-      // @ts-expect-error section 2.3 does not show hydrationMl
-      hydrationMl: { ...HYDRATION, sent: 'record' },
+      // @ts-expect-error section 2.3 does not show exampleWaterMl
+      exampleWaterMl: { ...EXAMPLE_WATER, sent: 'record' },
     });
-    expect(declared.hydrationMl.sent).toBe('record');
+    expect(declared.exampleWaterMl.sent).toBe('record');
   });
 
   it('is refused by the service the tests run, naming it, when sent as a field of its own anyway', async () => {
-    const forced = { date: DATE, hydrationMl: 1500, rawJson: {} } as WellnessRecord;
+    const forced = { date: DATE, exampleWaterMl: 1500, rawJson: {} } as WellnessRecord;
     const refusal = await sentToTheService(forced).catch((error: unknown) => error);
     expect(refusal).toBeInstanceOf(ServiceError);
-    expect(refusal).toMatchObject({ kind: 'permanent', message: expect.stringContaining('hydrationMl: is not a field the interface document shows') });
+    expect(refusal).toMatchObject({ kind: 'permanent', message: expect.stringContaining('exampleWaterMl: is not a field the interface document shows') });
   });
 
   it('has a column once its migration ran, and is named while it has none', async () => {
     const db = stack.db;
-    expect(await measurementColumnProblems(db, withHydration)).toEqual([
-      'hydrationMl: wellness_days has no column hydration_ml: add a migration that adds it',
+    expect(await measurementColumnProblems(db, withExampleWater)).toEqual([
+      'exampleWaterMl: wellness_days has no column example_water_ml: add a migration that adds it',
     ]);
-    await addHydration.up(db);
+    await addExampleWater.up(db);
     try {
-      expect(await measurementColumnProblems(db, withHydration)).toEqual([]);
+      expect(await measurementColumnProblems(db, withExampleWater)).toEqual([]);
     } finally {
-      await addHydration.down(db);
+      await addExampleWater.down(db);
     }
   });
 });

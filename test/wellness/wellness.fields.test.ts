@@ -26,12 +26,12 @@ describe('the declared wellness measurements and the migrated schema', () => {
   it('name a declared measurement that no migration gave a column, and one whose column would round it', async () => {
     const declared = {
       ...WELLNESS_MEASUREMENTS,
-      hydrationMl: { ...WELLNESS_MEASUREMENTS.restingHr, column: 'hydration_ml' },
+      exampleWaterMl: { ...WELLNESS_MEASUREMENTS.restingHr, column: 'example_water_ml' },
       restingHr: { ...WELLNESS_MEASUREMENTS.restingHr, integer: false },
     };
     expect(await measurementColumnProblems(db, declared)).toEqual([
       'restingHr: column resting_hr holds whole numbers only, and the measurement is declared integer: false',
-      'hydrationMl: wellness_days has no column hydration_ml: add a migration that adds it',
+      'exampleWaterMl: wellness_days has no column example_water_ml: add a migration that adds it',
     ]);
   });
 });
