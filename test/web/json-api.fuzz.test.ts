@@ -1,6 +1,8 @@
 import fc from 'fast-check';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { amountNames } from '../../src/nutrition/amount-declaration.js';
+import { MEAL_AMOUNTS } from '../../src/nutrition/meal.fields.js';
 import { signUpNewUser } from '../helpers/flows.js';
 import type { CookieClient } from '../helpers/http-client.js';
 import { addMeal } from '../helpers/meals.js';
@@ -91,7 +93,7 @@ const hostileNumbers = fc.oneof(
 );
 const hostileValue = fc.oneof(hostileStrings, hostileNumbers, fc.jsonValue({ maxDepth: 3 }), fc.constant(null));
 
-const MEAL_FIELDS = ['name', 'carbs', 'protein', 'fat', 'kcal', 'absorptionType', 'logged_at'];
+const MEAL_FIELDS = ['name', 'carbs', ...amountNames(MEAL_AMOUNTS), 'absorptionType', 'logged_at'];
 const ACCOUNT_FIELDS = ['email', 'password', 'timezone'];
 const fieldName = fc.oneof(
   fc.constantFrom(...MEAL_FIELDS, ...ACCOUNT_FIELDS, ...MEASUREMENT_NAMES, '__proto__', 'constructor'),

@@ -6,7 +6,7 @@ import { wellnessRecordOf } from '../../src/wellness/wellness-record.js';
 import { WELLNESS_MEASUREMENTS } from '../../src/wellness/wellness.fields.js';
 import { measurementsSchemaOf } from '../../src/wellness/wellness.schemas.js';
 import { connectedUser } from '../helpers/flows.js';
-import { measurementColumnProblems } from '../helpers/measurement-columns.js';
+import { declaredColumnProblems, measurementColumns } from '../helpers/declared-columns.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 import * as addExampleWater from './fixtures/add-example-water-migration.js';
 
@@ -71,12 +71,12 @@ describe('a measurement the interface document does not show, declared sent in r
 
   it('has a column once its migration ran, and is named while it has none', async () => {
     const db = stack.db;
-    expect(await measurementColumnProblems(db, withExampleWater)).toEqual([
+    expect(await declaredColumnProblems(db, 'wellness_days', measurementColumns(withExampleWater))).toEqual([
       'exampleWaterMl: wellness_days has no column example_water_ml: add a migration that adds it',
     ]);
     await addExampleWater.up(db);
     try {
-      expect(await measurementColumnProblems(db, withExampleWater)).toEqual([]);
+      expect(await declaredColumnProblems(db, 'wellness_days', measurementColumns(withExampleWater))).toEqual([]);
     } finally {
       await addExampleWater.down(db);
     }
