@@ -66,6 +66,7 @@ describe('a partner adding a wellness measurement to a copy of the app', () => {
 
       const tests = [
         'test/docs.test.ts',
+        'test/db/migrate.test.ts',
         'test/wellness/wellness.fields.test.ts',
         'test/wellness/wellness.api.test.ts',
         'test/wellness/wellness.pages.test.ts',
