@@ -14,6 +14,7 @@ import { createPrometheusMetrics } from './observability/metrics.js';
 import { observeWaitingWork } from './observability/work-gauges.js';
 import { createServiceApi } from './provider/api.js';
 import { createRedisConnection, logUnlessRedisUnreachable, logReconnects, untilReady } from './queue/redis.js';
+import { watchForSilence } from './queue/redis-silence.js';
 import { createRequestBudget } from './queue/request-budget.js';
 import { startSyncEngine } from './sync/engine.js';
 import { closeSyncQueues, createSyncQueues } from './sync/queue.js';
@@ -30,6 +31,7 @@ runEntryPoint(async () => {
     untilReady(redis, { url: config.redis.url, timeoutS: config.startupTimeoutS }),
     assertMigratedWithin(db, config.database, config.startupTimeoutS),
   ]);
+  const silence = watchForSilence(redis, logger, 'worker');
   const clock = () => new Date();
   const metrics = createPrometheusMetrics();
   const { prefix } = config.redis;
@@ -94,7 +96,13 @@ runEntryPoint(async () => {
       { what: 'the sweep of deleted accounts', close: () => erasures.stop() },
       { what: 'the metrics server', close: () => metricsServer.close() },
       { what: 'the sync queues', close: () => closeSyncQueues(queues) },
-      { what: 'the Redis connection', close: () => redis.disconnect() },
+      {
+        what: 'the Redis connection',
+        close: () => {
+          silence.stop();
+          redis.disconnect();
+        },
+      },
       { what: 'the database', close: () => db.destroy() },
     ],
     { timeoutMs: config.shutdownTimeoutMs, logger },
