@@ -4,7 +4,7 @@ import { loadConfig, readEnvironment } from './config.js';
 import { accessTokensFromConfig } from './connections/access-token.js';
 import { createTokenCipher } from './connections/token-crypto.js';
 import { createDb } from './db/database.js';
-import { assertMigratedWithin } from './db/migrate.js';
+import { assertStoreReadyWithin } from './db/store-at-start.js';
 import { closeOnSignal, runEntryPoint } from './entry-point.js';
 import { createLogger } from './logger.js';
 import { serveMetrics } from './observability/metrics-server.js';
@@ -27,7 +27,7 @@ runEntryPoint(async () => {
   const [sessions] = await Promise.all([
     createRedisSessionStore({ ...redisAtStart, prefix: config.redis.prefix }, logger),
     untilReady(redis, redisAtStart),
-    assertMigratedWithin(db, config.database, config.startupTimeoutS),
+    assertStoreReadyWithin(db, config.database, config.startupTimeoutS),
   ]);
   const syncQueues = createSyncQueues(redis, config.redis.prefix);
   const clock = () => new Date();

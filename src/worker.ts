@@ -4,7 +4,7 @@ import { createDatabaseActivityFileStore } from './activities/activity-file-stor
 import { runEvery } from './background/run-every.js';
 import { accessTokensFromConfig } from './connections/access-token.js';
 import { createDb } from './db/database.js';
-import { assertMigratedWithin } from './db/migrate.js';
+import { assertStoreReadyWithin } from './db/store-at-start.js';
 import { closeOnSignal, runEntryPoint } from './entry-point.js';
 import { createLogger } from './logger.js';
 import { createMailer } from './notices/mailer.js';
@@ -29,7 +29,7 @@ runEntryPoint(async () => {
   // Side by side, so that STARTUP_TIMEOUT_S bounds the whole wait.
   await Promise.all([
     untilReady(redis, { url: config.redis.url, timeoutS: config.startupTimeoutS }),
-    assertMigratedWithin(db, config.database, config.startupTimeoutS),
+    assertStoreReadyWithin(db, config.database, config.startupTimeoutS),
   ]);
   const silence = watchForSilence(redis, logger, 'worker');
   const clock = () => new Date();
