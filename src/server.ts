@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import { createApp } from './app.js';
-import { loadConfig, readEnvironment } from './config.js';
+import { loadWebConfig, readEnvironment } from './config.js';
 import { accessTokensFromConfig } from './connections/access-token.js';
 import { createTokenCipher } from './connections/token-crypto.js';
 import { createDb } from './db/database.js';
@@ -17,7 +17,7 @@ import { closeSyncQueues, createSyncQueues } from './sync/queue.js';
 import { createRedisSessionStore } from './web/session.js';
 
 runEntryPoint(async () => {
-  const config = loadConfig(readEnvironment());
+  const config = loadWebConfig(readEnvironment());
   const logger = createLogger(config.logLevel, 'web');
   const db = createDb(config.database);
   const redisAtStart = { url: config.redis.url, timeoutS: config.startupTimeoutS };

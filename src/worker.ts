@@ -1,4 +1,4 @@
-import { loadConfig, readEnvironment } from './config.js';
+import { loadWorkerConfig, readEnvironment } from './config.js';
 import { finishPendingErasures } from './accounts/account-erasure.js';
 import { createDatabaseActivityFileStore } from './activities/activity-file-store.js';
 import { runEvery } from './background/run-every.js';
@@ -18,10 +18,10 @@ import { watchForSilence } from './queue/redis-silence.js';
 import { createRequestBudget } from './queue/request-budget.js';
 import { startSyncEngine } from './sync/engine.js';
 import { closeSyncQueues, createSyncQueues } from './sync/queue.js';
-import { createUserSessions } from './web/user-sessions.js';
+import { endAllSessions } from './web/user-sessions.js';
 
 runEntryPoint(async () => {
-  const config = loadConfig(readEnvironment());
+  const config = loadWorkerConfig(readEnvironment());
   const logger = createLogger(config.logLevel, 'worker');
   const db = createDb(config.database);
   const redis = createRedisConnection(config.redis.url);
@@ -53,7 +53,7 @@ runEntryPoint(async () => {
       db,
       api,
       clock,
-      activityFiles: { store: createDatabaseActivityFileStore(db), retention: config.activities.retention },
+      activityFiles: { store: createDatabaseActivityFileStore(db), retention: config.activityRetention },
       budget: createRequestBudget({ redis, prefix, ...config.requestBudget }),
       logger,
     },
@@ -73,11 +73,10 @@ runEntryPoint(async () => {
     (error) => logger.warn({ err: error }, 'connection notices not sent; the next run tries again'),
   );
   // Deletions whose Redis part was left undone (Redis was away) are finished here.
-  const sessions = createUserSessions({ redis, redisPrefix: config.redis.prefix, limits: config.session });
   const erasures = runEvery(
     config.sync.sweepIntervalMs,
     async () => {
-      await finishPendingErasures(db, sessions.endAll);
+      await finishPendingErasures(db, (userId) => endAllSessions({ redis, redisPrefix: prefix }, userId));
     },
     (error) => logger.warn({ err: error }, 'deleted accounts not yet forgotten in Redis; the next run tries again'),
   );

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { settingReaders, type SettingReader } from '../src/config.js';
 
 /** A setting as `.env.example` shows it: set to a value, or commented out (unset, with an example). */
 interface ExampleSetting {
@@ -20,11 +21,22 @@ function envExampleSettings(): Map<string, ExampleSetting> {
   return new Map(settings);
 }
 
-/** The README's configuration table (not the sandbox's): variable → its Default cell. */
-function readmeDefaults(): Map<string, string> {
+/** The README's configuration table (not the sandbox's): variable → its Read by and Default cells. */
+function readmeSettings(): Map<string, { readBy: string; default: string }> {
   const readme = readProjectFile('README.md');
   const section = readme.slice(readme.indexOf('## Configuration'), readme.indexOf("### The sandbox's settings"));
-  return new Map([...section.matchAll(/^\| `([A-Z_]+)` \| ([^|]+) \|/gm)].map((match) => [match[1]!, match[2]!.trim()]));
+  const rows = [...section.matchAll(/^\| `([A-Z_]+)` \| ([^|]+) \| ([^|]+) \|/gm)];
+  return new Map(rows.map((match) => [match[1]!, { readBy: match[2]!.trim(), default: match[3]!.trim() }]));
+}
+
+function readmeDefaults(): Map<string, string> {
+  return new Map([...readmeSettings()].map(([name, cells]) => [name, cells.default]));
+}
+
+/** How the README writes a setting's readers: `web`, `worker` or `both`, then `, scripts` if they read it too. */
+function readByCell(readers: SettingReader[]): string {
+  const processes = readers.includes('web') && readers.includes('worker') ? 'both' : readers.filter((reader) => reader !== 'scripts').join('');
+  return readers.includes('scripts') ? `${processes}, scripts` : processes;
 }
 
 /** A Default cell that is one value: "`10`", "`26214400` (25 MiB)", or "empty". */
@@ -55,5 +67,13 @@ describe('.env.example and the README', () => {
     const offOrWorkedOut = [...readme].filter(([, cell]) => cell !== '(required)' && singleDefault(cell) === undefined);
     expect(offOrWorkedOut.map(([key]) => key)).toEqual(expect.arrayContaining(['METRICS_PORT', 'SHUTDOWN_TIMEOUT_MS']));
     for (const [key] of offOrWorkedOut) expect(example.get(key)?.commentedOut, key).toBe(true);
+  });
+});
+
+describe("the README's configuration table", () => {
+  it('says of every setting the processes that read it, as the configuration parses them', () => {
+    const documented = new Map([...readmeSettings()].map(([name, cells]) => [name, cells.readBy]));
+    const parsed = new Map([...settingReaders()].map(([name, readers]) => [name, readByCell(readers)]));
+    expect(Object.fromEntries(documented)).toEqual(Object.fromEntries(parsed));
   });
 });

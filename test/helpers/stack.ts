@@ -258,7 +258,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       db,
       api,
       clock: () => new Date(),
-      activityFiles: { store: createDatabaseActivityFileStore(db), retention: config.activities.retention },
+      activityFiles: { store: createDatabaseActivityFileStore(db), retention: config.activityRetention },
     }),
     syncQueues,
     redis: producer,
