@@ -17,7 +17,7 @@ export interface QueueDashboardSettings {
  * does not exist: the request goes on to the app's ordinary 404 page.
  *
  * Bull Board is loaded at an admin's first visit, not at start: most web processes never serve
- * it, and loaded it holds a few MB of every process's memory (README, Memory).
+ * it, and loaded it holds a few MB of every process's memory (docs/performance.md, Memory).
  */
 export function queueDashboard(settings: QueueDashboardSettings): Router {
   let board: Promise<Express> | undefined;

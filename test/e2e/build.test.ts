@@ -109,7 +109,7 @@ describe('the production npm scripts', () => {
     const result = await npmRun(clone, 'start');
     expect(result.code).toBe(1);
     expect(result.stderr).toBe(
-      'dist/ is missing, and TypeScript (a devDependency) is not installed to build it: build dist/ where devDependencies are installed (README, Production builds).\n',
+      'dist/ is missing, and TypeScript (a devDependency) is not installed to build it: build dist/ where devDependencies are installed (docs/production.md, Production builds).\n',
     );
     expect(existsSync(join(clone, 'dist'))).toBe(false);
   });

@@ -6,7 +6,7 @@ import { launchChromium, signUpAndConnect } from '../helpers/browser.js';
 import { fitFile } from '../helpers/fit-files.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 
-/** Where the browser tests leave their screenshots (git-ignored; see the README's Testing). */
+/** Where the browser tests leave their screenshots (git-ignored; see docs/testing.md). */
 const SCREENSHOTS = 'test-output/screenshots';
 const ZONE = 'Europe/Madrid';
 
