@@ -41,10 +41,13 @@ function staleness() {
   return changed.length > 0 ? `dist/ is older than ${changed.join(', ')}` : undefined;
 }
 
-/** TypeScript is a devDependency: absent after `npm ci --omit=dev`. */
+/**
+ * TypeScript is a devDependency: absent after `npm ci --omit=dev`. TypeScript 7 is installed as
+ * `@typescript/native`: the name `typescript` holds TypeScript 6, whose compiler API typescript-eslint needs.
+ */
 function findCompiler() {
   try {
-    return join(dirname(createRequire(import.meta.url).resolve('typescript/package.json')), 'bin', 'tsc');
+    return join(dirname(createRequire(import.meta.url).resolve('@typescript/native/package.json')), 'bin', 'tsc');
   } catch {
     return undefined;
   }
