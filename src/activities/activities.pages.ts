@@ -100,10 +100,6 @@ export function activityUploadPage(deps: Dependencies & { uploads: UploadRecepti
       res.redirect(303, '/activities');
     },
   );
-  function renderNoSuchActivity(req: Request, res: Response) {
-    const page = { title: 'Not found', heading: 'No such activity', message: 'It does not exist, or is not yours.' };
-    deps.renderPage(req, res, 'error', page, 404);
-  }
 
   return router;
 }
