@@ -15,7 +15,7 @@ export interface FormProtection {
   /** Refuses (403) a form post without its page's token; safe methods pass. Mounted before the forms' routes. */
   check: RequestHandler[];
   /** The token the page being rendered puts in its forms (`_csrf`). */
-  tokenFor(req: Request, res: Response): string;
+  tokenFor: (req: Request, res: Response) => string;
 }
 
 /** The `_csrf` field of a parsed form body. */
