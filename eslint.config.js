@@ -27,7 +27,10 @@ export default defineConfig(
       // A rejection handed on as it came (an abort's reason, a thread's error) is whatever was thrown.
       '@typescript-eslint/prefer-promise-reject-errors': ['error', { allowThrowingAny: true, allowThrowingUnknown: true }],
       // URLSearchParams in a URL template is the query string; Node's global type is not the DOM lib's.
-      '@typescript-eslint/restrict-template-expressions': ['error', { allow: [{ from: 'package', package: '@types/node', name: 'URLSearchParams' }] }],
+      '@typescript-eslint/restrict-template-expressions': [
+        'error',
+        { allow: [{ from: 'package', package: '@types/node', name: 'URLSearchParams' }] },
+      ],
     },
   },
   {
