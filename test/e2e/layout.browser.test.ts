@@ -68,7 +68,7 @@ function controlsOffScreen(page: Page, width: number): Promise<string[]> {
   );
 }
 
-describe.each(SCREENS)('every signed-in page on a %s', (screen, options) => {
+describe.each(SCREENS)('every signed-in page on a %s', (_screen, options) => {
   const width = options.viewport!.width;
 
   it.each(SIGNED_IN_PAGES)(`fits %s in the screen's width, every control on screen`, async (path) => {
