@@ -140,7 +140,7 @@ const sharedSettings = {
     .prefault('workout:read workout:write health:write nutrition:write')
     .pipe(scopeListSchema),
   // Section 4.2 shows the code exchange as JSON; the refresh request is "not shown" and we assume
-  // it is encoded the same way (README, Assumptions). 'form' is RFC 6749's own encoding.
+  // it is encoded the same way (docs/assumptions.md). 'form' is RFC 6749's own encoding.
   ATHLETE_TOKEN_REQUEST_ENCODING: z.enum(['json', 'form'], expecting('json or form')).default('json'),
   ATHLETE_TIMEOUT_S: z.coerce
     .number(expecting('a number of seconds, e.g. 15'))

@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, loadDatabaseConfig, loadWebConfig, loadWorkerConfig } from '../src/config.js';
+import { markdownSection, readProjectFile } from './helpers/project-docs.js';
 
 const KEY = Buffer.alloc(32, 7).toString('base64');
 
@@ -178,8 +178,7 @@ describe('loadConfig', () => {
   };
 
   it('has a wrong value to try for every setting the README documents', () => {
-    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
-    const table = readme.slice(readme.indexOf('## Configuration'), readme.indexOf("### The sandbox's settings"));
+    const table = markdownSection(readProjectFile('README.md'), 'Configuration');
     const documented = [...table.matchAll(/^\| `([A-Z_]+)` \|/gm)].map((match) => match[1]);
     expect(Object.keys(WRONG_VALUES).sort()).toEqual(documented.sort());
   });

@@ -19,7 +19,7 @@ export interface UserSessions {
   /** Ends every other session of the signed-in person; this one continues under a new session id. */
   endOthers(req: Request): Promise<void>;
   /** Ends every session of the person, for an account that may no longer exist. */
-  endAll(userId: number): Promise<void>;
+  endAll: (userId: number) => Promise<void>;
 }
 
 export interface UserSessionsDependencies {

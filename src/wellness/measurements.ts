@@ -19,8 +19,11 @@ export function measurementColumns(measurements: Measurements): MeasurementColum
 /** The measurements of a stored day; one not entered is absent, never null. */
 export function measurementsOf(day: WellnessDay): Measurements {
   return Object.fromEntries(
-    MEASUREMENT_NAMES.flatMap((name) => (day[COLUMNS[name]] === null ? [] : [[name, day[COLUMNS[name]]]])),
-  ) as Measurements;
+    MEASUREMENT_NAMES.flatMap((name) => {
+      const value = day[COLUMNS[name]];
+      return value === null ? [] : [[name, value] as const];
+    }),
+  );
 }
 
 export function sameMeasurements(day: WellnessDay, measurements: Measurements): boolean {

@@ -49,7 +49,7 @@ const sleepSchema = z
  * empty field is a measurement not entered. Sleep's hours and minutes are checked here, as typed.
  */
 export function wellnessInputFromForm(form: WellnessForm): { ok: true; input: Record<string, unknown> } | { ok: false; refusal: z.ZodError } {
-  const typed = TYPED_MEASUREMENTS.flatMap((name) => (form[name].trim() === '' ? [] : [[name, numberFromForm(form[name])]]));
+  const typed = TYPED_MEASUREMENTS.flatMap((name) => (form[name].trim() === '' ? [] : [[name, numberFromForm(form[name])] as const]));
   if (form.sleepHours.trim() === '' && form.sleepMinutes.trim() === '') return { ok: true, input: Object.fromEntries(typed) };
   const sleep = sleepSchema.safeParse(form);
   if (!sleep.success) return { ok: false, refusal: sleep.error };

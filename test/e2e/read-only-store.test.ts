@@ -31,7 +31,8 @@ async function migrated(): Promise<TestDatabase> {
 function readOnlyFile(database: Extract<TestDatabase, { kind: 'sqlite' }>): string {
   const folder = dirname(database.path);
   if (ORDINARY_USER) {
-    for (const path of [folder, ...readdirSync(folder).map((name) => join(folder, name))]) chownSync(path, ORDINARY_USER.uid, ORDINARY_USER.gid);
+    for (const path of [folder, ...readdirSync(folder).map((name) => join(folder, name))])
+      chownSync(path, ORDINARY_USER.uid, ORDINARY_USER.gid);
   }
   chmodSync(database.path, 0o444);
   return database.url;
@@ -57,12 +58,19 @@ describe.each(Object.entries(ENTRY_POINTS))('the %s process, on a database it ca
     if (database.kind !== 'sqlite') throw new Error('a SQLite database was expected');
     const url = readOnlyFile(database);
     // The premise: the user the process runs as may not write the file.
-    const opening = await run(process.execPath, ['-e', `require('node:fs').openSync(${JSON.stringify(database.path)}, 'r+')`], {}, { user: ORDINARY_USER });
+    const opening = await run(
+      process.execPath,
+      ['-e', `require('node:fs').openSync(${JSON.stringify(database.path)}, 'r+')`],
+      {},
+      { user: ORDINARY_USER },
+    );
     expect(opening.stderr).toMatch(/EACCES/);
 
     const result = await runEntryPoint(entryPoint, url);
     expect(result.code).toBe(1);
-    expect((result.stdout + result.stderr).trim()).toBe(`Cannot write the database at ${url} (DATABASE_URL): attempt to write a readonly database`);
+    expect((result.stdout + result.stderr).trim()).toBe(
+      `Cannot write the database at ${url} (DATABASE_URL): attempt to write a readonly database`,
+    );
   });
 
   it.runIf(testDatabaseKind() === 'postgres')('refuses to start, with one line, when Postgres is in read-only mode', async () => {

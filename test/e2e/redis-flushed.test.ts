@@ -39,7 +39,12 @@ afterAll(async () => {
 
 /** When the day's retry is due, as the store has it, once one is scheduled that far ahead. */
 async function retryScheduledAtLeast(aheadMs: number): Promise<number | undefined> {
-  const row = await stack.db.selectFrom('outbox').select('next_attempt_at').where('user_id', '=', userId).where('subject', '=', DAY).executeTakeFirst();
+  const row = await stack.db
+    .selectFrom('outbox')
+    .select('next_attempt_at')
+    .where('user_id', '=', userId)
+    .where('subject', '=', DAY)
+    .executeTakeFirst();
   const dueAt = row?.next_attempt_at ? Date.parse(row.next_attempt_at) : undefined;
   return dueAt !== undefined && dueAt - Date.now() >= aheadMs ? dueAt : undefined;
 }

@@ -92,8 +92,14 @@ describe('a Redis that stops answering, its connections left open', () => {
     await worker.waitForOutput(/Redis not answering/, 5000);
 
     redis.thaw();
-    await eventually('the web process to answer 200', async () => ((await ask('/api/me')).status === 200 ? true : undefined), BACK_WITHIN_MS);
-    await eventually('the acknowledged meal to reach the service', async () => ((await mealNamesAtService()).includes('Acknowledged') ? true : undefined));
+    await eventually(
+      'the web process to answer 200',
+      async () => ((await ask('/api/me')).status === 200 ? true : undefined),
+      BACK_WITHIN_MS,
+    );
+    await eventually('the acknowledged meal to reach the service', async () =>
+      (await mealNamesAtService()).includes('Acknowledged') ? true : undefined,
+    );
     await worker.waitForOutput(/Redis answering again/, 5000);
     expect(await mealNamesAtService()).toEqual(['Acknowledged']);
     expect(await stack.db.selectFrom('meal_items').select('name').execute()).toEqual([{ name: 'Acknowledged' }]);
