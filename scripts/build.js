@@ -7,7 +7,9 @@ import { fileURLToPath } from 'node:url';
 /**
  * `npm run build`: compiles src/ and migrations/ into dist/ (tsconfig.build.json) and copies views/
  * beside them. dist/ mirrors the project, so a module finds views/ and the migrations at the same
- * relative path compiled as from source, and dist/ runs without the sources.
+ * relative path compiled as from source, and dist/ runs without the sources. The dev tools (the
+ * demo, bench and chaos in src/dev/, the sandbox with its views) run from source through tsx and
+ * are left out: dist/ holds what production runs.
  *
  * With `--if-stale` (before every production command, package.json's pre-scripts) it builds only
  * when dist/ is missing or older than its sources: a fresh clone runs as the README says, and a
@@ -41,10 +43,13 @@ function staleness() {
   return changed.length > 0 ? `dist/ is older than ${changed.join(', ')}` : undefined;
 }
 
-/** TypeScript is a devDependency: absent after `npm ci --omit=dev`. */
+/**
+ * TypeScript is a devDependency: absent after `npm ci --omit=dev`. TypeScript 7 is installed as
+ * `@typescript/native`: the name `typescript` holds TypeScript 6, whose compiler API typescript-eslint needs.
+ */
 function findCompiler() {
   try {
-    return join(dirname(createRequire(import.meta.url).resolve('typescript/package.json')), 'bin', 'tsc');
+    return join(dirname(createRequire(import.meta.url).resolve('@typescript/native/package.json')), 'bin', 'tsc');
   } catch {
     return undefined;
   }
@@ -65,7 +70,8 @@ function build(compiler) {
   rmSync(DIST, { recursive: true, force: true });
   const tsc = spawnSync(process.execPath, [compiler, '--project', join(ROOT, 'tsconfig.build.json')], { stdio: 'inherit' });
   if (tsc.status !== 0) fail('tsc failed: dist/ is not built.');
-  cpSync(join(ROOT, 'views'), join(DIST, 'views'), { recursive: true });
+  const sandboxViews = join(ROOT, 'views', 'sandbox');
+  cpSync(join(ROOT, 'views'), join(DIST, 'views'), { recursive: true, filter: (source) => source !== sandboxViews });
   writeFileSync(BUILT_MARK, '');
 }
 
@@ -76,7 +82,7 @@ if (!process.argv.includes('--if-stale')) {
   if (reason !== undefined) {
     const compiler =
       findCompiler() ??
-      fail(`${reason}, and TypeScript (a devDependency) is not installed to build it: build dist/ where devDependencies are installed (README, Production builds).`);
+      fail(`${reason}, and TypeScript (a devDependency) is not installed to build it: build dist/ where devDependencies are installed (docs/production.md, Production builds).`);
     console.error(`${reason}: building it.`);
     build(compiler);
   }

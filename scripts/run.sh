@@ -2,7 +2,7 @@
 # Runs a compiled entry point, dist/src/<name>.js, with the memory settings of every long-running
 # process of the app: `sh scripts/run.sh server` (the web), `sh scripts/run.sh worker`, each
 # optionally followed by Node options. npm start, npm run worker and the bench run them through
-# here; so should a production host (README, Memory).
+# here; so should a production host (docs/performance.md, Memory).
 # `exec`: the script becomes that Node process (same pid, signals reach it directly).
 set -eu
 
@@ -17,7 +17,7 @@ export MALLOC_MMAP_THRESHOLD_="${MALLOC_MMAP_THRESHOLD_:-131072}"
 # V8's young generation may grow to 2 x 16 MiB and its old generation to a limit set for a
 # machine's worth of memory, long before a full GC; the app's live heap is about 40 MB. A 2 MiB
 # semi-space and a heap that grows by half its live size keep the peak near it (both measured in
-# the README's Memory section; 1 MiB took another 4 MB off the web's peak but cost it a fifth more
+# docs/performance.md, Memory; 1 MiB took another 4 MB off the web's peak but cost it a fifth more
 # CPU per request). Neither is a ceiling: a large .fit check (hundreds of MB,
 # src/activities/fit-file-checker.ts) still gets what it needs.
 # --liftoff-only: Node's fetch (openid-client's token exchanges and refreshes; the service's data

@@ -18,7 +18,7 @@ import { createDatabaseActivityFileStore } from './activities/activity-file-stor
 import { createFitFileChecker } from './activities/fit-file-checker.js';
 import { createUploadReception } from './activities/upload-slots.js';
 import { queueDashboard } from './admin/queue-dashboard.js';
-import type { Config } from './config.js';
+import type { WebConfig } from './config.js';
 import { connectRoutes } from './connections/connect.routes.js';
 import type { TokenCipher } from './connections/token-crypto.js';
 import { dashboardPages } from './dashboard/dashboard.pages.js';
@@ -56,7 +56,7 @@ import { createWellness } from './wellness/wellness.js';
 import { wellnessPages } from './wellness/wellness.pages.js';
 
 export interface AppDependencies {
-  config: Config;
+  config: WebConfig;
   logger: Logger;
   metrics: Metrics;
   db: Db;

@@ -4,9 +4,9 @@ import { StartupError } from './errors.js';
 import { scopeListSchema } from './provider/scopes.js';
 
 /**
- * Every setting of the app, parsed once at start-up from the environment.
- * Entry points call `loadConfig` and stop with its one-line message when it throws;
- * nothing else in the app reads `process.env`.
+ * Every setting of the app, parsed once at start-up from the environment. Entry points call the
+ * loader of their process (`loadWebConfig`, `loadWorkerConfig`, or a script's own) and stop with its
+ * one-line message when it throws; nothing else in the app reads `process.env`.
  */
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
@@ -96,27 +96,23 @@ const positiveInt = (what: string, fallback: number) => wholePositive(what).defa
 /** Bounded: a timer longer than about 24 days fires at once in Node, and an upload is held in memory. */
 const wholeUpTo = (max: number, what: string) => wholePositive(what).max(max, expecting(what));
 
-const envSchema = z.object({
+/**
+ * Every setting, in three parts by the processes that read it: both the web and the worker
+ * processes, the web processes only, the worker processes only. A process parses only its own, so
+ * a setting has no effect, and a mistake in it stops nothing, in a process that does not read it
+ * (one .env may serve them all). The README's configuration table says which reads which.
+ */
+const sharedSettings = {
   LOG_LEVEL: z
     .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], expecting('fatal, error, warn, info, debug, trace or silent'))
     .default('info'),
   APP_BASE_URL: baseUrl,
-  TRUST_PROXY: trustProxy.optional(),
-  PORT: port.default(3000),
-  // Loopback unless told otherwise: a container or a host behind a load balancer sets 0.0.0.0.
-  HOST: nonEmpty('an interface to listen on, e.g. 127.0.0.1 or 0.0.0.0').default('127.0.0.1'),
   // Off unless set: metrics tell whoever can reach them how busy the app is.
   METRICS_PORT: port.optional(),
   METRICS_HOST: nonEmpty('an interface to listen on, e.g. 127.0.0.1').default('127.0.0.1'),
-  ADMIN_EMAILS: z
-    .string()
-    .default('')
-    .transform((value) => value.split(',').map((email) => email.trim().toLowerCase()).filter((email) => email !== ''))
-    .pipe(z.array(z.email(expecting('comma-separated email addresses')))),
-  ADMIN_QUEUE_ACTIONS: z
-    .enum(['true', 'false'], expecting('true or false'))
-    .default('false')
-    .transform((value) => value === 'true'),
+  // Bounded: a wait past a timer's range (about 24 days) would be cut to 1 ms, failing at once.
+  STARTUP_TIMEOUT_S: wholeUpTo(3600, 'a number of seconds up to 3600, e.g. 20').default(20),
+  SHUTDOWN_TIMEOUT_MS: wholeUpTo(3_600_000, 'milliseconds up to 3600000 (an hour), e.g. 45000').optional(),
   DATABASE_URL: z.string(expecting(DATABASE_URL_HINT)).prefault('sqlite:./data/app.db').pipe(databaseUrl),
   DATABASE_POOL_SIZE: positiveInt('a number of connections, e.g. 10', 10),
   REDIS_URL: z
@@ -130,11 +126,6 @@ const envSchema = z.object({
     .string()
     .regex(/^(\{[A-Za-z0-9_.-]+\}|[A-Za-z0-9_.-]+)$/, expecting('letters, digits, "_", "." or "-", optionally in braces: {athlete-sync}'))
     .default('athlete-sync'),
-  SESSION_SECRET: z
-    .string(expecting('at least 32 random characters'))
-    .min(32, expecting('at least 32 random characters')),
-  SESSION_IDLE_MINUTES: positiveInt('a number of minutes, e.g. 30', 30),
-  SESSION_MAX_DAYS: positiveInt('a number of days, e.g. 7', 7),
   TOKEN_ENCRYPTION_KEY: z.string(expecting(ENCRYPTION_KEY_HINT)).pipe(encryptionKey),
   TOKEN_ENCRYPTION_PREVIOUS_KEYS: z
     .string()
@@ -144,8 +135,12 @@ const envSchema = z.object({
   ATHLETE_BASE_URL: serviceUrl,
   ATHLETE_CLIENT_ID: nonEmpty('the client id registered with the Athlete Data Service'),
   ATHLETE_CLIENT_SECRET: nonEmpty('the client secret registered with the Athlete Data Service'),
+  ATHLETE_SCOPES: z
+    .string()
+    .prefault('workout:read workout:write health:write nutrition:write')
+    .pipe(scopeListSchema),
   // Section 4.2 shows the code exchange as JSON; the refresh request is "not shown" and we assume
-  // it is encoded the same way (README, Assumptions). 'form' is RFC 6749's own encoding.
+  // it is encoded the same way (docs/assumptions.md). 'form' is RFC 6749's own encoding.
   ATHLETE_TOKEN_REQUEST_ENCODING: z.enum(['json', 'form'], expecting('json or form')).default('json'),
   ATHLETE_TIMEOUT_S: z.coerce
     .number(expecting('a number of seconds, e.g. 15'))
@@ -155,18 +150,34 @@ const envSchema = z.object({
   ATHLETE_UPLOAD_MIN_BYTES_PER_S: wholeUpTo(1024 ** 3, 'bytes per second from 1024 up to 1073741824 (1 GiB), e.g. 262144 (256 KiB)')
     .min(1024, expecting('bytes per second from 1024 up to 1073741824 (1 GiB), e.g. 262144 (256 KiB)'))
     .default(256 * 1024),
+  // Bounded: the budget spaces requests in microseconds of Redis's clock.
+  ATHLETE_RATE_LIMIT_PER_S: wholeUpTo(1_000_000, 'requests per second up to 1000000, e.g. 10').default(10),
   TOKEN_REFRESH_MARGIN_S: z.coerce
     .number(expecting('a number of seconds, e.g. 300'))
     .int(expecting('a whole number of seconds, e.g. 300'))
     .min(0, expecting('a number of seconds, e.g. 300'))
     .default(300),
-  SYNC_QUIET_MS: positiveInt('milliseconds, e.g. 5000', 5000),
-  SYNC_SWEEP_INTERVAL_MS: positiveInt('milliseconds, e.g. 30000', 30_000),
-  SYNC_ATTEMPTS: positiveInt('a number of attempts, e.g. 8', 8),
-  WORKER_CONCURRENCY: positiveInt('a number of jobs, e.g. 16', 16),
-  WORKER_LOCK_DURATION_MS: positiveInt('milliseconds, e.g. 30000', 30_000),
-  // Bounded: the budget spaces requests in microseconds of Redis's clock.
-  ATHLETE_RATE_LIMIT_PER_S: wholeUpTo(1_000_000, 'requests per second up to 1000000, e.g. 10').default(10),
+};
+
+const webSettings = {
+  TRUST_PROXY: trustProxy.optional(),
+  PORT: port.default(3000),
+  // Loopback unless told otherwise: a container or a host behind a load balancer sets 0.0.0.0.
+  HOST: nonEmpty('an interface to listen on, e.g. 127.0.0.1 or 0.0.0.0').default('127.0.0.1'),
+  ADMIN_EMAILS: z
+    .string()
+    .default('')
+    .transform((value) => value.split(',').map((email) => email.trim().toLowerCase()).filter((email) => email !== ''))
+    .pipe(z.array(z.email(expecting('comma-separated email addresses')))),
+  ADMIN_QUEUE_ACTIONS: z
+    .enum(['true', 'false'], expecting('true or false'))
+    .default('false')
+    .transform((value) => value === 'true'),
+  SESSION_SECRET: z
+    .string(expecting('at least 32 random characters'))
+    .min(32, expecting('at least 32 random characters')),
+  SESSION_IDLE_MINUTES: positiveInt('a number of minutes, e.g. 30', 30),
+  SESSION_MAX_DAYS: positiveInt('a number of days, e.g. 7', 7),
   ABSORPTION_TYPES: z
     .string()
     .default('RAPID')
@@ -183,40 +194,79 @@ const envSchema = z.object({
   // Each upload may hold ACTIVITY_MAX_BYTES in memory until it is stored (receive-upload.ts).
   ACTIVITY_MAX_CONCURRENT_UPLOADS: wholeUpTo(64, 'a number of uploads up to 64, e.g. 4').default(4),
   ACTIVITY_UPLOAD_TIMEOUT_S: wholeUpTo(3600, 'a number of seconds up to 3600, e.g. 120').default(120),
-  ACTIVITY_RETENTION: z.enum(['keep', 'prune-after-upload'], expecting('keep or prune-after-upload')).default('keep'),
   SIGNIN_FAILURES_PER_ADDRESS_PER_HOUR: positiveInt('a number of failed sign-ins, e.g. 50', 50),
   SIGNUPS_PER_ADDRESS_PER_HOUR: positiveInt('a number of sign-ups, e.g. 20', 20),
   SESSIONS_PER_ADDRESS_PER_HOUR: positiveInt('a number of sessions, e.g. 100', 100),
-  SHUTDOWN_TIMEOUT_MS: wholeUpTo(3_600_000, 'milliseconds up to 3600000 (an hour), e.g. 45000').optional(),
-  // Bounded: a wait past a timer's range (about 24 days) would be cut to 1 ms, failing at once.
-  STARTUP_TIMEOUT_S: wholeUpTo(3600, 'a number of seconds up to 3600, e.g. 20').default(20),
-  ATHLETE_SCOPES: z
-    .string()
-    .prefault('workout:read workout:write health:write nutrition:write')
-    .pipe(scopeListSchema),
+};
+
+const workerSettings = {
+  SYNC_QUIET_MS: positiveInt('milliseconds, e.g. 5000', 5000),
+  SYNC_SWEEP_INTERVAL_MS: positiveInt('milliseconds, e.g. 30000', 30_000),
+  SYNC_ATTEMPTS: positiveInt('a number of attempts, e.g. 8', 8),
+  WORKER_CONCURRENCY: positiveInt('a number of jobs, e.g. 16', 16),
+  WORKER_LOCK_DURATION_MS: positiveInt('milliseconds, e.g. 30000', 30_000),
+  ACTIVITY_RETENTION: z.enum(['keep', 'prune-after-upload'], expecting('keep or prune-after-upload')).default('keep'),
   // Unset: no mail is sent (the app says so at start).
   SMTP_URL: z.url({ protocol: /^smtps?$/, ...expecting(SMTP_URL_HINT) }).optional(),
   MAIL_FROM: z.string().trim().min(1, expecting(MAIL_FROM_HINT)).optional(),
   MAIL_INTERVAL_MS: positiveInt('milliseconds, e.g. 10000', 10_000),
-});
+};
+
+const envSchema = z.object({ ...sharedSettings, ...webSettings, ...workerSettings });
 
 /** Settings that depend on each other; kept off envSchema, whose parts the single-purpose commands pick. */
-const appEnvSchema = envSchema.refine((env) => env.SMTP_URL === undefined || env.MAIL_FROM !== undefined, {
-  path: ['MAIL_FROM'],
-  error: `is required with SMTP_URL: ${MAIL_FROM_HINT}`,
-});
+function withMailSender<Schema extends z.ZodType<{ SMTP_URL?: string; MAIL_FROM?: string }>>(schema: Schema) {
+  return schema.refine((env) => env.SMTP_URL === undefined || env.MAIL_FROM !== undefined, {
+    path: ['MAIL_FROM'],
+    error: `is required with SMTP_URL: ${MAIL_FROM_HINT}`,
+  });
+}
 
-export type Config = ReturnType<typeof toConfig>;
+const webEnvSchema = z.object({ ...sharedSettings, ...webSettings });
+const workerEnvSchema = withMailSender(z.object({ ...sharedSettings, ...workerSettings }));
+const appEnvSchema = withMailSender(envSchema);
+
+export type SettingName = keyof typeof envSchema.shape;
+export type SettingReader = 'web' | 'worker' | 'scripts';
+
+export type SharedConfig = ReturnType<typeof toSharedConfig>;
+export type WebConfig = SharedConfig & ReturnType<typeof toWebConfig>;
+export type WorkerConfig = SharedConfig & ReturnType<typeof toWorkerConfig>;
+/** Both processes' settings: for what plays both parts at once (the tests' stack, the demo's set-up). */
+export type Config = WebConfig & WorkerConfig;
 
 export class ConfigError extends StartupError {
   override name = 'ConfigError';
 }
 
+export function loadWebConfig(env: NodeJS.ProcessEnv): WebConfig {
+  const parsed = parseOrThrow(webEnvSchema, env);
+  return { ...toSharedConfig(parsed), ...toWebConfig(parsed) };
+}
+
+export function loadWorkerConfig(env: NodeJS.ProcessEnv): WorkerConfig {
+  const parsed = parseOrThrow(workerEnvSchema, env);
+  return { ...toSharedConfig(parsed), ...toWorkerConfig(parsed) };
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv): Config {
-  return toConfig(parseOrThrow(appEnvSchema, env));
+  const parsed = parseOrThrow(appEnvSchema, env);
+  return { ...toSharedConfig(parsed), ...toWebConfig(parsed), ...toWorkerConfig(parsed) };
 }
 
 const DATABASE_KEYS = { DATABASE_URL: true, DATABASE_POOL_SIZE: true } as const;
+const TOKEN_KEYS = { LOG_LEVEL: true, ...DATABASE_KEYS, TOKEN_ENCRYPTION_KEY: true, TOKEN_ENCRYPTION_PREVIOUS_KEYS: true } as const;
+
+/** Which processes read each setting; `scripts` are npm run migrate, resync and reseal. */
+export function settingReaders(): Map<SettingName, SettingReader[]> {
+  const scripts = new Set<string>(Object.keys(TOKEN_KEYS));
+  const readers = (name: string): SettingReader[] => [
+    ...(name in sharedSettings || name in webSettings ? (['web'] as const) : []),
+    ...(name in sharedSettings || name in workerSettings ? (['worker'] as const) : []),
+    ...(scripts.has(name) ? (['scripts'] as const) : []),
+  ];
+  return new Map(Object.keys(envSchema.shape).map((name) => [name as SettingName, readers(name)]));
+}
 
 /** SQLite is one file in this process; Postgres is reached through a pool of this many connections. */
 function toDatabaseConfig(env: Pick<z.infer<typeof envSchema>, keyof typeof DATABASE_KEYS>) {
@@ -231,8 +281,7 @@ export function loadDatabaseConfig(env: NodeJS.ProcessEnv): Config['database'] {
 
 /** For `npm run reseal`: the database and the token keys; no other secrets needed. */
 export function loadTokenKeysConfig(env: NodeJS.ProcessEnv): Pick<Config, 'logLevel' | 'database' | 'tokenEncryption'> {
-  const keys = { LOG_LEVEL: true, ...DATABASE_KEYS, TOKEN_ENCRYPTION_KEY: true, TOKEN_ENCRYPTION_PREVIOUS_KEYS: true } as const;
-  const parsed = parseOrThrow(envSchema.pick(keys), env);
+  const parsed = parseOrThrow(envSchema.pick(TOKEN_KEYS), env);
   return {
     logLevel: parsed.LOG_LEVEL,
     database: toDatabaseConfig(parsed),
@@ -252,20 +301,14 @@ export function readEnvironment(): NodeJS.ProcessEnv {
   return process.env;
 }
 
-function toConfig(env: z.infer<typeof envSchema>) {
+type Settings<Shape extends z.ZodRawShape> = z.infer<z.ZodObject<Shape>>;
+
+function toSharedConfig(env: Settings<typeof sharedSettings>) {
   return {
     logLevel: env.LOG_LEVEL,
     appBaseUrl: env.APP_BASE_URL,
-    // Unset: served over https, the app sits behind a TLS-terminating proxy, believed only on this
-    // machine (`loopback`); a hop count would believe whatever a client reaching the app directly
-    // claims. A proxy on another host must be named. Over http: none.
-    trustProxy: env.TRUST_PROXY ?? (env.APP_BASE_URL.startsWith('https:') ? 'loopback' : false),
-    port: env.PORT,
-    host: env.HOST,
     /** Prometheus metrics of this process, on a port of their own; `port` undefined: not served. */
     metrics: { port: env.METRICS_PORT, host: env.METRICS_HOST },
-    /** Who may see the queue dashboard (lower-cased emails), and whether they may change jobs there. */
-    admin: { emails: env.ADMIN_EMAILS, queueActions: env.ADMIN_QUEUE_ACTIONS },
     // Unset: long enough for a request and a token refresh with its one retry without an answer,
     // each abandoned after ATHLETE_TIMEOUT_S; a large file's upload may be given longer
     // (ATHLETE_UPLOAD_MIN_BYTES_PER_S), and a stop cut shorter is like a kill.
@@ -275,15 +318,34 @@ function toConfig(env: z.infer<typeof envSchema>) {
     database: toDatabaseConfig(env),
     redis: { url: env.REDIS_URL, prefix: env.REDIS_PREFIX },
     tokenRefreshMarginS: env.TOKEN_REFRESH_MARGIN_S,
-    sync: {
-      quietMs: env.SYNC_QUIET_MS,
-      sweepIntervalMs: env.SYNC_SWEEP_INTERVAL_MS,
-      attempts: env.SYNC_ATTEMPTS,
-      concurrency: env.WORKER_CONCURRENCY,
-      lockDurationMs: env.WORKER_LOCK_DURATION_MS,
-    },
     /** The requests to the service that every process shares (queue/request-budget.ts). */
     requestBudget: { ratePerS: env.ATHLETE_RATE_LIMIT_PER_S },
+    tokenEncryption: { key: env.TOKEN_ENCRYPTION_KEY, previousKeys: env.TOKEN_ENCRYPTION_PREVIOUS_KEYS },
+    athlete: {
+      baseUrl: env.ATHLETE_BASE_URL,
+      clientId: env.ATHLETE_CLIENT_ID,
+      clientSecret: env.ATHLETE_CLIENT_SECRET,
+      scopes: env.ATHLETE_SCOPES,
+      tokenRequestEncoding: env.ATHLETE_TOKEN_REQUEST_ENCODING,
+      timeoutS: env.ATHLETE_TIMEOUT_S,
+      /** The slowest rate a request's body may travel at: each request may take timeoutS plus its body's size at this rate. */
+      uploadMinBytesPerS: env.ATHLETE_UPLOAD_MIN_BYTES_PER_S,
+      /** Registered with the service exactly as written here (section 4.1). */
+      redirectUri: `${env.APP_BASE_URL}/oauth/callback`,
+    },
+  };
+}
+
+function toWebConfig(env: Settings<typeof webSettings> & Pick<Settings<typeof sharedSettings>, 'APP_BASE_URL'>) {
+  return {
+    // Unset: served over https, the app sits behind a TLS-terminating proxy, believed only on this
+    // machine (`loopback`); a hop count would believe whatever a client reaching the app directly
+    // claims. A proxy on another host must be named. Over http: none.
+    trustProxy: env.TRUST_PROXY ?? (env.APP_BASE_URL.startsWith('https:') ? 'loopback' : false),
+    port: env.PORT,
+    host: env.HOST,
+    /** Who may see the queue dashboard (lower-cased emails), and whether they may change jobs there. */
+    admin: { emails: env.ADMIN_EMAILS, queueActions: env.ADMIN_QUEUE_ACTIONS },
     meals: {
       absorptionTypes: env.ABSORPTION_TYPES,
       maxItemsPerDay: env.MEAL_MAX_ITEMS_PER_DAY,
@@ -299,31 +361,30 @@ function toConfig(env: z.infer<typeof envSchema>) {
       maxConcurrentUploads: env.ACTIVITY_MAX_CONCURRENT_UPLOADS,
       /** How long an upload's body may take to arrive. */
       uploadTimeoutMs: env.ACTIVITY_UPLOAD_TIMEOUT_S * 1000,
-      /** After the service has a file: keep its bytes, or delete them (the activity keeps its hash). */
-      retention: env.ACTIVITY_RETENTION,
     },
     attemptLimits: {
       signInFailuresPerAddressPerHour: env.SIGNIN_FAILURES_PER_ADDRESS_PER_HOUR,
       signUpsPerAddressPerHour: env.SIGNUPS_PER_ADDRESS_PER_HOUR,
       sessionsPerAddressPerHour: env.SESSIONS_PER_ADDRESS_PER_HOUR,
     },
-    /** Mails to people whose connection needs them (src/notices/); `smtpUrl` undefined: mail is off. */
-    mail: { smtpUrl: env.SMTP_URL, from: env.MAIL_FROM, intervalMs: env.MAIL_INTERVAL_MS },
     sessionSecret: env.SESSION_SECRET,
     session: { idleMinutes: env.SESSION_IDLE_MINUTES, maxDays: env.SESSION_MAX_DAYS },
-    tokenEncryption: { key: env.TOKEN_ENCRYPTION_KEY, previousKeys: env.TOKEN_ENCRYPTION_PREVIOUS_KEYS },
-    athlete: {
-      baseUrl: env.ATHLETE_BASE_URL,
-      clientId: env.ATHLETE_CLIENT_ID,
-      clientSecret: env.ATHLETE_CLIENT_SECRET,
-      scopes: env.ATHLETE_SCOPES,
-      tokenRequestEncoding: env.ATHLETE_TOKEN_REQUEST_ENCODING,
-      timeoutS: env.ATHLETE_TIMEOUT_S,
-      /** The slowest rate a request's body may travel at: each request may take timeoutS plus its body's size at this rate. */
-      uploadMinBytesPerS: env.ATHLETE_UPLOAD_MIN_BYTES_PER_S,
-      /** Registered with the service exactly as written here (section 4.1). */
-      redirectUri: `${env.APP_BASE_URL}/oauth/callback`,
+  };
+}
+
+function toWorkerConfig(env: Settings<typeof workerSettings>) {
+  return {
+    sync: {
+      quietMs: env.SYNC_QUIET_MS,
+      sweepIntervalMs: env.SYNC_SWEEP_INTERVAL_MS,
+      attempts: env.SYNC_ATTEMPTS,
+      concurrency: env.WORKER_CONCURRENCY,
+      lockDurationMs: env.WORKER_LOCK_DURATION_MS,
     },
+    /** After the service has a file: keep its bytes, or delete them (the activity keeps its hash). */
+    activityRetention: env.ACTIVITY_RETENTION,
+    /** Mails to people whose connection needs them (src/notices/); `smtpUrl` undefined: mail is off. */
+    mail: { smtpUrl: env.SMTP_URL, from: env.MAIL_FROM, intervalMs: env.MAIL_INTERVAL_MS },
   };
 }
 

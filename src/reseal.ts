@@ -13,7 +13,7 @@ function summaryLine({ resealed, alreadyCurrent, unreadable }: ResealSummary): s
     : `${counts}: the unreadable connections now need reconnecting.`;
 }
 
-/** `npm run reseal`: every stored token sealed again with TOKEN_ENCRYPTION_KEY (README, rotating the token key). */
+/** `npm run reseal`: every stored token sealed again with TOKEN_ENCRYPTION_KEY (docs/production.md, rotating the token key). */
 runEntryPoint(async () => {
   const config = loadTokenKeysConfig(readEnvironment());
   // The summary is the one line on stdout; log lines (which user needs reconnecting) go to stderr.

@@ -1,10 +1,10 @@
 import { once } from 'node:events';
 import { createApp } from './app.js';
-import { loadConfig, readEnvironment } from './config.js';
+import { loadWebConfig, readEnvironment } from './config.js';
 import { accessTokensFromConfig } from './connections/access-token.js';
 import { createTokenCipher } from './connections/token-crypto.js';
 import { createDb } from './db/database.js';
-import { assertMigratedWithin } from './db/migrate.js';
+import { assertStoreReadyWithin } from './db/store-at-start.js';
 import { closeOnSignal, runEntryPoint } from './entry-point.js';
 import { createLogger } from './logger.js';
 import { serveMetrics } from './observability/metrics-server.js';
@@ -17,7 +17,7 @@ import { closeSyncQueues, createSyncQueues } from './sync/queue.js';
 import { createRedisSessionStore } from './web/session.js';
 
 runEntryPoint(async () => {
-  const config = loadConfig(readEnvironment());
+  const config = loadWebConfig(readEnvironment());
   const logger = createLogger(config.logLevel, 'web');
   const db = createDb(config.database);
   const redisAtStart = { url: config.redis.url, timeoutS: config.startupTimeoutS };
@@ -27,7 +27,7 @@ runEntryPoint(async () => {
   const [sessions] = await Promise.all([
     createRedisSessionStore({ ...redisAtStart, prefix: config.redis.prefix }, logger),
     untilReady(redis, redisAtStart),
-    assertMigratedWithin(db, config.database, config.startupTimeoutS),
+    assertStoreReadyWithin(db, config.database, config.startupTimeoutS),
   ]);
   const syncQueues = createSyncQueues(redis, config.redis.prefix);
   const clock = () => new Date();

@@ -1,10 +1,10 @@
-import { loadConfig, readEnvironment } from './config.js';
+import { loadWorkerConfig, readEnvironment } from './config.js';
 import { finishPendingErasures } from './accounts/account-erasure.js';
 import { createDatabaseActivityFileStore } from './activities/activity-file-store.js';
 import { runEvery } from './background/run-every.js';
 import { accessTokensFromConfig } from './connections/access-token.js';
 import { createDb } from './db/database.js';
-import { assertMigratedWithin } from './db/migrate.js';
+import { assertStoreReadyWithin } from './db/store-at-start.js';
 import { closeOnSignal, runEntryPoint } from './entry-point.js';
 import { createLogger } from './logger.js';
 import { createMailer } from './notices/mailer.js';
@@ -14,14 +14,15 @@ import { createPrometheusMetrics } from './observability/metrics.js';
 import { observeWaitingWork } from './observability/work-gauges.js';
 import { createServiceApi } from './provider/api.js';
 import { createRedisConnection, logUnlessRedisUnreachable, logReconnects, untilReady } from './queue/redis.js';
+import { watchForSilence } from './queue/redis-silence.js';
 import { createRequestBudget } from './queue/request-budget.js';
 import { startSyncEngine } from './sync/engine.js';
 import { closeSyncQueues, createSyncQueues } from './sync/queue.js';
 import { createSenders } from './sync/senders.js';
-import { createUserSessions } from './web/user-sessions.js';
+import { endAllSessions } from './web/user-sessions.js';
 
 runEntryPoint(async () => {
-  const config = loadConfig(readEnvironment());
+  const config = loadWorkerConfig(readEnvironment());
   const logger = createLogger(config.logLevel, 'worker');
   const db = createDb(config.database);
   const redis = createRedisConnection(config.redis.url);
@@ -29,8 +30,9 @@ runEntryPoint(async () => {
   // Side by side, so that STARTUP_TIMEOUT_S bounds the whole wait.
   await Promise.all([
     untilReady(redis, { url: config.redis.url, timeoutS: config.startupTimeoutS }),
-    assertMigratedWithin(db, config.database, config.startupTimeoutS),
+    assertStoreReadyWithin(db, config.database, config.startupTimeoutS),
   ]);
+  const silence = watchForSilence(redis, logger, 'worker');
   const clock = () => new Date();
   const metrics = createPrometheusMetrics();
   const { prefix } = config.redis;
@@ -51,7 +53,7 @@ runEntryPoint(async () => {
     deps: {
       db,
       clock,
-      senders: createSenders({ db, api, activityFiles: { store: createDatabaseActivityFileStore(db), retention: config.activities.retention } }),
+      senders: createSenders({ db, api, activityFiles: { store: createDatabaseActivityFileStore(db), retention: config.activityRetention } }),
       budget: createRequestBudget({ redis, prefix, ...config.requestBudget }),
       logger,
     },
@@ -71,11 +73,10 @@ runEntryPoint(async () => {
     (error) => logger.warn({ err: error }, 'connection notices not sent; the next run tries again'),
   );
   // Deletions whose Redis part was left undone (Redis was away) are finished here.
-  const sessions = createUserSessions({ redis, redisPrefix: config.redis.prefix, limits: config.session });
   const erasures = runEvery(
     config.sync.sweepIntervalMs,
     async () => {
-      await finishPendingErasures(db, sessions.endAll);
+      await finishPendingErasures(db, (userId) => endAllSessions({ redis, redisPrefix: prefix }, userId));
     },
     (error) => logger.warn({ err: error }, 'deleted accounts not yet forgotten in Redis; the next run tries again'),
   );
@@ -94,7 +95,13 @@ runEntryPoint(async () => {
       { what: 'the sweep of deleted accounts', close: () => erasures.stop() },
       { what: 'the metrics server', close: () => metricsServer.close() },
       { what: 'the sync queues', close: () => closeSyncQueues(queues) },
-      { what: 'the Redis connection', close: () => redis.disconnect() },
+      {
+        what: 'the Redis connection',
+        close: () => {
+          silence.stop();
+          redis.disconnect();
+        },
+      },
       { what: 'the database', close: () => db.destroy() },
     ],
     { timeoutMs: config.shutdownTimeoutMs, logger },

@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, loadDatabaseConfig } from '../src/config.js';
+import { ConfigError, loadConfig, loadDatabaseConfig, loadWebConfig, loadWorkerConfig } from '../src/config.js';
+import { markdownSection, readProjectFile } from './helpers/project-docs.js';
 
 const KEY = Buffer.alloc(32, 7).toString('base64');
 
@@ -178,8 +178,7 @@ describe('loadConfig', () => {
   };
 
   it('has a wrong value to try for every setting the README documents', () => {
-    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
-    const table = readme.slice(readme.indexOf('## Configuration'), readme.indexOf("### The sandbox's settings"));
+    const table = markdownSection(readProjectFile('README.md'), 'Configuration');
     const documented = [...table.matchAll(/^\| `([A-Z_]+)` \|/gm)].map((match) => match[1]);
     expect(Object.keys(WRONG_VALUES).sort()).toEqual(documented.sort());
   });
@@ -192,13 +191,11 @@ describe('loadConfig', () => {
   });
 
   it('takes .fit files up to 25 MiB, four uploads at once for 120 s each, and keeps their bytes by default', () => {
-    expect(loadConfig(validEnv).activities).toEqual({ maxBytes: 26_214_400, maxConcurrentUploads: 4, uploadTimeoutMs: 120_000, retention: 'keep' });
+    expect(loadConfig(validEnv)).toMatchObject({ activities: { maxBytes: 26_214_400, maxConcurrentUploads: 4, uploadTimeoutMs: 120_000 }, activityRetention: 'keep' });
     const changed = { ACTIVITY_MAX_BYTES: '1048576', ACTIVITY_MAX_CONCURRENT_UPLOADS: '2', ACTIVITY_UPLOAD_TIMEOUT_S: '30', ACTIVITY_RETENTION: 'prune-after-upload' };
-    expect(loadConfig({ ...validEnv, ...changed }).activities).toEqual({
-      maxBytes: 1_048_576,
-      maxConcurrentUploads: 2,
-      uploadTimeoutMs: 30_000,
-      retention: 'prune-after-upload',
+    expect(loadConfig({ ...validEnv, ...changed })).toMatchObject({
+      activities: { maxBytes: 1_048_576, maxConcurrentUploads: 2, uploadTimeoutMs: 30_000 },
+      activityRetention: 'prune-after-upload',
     });
   });
 
@@ -258,5 +255,29 @@ describe('loadDatabaseConfig', () => {
     expect(() => loadDatabaseConfig({ DATABASE_URL: 'postgres://db/sync', DATABASE_POOL_SIZE: '0' })).toThrow(
       'DATABASE_POOL_SIZE must be a number of connections',
     );
+  });
+});
+
+describe('each process reads only its own settings', () => {
+  it('a web process: a worker setting has no effect there, and a mistake in it does not stop it', () => {
+    const config = loadWebConfig({ ...validEnv, SYNC_ATTEMPTS: 'many', SMTP_URL: 'smtp://mail.example.com' });
+    expect(config).not.toHaveProperty('sync');
+    expect(config).not.toHaveProperty('mail');
+    expect(config.meals.batchMax).toBe(500);
+  });
+
+  it('a worker process: a web setting has no effect there, and it needs no SESSION_SECRET', () => {
+    const { SESSION_SECRET: _secret, ...withoutSecret } = validEnv;
+    const config = loadWorkerConfig({ ...withoutSecret, MEALS_BATCH_MAX: 'lots', SYNC_ATTEMPTS: '2' });
+    expect(config).not.toHaveProperty('sessionSecret');
+    expect(config).not.toHaveProperty('meals');
+    expect(config.sync.attempts).toBe(2);
+  });
+
+  it('each refuses a mistake in a setting it reads, or one shared with the other', () => {
+    expect(() => loadWebConfig({ ...validEnv, MEALS_BATCH_MAX: 'lots' })).toThrow('MEALS_BATCH_MAX must be');
+    expect(() => loadWorkerConfig({ ...validEnv, SYNC_ATTEMPTS: 'many' })).toThrow('SYNC_ATTEMPTS must be');
+    expect(() => loadWorkerConfig({ ...validEnv, SMTP_URL: 'smtp://mail.example.com' })).toThrow('MAIL_FROM is required with SMTP_URL');
+    for (const load of [loadWebConfig, loadWorkerConfig]) expect(() => load({ ...validEnv, REDIS_URL: 'http://cache' })).toThrow('REDIS_URL must be');
   });
 });

@@ -1,6 +1,7 @@
 import { Router, type Request, type Response } from 'express';
 import { clientAddress } from '../web/client-address.js';
 import { currentUser, requireUserPage } from '../web/authentication.js';
+import { formFields } from '../web/form-fields.js';
 import { describeInvalidFields } from '../web/invalid-input.js';
 import type { RenderPage } from '../web/pages.js';
 import { forgetEndedSession } from '../web/session.js';
@@ -49,7 +50,7 @@ export function accountPages({ db, accounts, erasure, sessions, renderPage }: De
   router.get('/account-deleted', (req, res) => renderPage(req, res, 'account-deleted', { title: 'Account deleted' }));
 
   router.post('/account/password', requireUserPage, async (req, res) => {
-    const body = req.body ?? {};
+    const body = formFields(req);
     const input = passwordChangeSchema.safeParse({ current_password: body.current_password, new_password: body.new_password });
     if (!input.success) return renderAccount(req, res, { error: describeInvalidFields(input.error).message }, 400);
     const check = await accounts.changePassword(currentUser(res), input.data, clientAddress(req));
@@ -66,14 +67,14 @@ export function accountPages({ db, accounts, erasure, sessions, renderPage }: De
   });
 
   router.post('/account/mail', requireUserPage, async (req, res) => {
-    await updateConnectionMail(db, currentUser(res).id, req.body?.connection_mail === 'on');
+    await updateConnectionMail(db, currentUser(res).id, formFields(req).connection_mail === 'on');
     res.redirect(303, '/account?notice=mail_saved');
   });
 
   router.get('/account/delete', requireUserPage, (req, res) => renderPage(req, res, 'delete-account', { title: 'Delete your account' }));
 
   router.post('/account/delete', requireUserPage, async (req, res) => {
-    const input = passwordConfirmationSchema.safeParse({ password: req.body?.password });
+    const input = passwordConfirmationSchema.safeParse({ password: formFields(req).password });
     if (!input.success) {
       return renderPage(req, res, 'delete-account', { title: 'Delete your account', error: describeInvalidFields(input.error).message }, 400);
     }

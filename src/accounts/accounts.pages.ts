@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import { clientAddress } from '../web/client-address.js';
 import type { FormProtection } from '../web/csrf.js';
+import { formFields } from '../web/form-fields.js';
 import { formProblemsOf, type FormProblems } from '../web/form-problems.js';
 import type { RenderPage } from '../web/pages.js';
 import { sameSitePath } from '../web/return-to.js';
@@ -51,7 +52,7 @@ export function signInPages({ accounts, sessions, renderPage: renderAnyPage, for
 
   router.get('/signup', (req, res) => renderPage(req, res, 'signup', signUpPage(typedSignUp({}))));
   router.post('/signup', async (req, res) => {
-    const body = req.body ?? {};
+    const body = formFields(req);
     const typed = typedSignUp(body);
     const input = signUpSchema.safeParse(body);
     if (!input.success) return renderPage(req, res, 'signup', signUpPage(typed, formProblemsOf(input.error, SIGN_UP_WORDS, typed)), 400);
@@ -69,7 +70,7 @@ export function signInPages({ accounts, sessions, renderPage: renderAnyPage, for
     renderPage(req, res, 'login', { title: 'Sign in', next: sameSitePath(req.query.next), ...(req.query.signed_out === '1' && { flash: 'You are signed out.' }) }),
   );
   router.post('/login', async (req, res) => {
-    const body = req.body ?? {};
+    const body = formFields(req);
     const next = sameSitePath(body.next);
     const form = { title: 'Sign in', email: body.email, next };
     const input = signInSchema.safeParse(body);

@@ -6,7 +6,7 @@ import { isScryptHash, verifyScryptPassword } from './scrypt-password.js';
 /**
  * One of OWASP's Argon2id profiles, which it rates as equal defences: 9 MiB of memory, 4 passes,
  * 1 lane (about 18 ms of CPU here). The 19 MiB x 2 profile cost as much CPU and twice the memory: two
- * hashes at once put the web process over its 150 MB budget (README, Memory). Hashes of another
+ * hashes at once put the web process over its 150 MB budget (docs/performance.md, Memory). Hashes of another
  * cost are replaced at the next sign-in.
  */
 const ARGON2ID_COST = { memoryCost: 9_216, timeCost: 4, parallelism: 1 };

@@ -6,6 +6,7 @@ import { signalOnClientLeaving } from '../web/client-left.js';
 import { renderConfirmation } from '../web/confirm-page.js';
 import type { FormProtection } from '../web/csrf.js';
 import { flash } from '../web/flash.js';
+import { formFields } from '../web/form-fields.js';
 import { formProblemsOf, type FormWords } from '../web/form-problems.js';
 import type { RenderPage } from '../web/pages.js';
 import type { Activities, ActivityView } from './activities.js';
@@ -32,7 +33,7 @@ const UPLOAD_WORDS: FormWords = { fields: { name: { label: 'Name', input: 'name'
 
 /** The name typed into the upload form, to show it again; a refusal while receiving may come before it was read. */
 function typedName(req: Request): string {
-  const name: unknown = req.body?.name;
+  const name = formFields(req).name;
   return typeof name === 'string' ? name : '';
 }
 
@@ -100,10 +101,6 @@ export function activityUploadPage(deps: Dependencies & { uploads: UploadRecepti
       res.redirect(303, '/activities');
     },
   );
-  function renderNoSuchActivity(req: Request, res: Response) {
-    const page = { title: 'Not found', heading: 'No such activity', message: 'It does not exist, or is not yours.' };
-    deps.renderPage(req, res, 'error', page, 404);
-  }
 
   return router;
 }

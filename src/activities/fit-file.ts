@@ -69,7 +69,7 @@ const CHARACTERS_PER_VALUE = 50;
 /** A decoded message's field values: an array's each, a developer field's each, a text by its length. */
 function valuesIn(message: object): number {
   let values = 0;
-  for (const value of Object.values(message)) {
+  for (const value of Object.values(message) as unknown[]) {
     if (Array.isArray(value)) values += value.length;
     else if (typeof value === 'string') values += Math.max(1, Math.ceil(value.length / CHARACTERS_PER_VALUE));
     else if (typeof value === 'object' && value !== null && !(value instanceof Date)) values += valuesIn(value);

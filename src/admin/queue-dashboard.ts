@@ -17,7 +17,7 @@ export interface QueueDashboardSettings {
  * does not exist: the request goes on to the app's ordinary 404 page.
  *
  * Bull Board is loaded at an admin's first visit, not at start: most web processes never serve
- * it, and loaded it holds a few MB of every process's memory (README, Memory).
+ * it, and loaded it holds a few MB of every process's memory (docs/performance.md, Memory).
  */
 export function queueDashboard(settings: QueueDashboardSettings): Router {
   let board: Promise<Express> | undefined;
@@ -45,7 +45,7 @@ async function createBoard({ queues, allowActions }: QueueDashboardSettings): Pr
   const board = new ExpressAdapter().setBasePath(QUEUE_DASHBOARD_PATH);
   const adapters = LANES.map((lane) => new BullMQAdapter(queues[lane], { readOnlyMode: !allowActions }));
   createBullBoard({ queues: adapters, serverAdapter: board });
-  const boardApp: Express = board.getRouter();
+  const boardApp = board.getRouter() as Express;
   // An Express app of its own, which would otherwise name Express in every answer.
   boardApp.disable('x-powered-by');
   return boardApp;
@@ -53,7 +53,7 @@ async function createBoard({ queues, allowActions }: QueueDashboardSettings): Pr
 
 function onlyFor(adminEmails: Set<string>): RequestHandler {
   return (_req, res, next) => {
-    const user: User | undefined = res.locals.user;
+    const user = res.locals.user as User | undefined;
     next(user && adminEmails.has(user.email.toLowerCase()) ? undefined : 'router');
   };
 }

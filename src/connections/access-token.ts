@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
-import type { Config } from '../config.js';
+import type { SharedConfig } from '../config.js';
 import type { Db } from '../db/database.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../observability/metrics.js';
@@ -74,7 +74,7 @@ const LEASE_POLL_MS = 100;
 
 /** AccessTokens as a process builds them from its settings (worker.ts and the tests' processes). */
 export function accessTokensFromConfig(
-  config: Config,
+  config: SharedConfig,
   parts: Pick<AccessTokenDependencies, 'db' | 'redis' | 'clock' | 'logger' | 'metrics'>,
 ): AccessTokens {
   return createAccessTokens({

@@ -11,6 +11,7 @@ import type { Db } from '../db/database.js';
 import { currentUser, requireUserPage } from '../web/authentication.js';
 import { dateStyleOf } from '../web/locale.js';
 import { syncOverview } from './sync-overview.js';
+import { formFields } from '../web/form-fields.js';
 import { formProblemsOf } from '../web/form-problems.js';
 import type { RenderPage } from '../web/pages.js';
 import { scopesFoundMissing } from '../notices/notice.repository.js';
@@ -76,7 +77,7 @@ export function dashboardPages({ db, renderPage, clock }: Dependencies): Router 
   router.get('/', requireUserPage, async (req, res) => renderDashboard(req, res));
 
   router.post('/settings/timezone', requireUserPage, async (req, res) => {
-    const body = req.body ?? {};
+    const body = formFields(req);
     const input = timezoneChangeSchema.safeParse(body);
     if (!input.success) {
       const typed = { timezone: typeof body.timezone === 'string' ? body.timezone : '' };

@@ -1,6 +1,7 @@
 /**
- * The database file cannot take writes: the disk is full, the file or its folder is read-only, or
- * the disk fails. Nothing was written; it needs an operator, and until then writes are refused.
+ * The database cannot take writes: the disk is full, the SQLite file or its folder is read-only, the
+ * disk fails, or the Postgres server is in read-only mode (a hot standby, default_transaction_read_only).
+ * Nothing was written; it needs an operator, and until then writes are refused.
  */
 export class DatabaseUnwritableError extends Error {
   override name = 'DatabaseUnwritableError';

@@ -1,4 +1,4 @@
-import { Kysely } from 'kysely';
+import { Kysely, sql } from 'kysely';
 import type { AccountErasureTable } from '../accounts/account-erasure.table.js';
 import type { UserTable } from '../accounts/user.table.js';
 import type { ActivityFileChunkTable, ActivityFileTable } from '../activities/activity-file.table.js';
@@ -40,4 +40,17 @@ export function createDb(database: Config['database']): Db {
 /** Resolves when the database answers a query that reads it (SQLite answers `select 1` without its file). */
 export async function checkDatabase(db: Db): Promise<void> {
   await db.selectFrom('users').select('id').limit(1).execute();
+}
+
+/**
+ * Resolves when the database takes writes: a write that changes no row, which is refused all the
+ * same (DatabaseUnwritableError) by a SQLite file this process may not write and by a Postgres in
+ * read-only mode. (A SQLite file the process may not write still opens, read-only, and still reads.)
+ */
+export async function checkWritable(db: Db): Promise<void> {
+  await db
+    .updateTable('users')
+    .set((eb) => ({ id: eb.ref('id') }))
+    .where(sql<boolean>`false`)
+    .execute();
 }

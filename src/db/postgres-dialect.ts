@@ -10,6 +10,7 @@ import {
 } from 'kysely';
 import { DatabaseBusyError } from './database-busy-error.js';
 import { DatabaseUnreachableError } from './database-unreachable-error.js';
+import { DatabaseUnwritableError } from './database-unwritable-error.js';
 
 /**
  * The limits that keep a request from hanging on a crowded database; past them it answers 503 and
@@ -34,6 +35,9 @@ const BUSY_SQLSTATES = new Set(['55P03', '40001', '40P01', '53300', '57014']);
  */
 const UNREACHABLE_SQLSTATE = /^(08...|57P0[123])$/;
 const UNREACHABLE_SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE']);
+/** read_only_sql_transaction: a hot standby, or default_transaction_read_only. */
+const READ_ONLY_SQLSTATE = '25006';
+
 /** pg's own errors for a connection that ended under it carry no code. */
 const CONNECTION_ENDED = /^Connection terminated|not queryable/;
 
@@ -63,8 +67,8 @@ export function createPostgresDialect({ url, poolSize }: PostgresSettings): Post
 }
 
 /**
- * Kysely's Postgres dialect, with the failures above reported as DatabaseBusyError and
- * DatabaseUnreachableError.
+ * Kysely's Postgres dialect, with the failures above reported as DatabaseBusyError,
+ * DatabaseUnreachableError and DatabaseUnwritableError.
  */
 class FailureKindPostgresDialect extends PostgresDialect {
   constructor(private readonly settings: PostgresDialectConfig) {
@@ -110,6 +114,7 @@ async function reportingKind<T>(run: () => Promise<T>, { unreachableUnlessBusy =
     return await run();
   } catch (error) {
     if (isBusy(error)) throw new DatabaseBusyError({ cause: error });
+    if (error instanceof pg.DatabaseError && error.code === READ_ONLY_SQLSTATE) throw new DatabaseUnwritableError({ cause: error });
     if (unreachableUnlessBusy || isUnreachable(error)) throw new DatabaseUnreachableError({ cause: error });
     throw error;
   }

@@ -50,6 +50,12 @@ export interface PrivateRedis extends FoundRedis {
   kill(): Promise<void>;
   /** Starts it again, empty, on the same port: after a stop or a kill, or stopping it first. */
   restart(): Promise<void>;
+  /**
+   * Stops it answering without closing a connection (SIGSTOP), as a network partition or a stalled
+   * host would look to a client; `thaw` lets it go on (SIGCONT) with what it held.
+   */
+  freeze(): void;
+  thaw(): void;
 }
 
 /** Starts a private `redis-server` on a free port (`npm run chaos` kills it, so it never uses a shared one). */
@@ -72,15 +78,23 @@ export async function startPrivateRedis(env: NodeJS.ProcessEnv = process.env): P
     source: 'a private redis-server started for this run, without persistence',
     stop: async () => {
       process.off('exit', stopOnExit);
-      await stopChild(server);
+      await stopChild(thawed(server));
     },
     kill: () => stopChild(server, 'SIGKILL'),
+    freeze: () => void server.kill('SIGSTOP'),
+    thaw: () => void server.kill('SIGCONT'),
     restart: async () => {
-      await stopChild(server);
+      await stopChild(thawed(server));
       server = await launch();
       process.off('exit', stopOnExit).once('exit', stopOnExit);
     },
   };
+}
+
+/** A frozen server acts on SIGTERM only once it runs again. */
+function thawed(server: ChildProcess): ChildProcess {
+  server.kill('SIGCONT');
+  return server;
 }
 
 async function waitUntilAnswering(server: ChildProcess, url: string): Promise<void> {

@@ -48,5 +48,6 @@ const UNMATCHED = 'unmatched';
  * router (the queue dashboard) is UNMATCHED; the app mounts its own routers at the root.
  */
 function routeOf(req: Request): string {
-  return req.route && req.baseUrl === '' ? String(req.route.path) : UNMATCHED;
+  const route = req.route as { path: unknown } | undefined;
+  return route && req.baseUrl === '' ? String(route.path) : UNMATCHED;
 }

@@ -2,7 +2,12 @@
 const IOREDIS_UNAVAILABLE_MESSAGES = new Set([
   "Stream isn't writeable and enableOfflineQueue options is false",
   'Connection is closed.',
+  // commandTimeout: connected, but no reply (createProducerConnection).
+  'Command timed out',
 ]);
+
+/** socketTimeout: the connection dropped after no data came for a command ("Socket timeout. Expecting data, …"). */
+const IOREDIS_SOCKET_TIMEOUT = /^Socket timeout\. /;
 
 /**
  * True for what ioredis, or the socket under it, throws while the server cannot be reached; the
@@ -12,7 +17,10 @@ const IOREDIS_UNAVAILABLE_MESSAGES = new Set([
 export function isRedisUnavailable(error: unknown): boolean {
   return (
     error instanceof Error &&
-    (IOREDIS_UNAVAILABLE_MESSAGES.has(error.message) || error.name === 'MaxRetriesPerRequestError' || isSocketError(error))
+    (IOREDIS_UNAVAILABLE_MESSAGES.has(error.message) ||
+      IOREDIS_SOCKET_TIMEOUT.test(error.message) ||
+      error.name === 'MaxRetriesPerRequestError' ||
+      isSocketError(error))
   );
 }
 

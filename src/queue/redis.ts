@@ -13,11 +13,27 @@ export function createRedisConnection(url: string): Redis {
 }
 
 /**
- * A connection for adding jobs from a web request: while Redis is unreachable, commands fail at
- * once instead of waiting in ioredis's offline queue, so a request never hangs on a hint.
+ * How long a web request waits for a reply from Redis. Redis answers the app's commands within
+ * milliseconds; one silent this long has stopped (a network partition, a stalled host) without
+ * closing the connection, and the request is answered 503 rather than held until it comes back.
+ */
+export const REDIS_REPLY_TIMEOUT_MS = 2000;
+
+/**
+ * A connection for a web request's commands (sessions aside): while Redis is unreachable, commands
+ * fail at once instead of waiting in ioredis's offline queue, so a request never hangs. A command
+ * unanswered for REDIS_REPLY_TIMEOUT_MS fails (`commandTimeout`) and the silent connection is dropped
+ * and made again (`socketTimeout`), so the next ones fail at once too; one that failed is not sent
+ * again after a reconnect, since its request has been answered already.
  */
 export function createProducerConnection(url: string): Redis {
-  const redis = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
+  const redis = new Redis(url, {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    commandTimeout: REDIS_REPLY_TIMEOUT_MS,
+    socketTimeout: REDIS_REPLY_TIMEOUT_MS,
+    autoResendUnfulfilledCommands: false,
+  });
   redis.on('error', () => {
     // ioredis reconnects by itself; each failed command is reported where it was made.
   });

@@ -44,6 +44,8 @@ export interface RequestBudgetSettings {
   ratePerS: number;
   /** How long a person's lock outlives a holder that stopped renewing it (its process died); default 5 s. */
   lockTtlMs?: number;
+  /** How long history waiting in line keeps its place without asking again; default 2 s. */
+  waiterTtlMs?: number;
 }
 
 /**
@@ -63,24 +65,53 @@ function horizonUs(lane: Lane, intervalUs: number): number {
  * `KEYS[2]` is the person's lock. Answers {1, ms until the slot} when granted (the lock now held),
  * {0, ms to wait} when the lane may not book that far ahead, {-1, ms} while another request of the
  * person is in flight.
+ *
+ * History (ARGV[5] = 1) also waits in line: `KEYS[3]` ranks its waiters by arrival, `KEYS[4]` by
+ * when each was last heard of (every ask renews it, so a waiter whose process died is dropped
+ * within ARGV[6] ms). A waiter counts the slots of those ahead of it as booked already, so while
+ * slots are short they go in the order their turns began to wait, whichever process asks; without
+ * the line, waiters woken together race for each slot and those of a busier process lose more
+ * often. Fresh requests do not queue: they go ahead of history within their horizon.
  */
 const TAKE_SLOT = `
 local clock = redis.call('TIME')
 local now = tonumber(clock[1]) * 1000000 + tonumber(clock[2])
+local interval, horizon, owner = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3]
+local queued = ARGV[5] == '1'
+local function leave_line()
+  redis.call('ZREM', KEYS[3], owner)
+  redis.call('ZREM', KEYS[4], owner)
+end
 local holder = redis.call('GET', KEYS[2])
-if holder and holder ~= ARGV[3] then
+if holder and holder ~= owner then
+  if queued then leave_line() end
   return {-1, redis.call('PTTL', KEYS[2])}
 end
 local start = math.max(now, tonumber(redis.call('GET', KEYS[1]) or '0'))
 local ahead = start - now
-if ahead > tonumber(ARGV[2]) then
-  return {0, math.ceil((ahead - tonumber(ARGV[2])) / 1000)}
+if queued then
+  local waiter_ttl = tonumber(ARGV[6])
+  local dead = redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', now)
+  for _, waiter in ipairs(dead) do redis.call('ZREM', KEYS[3], waiter) end
+  redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', now)
+  redis.call('ZADD', KEYS[3], 'NX', now, owner)
+  redis.call('ZADD', KEYS[4], now + waiter_ttl * 1000, owner)
+  redis.call('PEXPIRE', KEYS[3], waiter_ttl * 2)
+  redis.call('PEXPIRE', KEYS[4], waiter_ttl * 2)
+  ahead = ahead + redis.call('ZRANK', KEYS[3], owner) * interval
 end
-local following = math.floor(start + tonumber(ARGV[1]))
+if ahead > horizon then
+  return {0, math.ceil((ahead - horizon) / 1000)}
+end
+local following = math.floor(start + interval)
 redis.call('SET', KEYS[1], string.format('%.0f', following), 'PX', math.ceil((following - now) / 1000) + 1000)
-redis.call('SET', KEYS[2], ARGV[3], 'PX', ARGV[4])
-return {1, math.floor(ahead / 1000)}
+redis.call('SET', KEYS[2], owner, 'PX', ARGV[4])
+if queued then leave_line() end
+return {1, math.floor((start - now) / 1000)}
 `;
+
+/** Takes `ARGV[1]` out of history's line (`KEYS[1]` by arrival, `KEYS[2]` by when last heard of). */
+const LEAVE_LINE = `redis.call('ZREM', KEYS[1], ARGV[1]) redis.call('ZREM', KEYS[2], ARGV[1]) return 0`;
 
 /** Moves the next slot to at least `ARGV[1]` ms from now. */
 const PAUSE = `
@@ -101,6 +132,8 @@ const PERSON_BUSY = -1;
 /** How often a request waiting for the person's other request looks again. */
 const BUSY_POLL_MS = 10;
 const DEFAULT_LOCK_TTL_MS = 5000;
+/** A history waiter not heard of for this long (its process died) loses its place in the queue. */
+const DEFAULT_WAITER_TTL_MS = 2000;
 
 /** Runs `send` (which reads what it sends, then sends it) under a permit, released whatever happens. */
 export async function underPermit<T>(permit: Permit, send: () => Promise<T>): Promise<T> {
@@ -113,24 +146,46 @@ export async function underPermit<T>(permit: Permit, send: () => Promise<T>): Pr
 
 /** The scripts as commands of the connection: ioredis sends each by its SHA (EVALSHA), the text only when Redis lacks it. */
 interface BudgetCommands {
-  budgetTakeSlot(schedule: string, person: string, intervalUs: number, horizonUs: number, owner: string, lockTtlMs: number): Promise<[number, number]>;
+  budgetTakeSlot(
+    schedule: string,
+    person: string,
+    waitersByArrival: string,
+    waitersByLastHeard: string,
+    intervalUs: number,
+    horizonUs: number,
+    owner: string,
+    lockTtlMs: number,
+    queued: 0 | 1,
+    waiterTtlMs: number,
+  ): Promise<[number, number]>;
+  budgetLeaveLine(waitersByArrival: string, waitersByLastHeard: string, owner: string): Promise<number>;
   budgetPause(schedule: string, ms: number): Promise<number>;
   budgetRenew(person: string, owner: string, lockTtlMs: number): Promise<number>;
   budgetRelease(person: string, owner: string): Promise<number>;
 }
 
 function withBudgetCommands(redis: Redis): Redis & BudgetCommands {
-  redis.defineCommand('budgetTakeSlot', { lua: TAKE_SLOT, numberOfKeys: 2 });
+  redis.defineCommand('budgetTakeSlot', { lua: TAKE_SLOT, numberOfKeys: 4 });
+  redis.defineCommand('budgetLeaveLine', { lua: LEAVE_LINE, numberOfKeys: 2 });
   redis.defineCommand('budgetPause', { lua: PAUSE, numberOfKeys: 1 });
   redis.defineCommand('budgetRenew', { lua: RENEW_IF_OWNER, numberOfKeys: 1 });
   redis.defineCommand('budgetRelease', { lua: RELEASE_IF_OWNER, numberOfKeys: 1 });
   return redis as Redis & BudgetCommands;
 }
 
-export function createRequestBudget({ redis: connection, prefix, ratePerS, lockTtlMs = DEFAULT_LOCK_TTL_MS }: RequestBudgetSettings): RequestBudget {
+export function createRequestBudget({
+  redis: connection,
+  prefix,
+  ratePerS,
+  lockTtlMs = DEFAULT_LOCK_TTL_MS,
+  waiterTtlMs = DEFAULT_WAITER_TTL_MS,
+}: RequestBudgetSettings): RequestBudget {
   const redis = withBudgetCommands(connection);
   const intervalUs = 1_000_000 / ratePerS;
   const scheduleKey = `${prefix}:budget:next-slot`;
+  const lineKeys = [`${prefix}:budget:history-by-arrival`, `${prefix}:budget:history-by-last-heard`] as const;
+  // History in line asks again at least this often, well within the time it keeps its place.
+  const maxQueuedPollMs = waiterTtlMs / 4;
   const personKey = (userId: number) => `${prefix}:budget:sending:${userId}`;
   // Waiters woken together by the same answer would all ask again at once: a little jitter spreads them.
   const jitterMs = () => Math.random() * Math.min(intervalUs / 1000, 20);
@@ -139,18 +194,29 @@ export function createRequestBudget({ redis: connection, prefix, ratePerS, lockT
     const owner = randomUUID();
     const key = personKey(userId);
     const laneHorizonUs = horizonUs(lane, intervalUs);
+    const queued = lane === 'backfill' ? 1 : 0;
     const giveUpAt = performance.now() + withinMs;
+    const giveUp = async () => {
+      if (queued) await redis.budgetLeaveLine(...lineKeys, owner);
+      return undefined;
+    };
     for (;;) {
       const leftUs = (giveUpAt - performance.now()) * 1000;
-      const [answer, ms] = await redis.budgetTakeSlot(scheduleKey, key, intervalUs, Math.floor(Math.min(laneHorizonUs, Math.max(leftUs, 0))), owner, lockTtlMs);
+      const horizon = Math.floor(Math.min(laneHorizonUs, Math.max(leftUs, 0)));
+      const [answer, ms] = await redis.budgetTakeSlot(scheduleKey, key, ...lineKeys, intervalUs, horizon, owner, lockTtlMs, queued, waiterTtlMs);
       if (answer === GRANTED) return holdLock(key, owner, ms);
+      // History gives way to the person's other request; the script has taken it out of the line.
       if (answer === PERSON_BUSY && lane === 'backfill') return undefined;
       // Asked with the deadline as its horizon, the slot lies past the deadline.
-      if (answer === TOO_FAR_AHEAD && leftUs <= laneHorizonUs) return undefined;
-      const waitMs = answer === TOO_FAR_AHEAD ? ms + jitterMs() : Math.min(Math.max(ms, 1), BUSY_POLL_MS);
-      if (performance.now() + waitMs >= giveUpAt) return undefined;
+      if (answer === TOO_FAR_AHEAD && leftUs <= laneHorizonUs) return giveUp();
+      const waitMs = waitBeforeAskingAgain(answer, ms);
+      if (performance.now() + waitMs >= giveUpAt) return giveUp();
       await sleep(waitMs);
     }
+  }
+
+  function waitBeforeAskingAgain(answer: number, ms: number): number {
+    return answer === TOO_FAR_AHEAD ? Math.min(ms + jitterMs(), maxQueuedPollMs) : Math.min(Math.max(ms, 1), BUSY_POLL_MS);
   }
 
   return {

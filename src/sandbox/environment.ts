@@ -31,7 +31,7 @@ const faultRates = z.string().transform((value, context) => {
     context.addIssue({ code: 'custom', message: `names ${twice} twice` });
     return z.NEVER;
   }
-  const rates = byTarget.map(([target, pairs]) => [target, Object.fromEntries(pairs.map(([kind, share]) => [kind, Number(share)]))]);
+  const rates = byTarget.map(([target, pairs]) => [target, Object.fromEntries(pairs.map(([kind, share]) => [kind, Number(share)] as const))] as const);
   return { data: {}, token: {}, ...Object.fromEntries(rates) };
 });
 

@@ -187,6 +187,14 @@ export async function recordNextAttempt(db: Db, key: OutboxKey, at: Date): Promi
     .execute();
 }
 
+/**
+ * The queue holding every scheduled retry was lost (Redis emptied): no entry waits for one any more.
+ * The fresh poller takes their changes up again at once, and the pages promise no time.
+ */
+export async function forgetScheduledRetries(db: Db): Promise<void> {
+  await db.updateTable('outbox').set({ next_attempt_at: null }).where('next_attempt_at', 'is not', null).execute();
+}
+
 /** Once `version` is settled, nothing of the person's waits in the fresh lane unless they changed the entry since. */
 function leftFresh(eb: ExpressionBuilder<Database, 'outbox'>, version: number) {
   return eb.case().when('outbox.version', '=', version).then(sql<null>`null`).else(eb.ref('outbox.fresh_at')).end();

@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { Db } from '../db/database.js';
 import { endHistory, peopleInTurnOrder, type TurnPosition } from './backfill.js';
+import { forgetScheduledRetries } from './outbox.js';
 import { canTakeTurns, queueTurns, scheduleKeepAlive, type SyncQueues } from './queue.js';
 
 /** People whose history turn the sweeper makes sure of, per sweep; those whose turn is longest ago first. */
@@ -19,12 +20,15 @@ export interface SweepDependencies {
  * whatever was lost. Turns already queued keep their place. A person whose turn was lost stops
  * taking turns, so they soon rank among the longest waiting and get one again; a Redis that lost
  * everything (restarted empty, flushed, failed over to an empty replica) lost the mark below, and
- * then the whole rotation is queued again at once, in its order, with the keep-alive's schedule.
- * Returns how many people it queued a turn for.
+ * then the whole rotation is queued again at once, in its order, with the keep-alive's schedule,
+ * and the retries the lost queue held are forgotten, so that the fresh poller takes their changes up
+ * again now instead of waiting for a retry that will never run. Returns how many people it queued a
+ * turn for.
  */
 export async function sweepHistory({ db, queues, redis, redisPrefix }: SweepDependencies): Promise<number> {
   const markKey = `${redisPrefix}:sync:queue-built`;
   const lost = (await redis.exists(markKey)) === 0;
+  if (lost) await forgetScheduledRetries(db);
   let queued = 0;
   for (let after: TurnPosition | undefined; ; ) {
     const people = await peopleInTurnOrder(db, SWEEP_BATCH, after);

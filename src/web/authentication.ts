@@ -14,7 +14,7 @@ export function loadCurrentUser(db: Db): RequestHandler {
 }
 
 export function currentUser(res: Response): User {
-  const user: User | undefined = res.locals.user;
+  const user = res.locals.user as User | undefined;
   if (!user) throw new Error('currentUser() used on a route that does not require a signed-in user');
   return user;
 }

@@ -3,6 +3,7 @@ import cookieParser from 'cookie-parser';
 import { doubleCsrf } from 'csrf-csrf';
 import { csrfSync } from 'csrf-sync';
 import type { Request, RequestHandler, Response } from 'express';
+import { formFields } from './form-fields.js';
 
 /** The cookie that carries a signed-out visitor's form token (signed double-submit). */
 export const FORM_TOKEN_COOKIE = 'athlete_sync_form';
@@ -14,13 +15,13 @@ export interface FormProtection {
   /** Refuses (403) a form post without its page's token; safe methods pass. Mounted before the forms' routes. */
   check: RequestHandler[];
   /** The token the page being rendered puts in its forms (`_csrf`). */
-  tokenFor(req: Request, res: Response): string;
+  tokenFor: (req: Request, res: Response) => string;
 }
 
 /** The `_csrf` field of a parsed form body. */
 function bodyToken(req: Request): string | undefined {
-  const body: unknown = req.body;
-  return typeof body === 'object' && body !== null && '_csrf' in body && typeof body._csrf === 'string' ? body._csrf : undefined;
+  const token = formFields(req)._csrf;
+  return typeof token === 'string' ? token : undefined;
 }
 
 /**

@@ -4,7 +4,8 @@ import session, { type Store } from 'express-session';
 import { RedisStore } from 'connect-redis';
 import { createClient } from 'redis';
 import type { Logger } from '../logger.js';
-import { logReconnects, untilConnected, type RedisAtStart } from '../queue/redis.js';
+import { logReconnects, REDIS_REPLY_TIMEOUT_MS, untilConnected, type RedisAtStart } from '../queue/redis.js';
+import { SessionStoreWithDeadline } from './session-store-deadline.js';
 
 declare module 'express-session' {
   interface SessionData {
@@ -23,6 +24,9 @@ export function sessionKeyPrefix(redisPrefix: string): string {
   return `${redisPrefix}:session:`;
 }
 
+/** Under REDIS_REPLY_TIMEOUT_MS: a connection to a silent Redis is dropped about as soon as a request gives up on it. */
+const SESSION_PING_INTERVAL_MS = 1000;
+
 export interface SessionLimits {
   /** A signed-in session ends this long after its last request. */
   idleMinutes: number;
@@ -35,7 +39,8 @@ export interface SessionLimits {
  *
  * connect-redis supports only node-redis, while BullMQ needs ioredis: so sessions have a client of
  * their own, set up to behave like the app's ioredis producer (src/queue/redis.ts): at start it
- * waits for Redis for at most `timeoutS`, and an outage later is logged once per reconnect attempt.
+ * waits for Redis for at most `timeoutS`, an outage later is logged once per reconnect attempt, and
+ * a request waits at most REDIS_REPLY_TIMEOUT_MS for its session, however Redis fails.
  */
 export async function createRedisSessionStore(redis: RedisAtStart & { prefix: string }, logger: Logger) {
   const client = createClient({
@@ -43,13 +48,19 @@ export async function createRedisSessionStore(redis: RedisAtStart & { prefix: st
     // While Redis is unreachable a session lookup fails at once (the request gets an error page)
     // instead of waiting in the offline queue, and so holding the request, until Redis is back.
     disableOfflineQueue: true,
-    // Keep trying, at most every 2 s; node-redis's default strategy gives up for good on a socket timeout.
-    socket: { reconnectStrategy: (retries) => Math.min(100 * 2 ** retries, 2000) },
+    // A PING whenever the connection is idle this long, so that one Redis stopped answering (a
+    // partition, a stalled host) falls silent and is dropped after socketTimeout, then made again.
+    pingInterval: SESSION_PING_INTERVAL_MS,
+    socket: {
+      socketTimeout: 2 * SESSION_PING_INTERVAL_MS,
+      // Keep trying, at most every 2 s; node-redis's default strategy gives up for good on a socket timeout.
+      reconnectStrategy: (retries) => Math.min(100 * 2 ** retries, 2000),
+    },
   });
   logReconnects(client, logger, 'sessions');
   await untilConnected(client, client.connect(), redis, () => client.destroy());
   // No `ttl`: connect-redis expires each key with its session's cookie.
-  const store = new RedisStore({ client, prefix: sessionKeyPrefix(redis.prefix) });
+  const store = new SessionStoreWithDeadline(new RedisStore({ client, prefix: sessionKeyPrefix(redis.prefix) }), REDIS_REPLY_TIMEOUT_MS);
   return { store, close: () => client.close() };
 }
 

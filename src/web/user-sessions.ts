@@ -19,7 +19,7 @@ export interface UserSessions {
   /** Ends every other session of the signed-in person; this one continues under a new session id. */
   endOthers(req: Request): Promise<void>;
   /** Ends every session of the person, for an account that may no longer exist. */
-  endAll(userId: number): Promise<void>;
+  endAll: (userId: number) => Promise<void>;
 }
 
 export interface UserSessionsDependencies {
@@ -29,28 +29,44 @@ export interface UserSessionsDependencies {
   limits: SessionLimits;
 }
 
+/** Where a person's sessions are: the Redis connection and REDIS_PREFIX. */
+type SessionsPlace = Pick<UserSessionsDependencies, 'redis' | 'redisPrefix'>;
+
+function setOf(redisPrefix: string, userId: number): string {
+  return `${redisPrefix}:user-sessions:${userId}`;
+}
+
+function sessionKey(redisPrefix: string, sessionId: string): string {
+  return `${sessionKeyPrefix(redisPrefix)}${sessionId}`;
+}
+
+/** Ends the sessions in the person's set but `keep`, and forgets them. */
+async function endSessions({ redis, redisPrefix }: SessionsPlace, userId: number, keep?: string): Promise<void> {
+  const set = setOf(redisPrefix, userId);
+  const ended = (await redis.smembers(set)).filter((id) => id !== keep);
+  if (ended.length === 0) return;
+  await redis.multi().del(...ended.map((id) => sessionKey(redisPrefix, id))).srem(set, ...ended).exec();
+}
+
+/** Ends every session of the person, for an account that may no longer exist (the workers' sweep of deleted accounts). */
+export async function endAllSessions(place: SessionsPlace, userId: number): Promise<void> {
+  await endSessions(place, userId);
+  await place.redis.del(setOf(place.redisPrefix, userId));
+}
+
 export function createUserSessions({ redis, redisPrefix, limits }: UserSessionsDependencies): UserSessions {
-  const setOf = (userId: number) => `${redisPrefix}:user-sessions:${userId}`;
-  const sessionKey = (sessionId: string) => `${sessionKeyPrefix(redisPrefix)}${sessionId}`;
+  const place = { redis, redisPrefix };
   const setLifetimeS = limits.maxDays * 24 * 3600;
 
   /** Adds the session; drops those whose Redis key has gone (expired, or signed out of). */
   async function record(userId: number, sessionId: string): Promise<void> {
-    const set = setOf(userId);
+    const set = setOf(redisPrefix, userId);
     const known = await redis.smembers(set);
-    const exists = known.length === 0 ? [] : await redis.pipeline(known.map((id) => ['exists', sessionKey(id)])).exec();
+    const exists = known.length === 0 ? [] : await redis.pipeline(known.map((id) => ['exists', sessionKey(redisPrefix, id)])).exec();
     const ended = known.filter((_id, index) => exists?.[index]?.[1] === 0);
     const transaction = redis.multi();
     if (ended.length > 0) transaction.srem(set, ...ended);
     await transaction.sadd(set, sessionId).expire(set, setLifetimeS).exec();
-  }
-
-  /** Ends the sessions in the person's set but `keep`, and forgets them. */
-  async function endSessions(userId: number, keep?: string): Promise<void> {
-    const set = setOf(userId);
-    const ended = (await redis.smembers(set)).filter((id) => id !== keep);
-    if (ended.length === 0) return;
-    await redis.multi().del(...ended.map(sessionKey)).srem(set, ...ended).exec();
   }
 
   async function renew(req: Request): Promise<void> {
@@ -58,7 +74,7 @@ export function createUserSessions({ redis, redisPrefix, limits }: UserSessionsD
     const before = req.sessionID;
     await renewUserSession(req);
     if (userId === undefined) return;
-    await redis.srem(setOf(userId), before);
+    await redis.srem(setOf(redisPrefix, userId), before);
     await record(userId, req.sessionID);
   }
 
@@ -72,16 +88,13 @@ export function createUserSessions({ redis, redisPrefix, limits }: UserSessionsD
       const { userId } = req.session;
       const sessionId = req.sessionID;
       await endSession(req, res);
-      if (userId !== undefined) await redis.srem(setOf(userId), sessionId);
+      if (userId !== undefined) await redis.srem(setOf(redisPrefix, userId), sessionId);
     },
     async endOthers(req) {
       await renew(req);
       const userId = req.session.userId;
-      if (userId !== undefined) await endSessions(userId, req.sessionID);
+      if (userId !== undefined) await endSessions(place, userId, req.sessionID);
     },
-    async endAll(userId) {
-      await endSessions(userId);
-      await redis.del(setOf(userId));
-    },
+    endAll: (userId) => endAllSessions(place, userId),
   };
 }

@@ -82,9 +82,9 @@ describe('GET /api/account/export', () => {
     for (let start = 0; start < items.length; start += 500) {
       expect((await client.postJson('/api/meals/batch', { items: items.slice(start, start + 500) })).status).toBe(201);
     }
-    const exported = JSON.parse((await exportOf(client)).text);
+    const exported = JSON.parse((await exportOf(client)).text) as { meals: { id: number }[]; syncDays: unknown[] };
     expect(exported.meals).toHaveLength(1200);
-    expect(new Set(exported.meals.map((meal: { id: number }) => meal.id)).size).toBe(1200);
+    expect(new Set(exported.meals.map((meal) => meal.id)).size).toBe(1200);
     expect(exported.syncDays).toHaveLength(12);
   });
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SESSION_COOKIE } from '../../src/web/session.js';
-import { PASSWORD, sendJson, signedInAgain } from '../helpers/account.js';
+import { PASSWORD, signedInAgain } from '../helpers/account.js';
 import { signUpNewUser } from '../helpers/flows.js';
 import { bodyOf, hiddenField, type ApiError } from '../helpers/http-client.js';
 import { startStack, type Stack } from '../helpers/stack.js';

@@ -6,7 +6,7 @@ describe('npm run chaos', () => {
 
   it('loses no acknowledged write through worker restarts (SIGTERM, then SIGKILL), a Redis restart and faults, and explains every revoked grant', async () => {
     const flags = ['--users', '3', '--days', '2', '--clients', '3', '--workers', '2', '--seconds', '8', '--restart-every', '3', '--converge-seconds', '20'];
-    // Shorter than by default, to fit the suite's budget (README, "Chaos"): a worker stopped while its
+    // Shorter than by default, to fit the suite's budget (docs/performance.md, "Chaos"): a worker stopped while its
     // BullMQ blocking connection still reconnects after the Redis restart waits out SHUTDOWN_TIMEOUT_MS,
     // and a job a killed worker held is taken up again within twice WORKER_LOCK_DURATION_MS.
     const env = { ...process.env, SHUTDOWN_TIMEOUT_MS: '5000', WORKER_LOCK_DURATION_MS: '5000' };

@@ -27,7 +27,7 @@ describe('the account page', () => {
     await page.waitForURL(`${stack.appUrl}/account`);
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download my data' }).click()]);
     expect(download.suggestedFilename()).toMatch(/^athlete-sync-export-\d{4}-\d{2}-\d{2}\.json$/);
-    const exported = JSON.parse(await readFile((await download.path())!, 'utf8'));
+    const exported = JSON.parse(await readFile(await download.path(), 'utf8'));
     expect(exported).toMatchObject({ account: { email, timezone: 'Europe/Kyiv' }, connection: { status: 'connected' } });
   });
 

@@ -1,4 +1,4 @@
-import { cpSync, existsSync, mkdtempSync, rmSync, statSync, symlinkSync, utimesSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,6 +16,8 @@ const CHECKED_IN = ['package.json', 'tsconfig.json', 'tsconfig.build.json', 'scr
 /** What the compiled processes do not need: dist/ runs without them. */
 const SOURCES = ['src', 'migrations', 'views'];
 const BUILD_MS = 120_000;
+/** What only development runs, from source through tsx: the demo, bench and chaos, the sandbox and its views. */
+const DEV_TOOLING = /^(src\/(dev|sandbox)(\/|$)|src\/demo\.|views\/sandbox(\/|$))/;
 
 const clones: string[] = [];
 afterAll(() => {
@@ -50,6 +52,12 @@ describe('npm run build', () => {
       REDIS_URL: inject('redisUrl'),
     };
   }, BUILD_MS);
+
+  it('holds what production runs and none of the dev tools', () => {
+    const built = readdirSync(join(clone, 'dist'), { recursive: true, encoding: 'utf8' });
+    expect(built).toEqual(expect.arrayContaining(['src/server.js', 'src/worker.js', 'views/layout.eta']));
+    expect(built.filter((path) => DEV_TOOLING.test(path))).toEqual([]);
+  });
 
   it('compiles the migrations, which plain node applies', async () => {
     const migrate = await run(process.execPath, [join(clone, 'dist/src/migrate.js')], processEnv);
@@ -109,7 +117,7 @@ describe('the production npm scripts', () => {
     const result = await npmRun(clone, 'start');
     expect(result.code).toBe(1);
     expect(result.stderr).toBe(
-      'dist/ is missing, and TypeScript (a devDependency) is not installed to build it: build dist/ where devDependencies are installed (README, Production builds).\n',
+      'dist/ is missing, and TypeScript (a devDependency) is not installed to build it: build dist/ where devDependencies are installed (docs/production.md, Production builds).\n',
     );
     expect(existsSync(join(clone, 'dist'))).toBe(false);
   });

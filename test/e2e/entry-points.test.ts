@@ -30,11 +30,11 @@ describe.each([
 
   it('stops with one line naming a missing setting', async () => {
     const env: NodeJS.ProcessEnv = { ...MINIMAL_APP_ENVIRONMENT, DATABASE_URL: newDatabaseUrl() };
-    delete env.SESSION_SECRET;
+    delete env.TOKEN_ENCRYPTION_KEY;
     const result = await run('npm', ['run', '--silent', script], env);
     expect(result.code).toBe(1);
     expect(result.stderr.trim()).toBe(
-      'Invalid configuration: SESSION_SECRET is required: at least 32 random characters',
+      'Invalid configuration: TOKEN_ENCRYPTION_KEY is required: 32 random bytes in base64 (create one with: openssl rand -base64 32)',
     );
   });
 });

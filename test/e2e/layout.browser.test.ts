@@ -6,7 +6,7 @@ import { launchChromium, signUpAndConnect } from '../helpers/browser.js';
 import { fitFile } from '../helpers/fit-files.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 
-/** Where the browser tests leave their screenshots (git-ignored; see the README's Testing). */
+/** Where the browser tests leave their screenshots (git-ignored; see docs/testing.md). */
 const SCREENSHOTS = 'test-output/screenshots';
 const ZONE = 'Europe/Madrid';
 
@@ -68,7 +68,7 @@ function controlsOffScreen(page: Page, width: number): Promise<string[]> {
   );
 }
 
-describe.each(SCREENS)('every signed-in page on a %s', (screen, options) => {
+describe.each(SCREENS)('every signed-in page on a %s', (_screen, options) => {
   const width = options.viewport!.width;
 
   it.each(SIGNED_IN_PAGES)(`fits %s in the screen's width, every control on screen`, async (path) => {

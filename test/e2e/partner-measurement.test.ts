@@ -61,7 +61,7 @@ describe('a partner adding a wellness measurement to a copy of the app', () => {
       symlinkSync(join(ROOT, 'node_modules'), join(copy, 'node_modules'), 'dir');
       expect(adaptTemplate(copy)).toEqual([DECLARATION, MIGRATION, 'README.md']);
 
-      const typecheck = await run(process.execPath, [join(copy, 'node_modules/typescript/bin/tsc'), '--noEmit'], copyEnvironment(), copy);
+      const typecheck = await run(process.execPath, [join(copy, 'node_modules/typescript/bin/tsc'), '--noEmit'], copyEnvironment(), { cwd: copy });
       expect(typecheck.code, typecheck.stdout + typecheck.stderr).toBe(0);
 
       const tests = [
@@ -72,7 +72,7 @@ describe('a partner adding a wellness measurement to a copy of the app', () => {
         'test/wellness/wellness.pages.test.ts',
         'test/e2e/wellness-sync.test.ts',
       ];
-      const vitest = await run(process.execPath, [join(copy, 'node_modules/vitest/vitest.mjs'), 'run', ...tests], copyEnvironment(), copy);
+      const vitest = await run(process.execPath, [join(copy, 'node_modules/vitest/vitest.mjs'), 'run', ...tests], copyEnvironment(), { cwd: copy });
       expect(vitest.code, vitest.stdout.slice(-4000) + vitest.stderr.slice(-4000)).toBe(0);
       expect(vitest.stdout).toMatch(new RegExp(`Test Files +${tests.length} passed`));
     },

@@ -1,4 +1,5 @@
 import { request } from 'node:http';
+import { text } from 'node:stream/consumers';
 
 export interface PlainResponse {
   status: number;
@@ -13,11 +14,10 @@ export interface PlainResponse {
 export function postJsonFrom(localAddress: string, url: string, body: unknown): Promise<PlainResponse> {
   const options = { method: 'POST', localAddress, headers: { 'content-type': 'application/json' } };
   return new Promise((resolve, reject) => {
-    const outgoing = request(url, options, async (response) => {
-      const chunks: Buffer[] = [];
-      for await (const chunk of response) chunks.push(chunk as Buffer);
-      const text = Buffer.concat(chunks).toString('utf8');
-      resolve({ status: response.statusCode ?? 0, headers: response.headers, body: JSON.parse(text) });
+    const outgoing = request(url, options, (response) => {
+      text(response)
+        .then((answer) => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: JSON.parse(answer) }))
+        .catch(reject);
     });
     outgoing.on('error', reject);
     outgoing.end(JSON.stringify(body));

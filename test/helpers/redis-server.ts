@@ -17,6 +17,15 @@ export class DisposableRedis {
     return this.redis.restart();
   }
 
+  /** Stops it answering, its connections left open (SIGSTOP), until `thaw`. */
+  freeze(): void {
+    this.redis.freeze();
+  }
+
+  thaw(): void {
+    this.redis.thaw();
+  }
+
   stop(): Promise<void> {
     return this.redis.stop();
   }

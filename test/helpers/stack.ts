@@ -260,7 +260,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     sendDependencies: (api = serviceApi()) => ({
       db,
       clock: () => new Date(),
-      senders: createSenders({ db, api, activityFiles: { store: createDatabaseActivityFileStore(db), retention: config.activities.retention } }),
+      senders: createSenders({ db, api, activityFiles: { store: createDatabaseActivityFileStore(db), retention: config.activityRetention } }),
     }),
     syncQueues,
     redis: producer,

@@ -59,9 +59,9 @@ function wallClockAsUtc(zone: string, instant: number): number {
   const parts = Object.fromEntries(
     wallClockFormat(zone)
       .formatToParts(instant)
-      .map((part) => [part.type, Number(part.value)]),
+      .map((part) => [part.type, Number(part.value)] as const),
   );
-  return Date.UTC(parts.year!, parts.month! - 1, parts.day!, parts.hour!, parts.minute!, parts.second!);
+  return Date.UTC(parts.year!, parts.month! - 1, parts.day, parts.hour, parts.minute, parts.second);
 }
 
 function offsetMinutesAt(zone: string, instant: number): number {

@@ -184,7 +184,7 @@ describe('the activity upload', () => {
       nock(BASE_URL)
         .post('/api/workouts/upload-fit')
         .reply(function (_uri, body) {
-          received.push({ authorization: String(this.req.headers.authorization), form: receivedForm(String(body), String(this.req.headers['content-type'])) });
+          received.push({ authorization: String(this.req.headers.authorization), form: receivedForm(body as string, String(this.req.headers['content-type'])) });
           return [status, ''];
         });
     }

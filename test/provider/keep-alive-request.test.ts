@@ -46,14 +46,15 @@ describe('requests to the service', () => {
   it('sends a streamed body again, whole, from its first byte, when the kept-alive connection it went out on was closed', async () => {
     const requestsOnSocket = new WeakMap<object, number>();
     const received: Buffer[] = [];
-    const { url, sockets } = await serve(async (req, res) => {
+    const { url, sockets } = await serve((req, res) => {
       const count = (requestsOnSocket.get(req.socket) ?? 0) + 1;
       requestsOnSocket.set(req.socket, count);
       if (count > 1) return req.socket.destroy();
       const chunks: Buffer[] = [];
-      for await (const chunk of req) chunks.push(chunk as Buffer);
-      received.push(Buffer.concat(chunks));
-      res.end('{}');
+      req.on('data', (chunk: Buffer) => chunks.push(chunk)).on('end', () => {
+        received.push(Buffer.concat(chunks));
+        res.end('{}');
+      });
     });
     const request = keepAliveRequests({ baseS: 5, minBytesPerS: 1024 });
     const pieces = [Buffer.from('first piece, '), Buffer.from('second piece')];

@@ -52,6 +52,41 @@ describe('the request budget', () => {
     expect(backfillGrants.length).toBeGreaterThan(10);
   });
 
+  it('serves history in the order it began waiting, whichever process asks', async () => {
+    const budgets = budgetsOfThreeProcesses(50);
+    await budgets[0]!.pause(400);
+    const granted: number[] = [];
+    const waiters = [];
+    for (let user = 1; user <= 12; user++) {
+      waiters.push(budgets[user % 3]!.take('backfill', user).then((permit) => (granted.push(user), permit!.release())));
+      await new Promise((resolve) => setTimeout(resolve, 15));
+    }
+    await Promise.all(waiters);
+    expect(granted).toEqual(Array.from({ length: 12 }, (_, index) => index + 1));
+  });
+
+  it('drops from the line history whose process died, and history that stopped waiting', async () => {
+    const prefix = testRedisPrefix();
+    const holder = connections[0]!.duplicate();
+    const living = createRequestBudget({ redis: connections[1]!, prefix, ratePerS: 1000, waiterTtlMs: 400 });
+    const dying = createRequestBudget({ redis: holder, prefix, ratePerS: 1000, waiterTtlMs: 400 });
+    await living.pause(200);
+    const lost = dying.take('backfill', 20).catch(() => 'connection closed');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    holder.disconnect();
+    const started = performance.now();
+    await (await living.take('backfill', 21))!.release();
+    expect(performance.now() - started).toBeLessThan(1500);
+    expect(await lost).toBe('connection closed');
+
+    const patient = createRequestBudget({ redis: connections[2]!, prefix, ratePerS: 1000, waiterTtlMs: 60_000 });
+    await patient.pause(300);
+    expect(await patient.takeWithin('backfill', 22, 100)).toBeUndefined();
+    const asked = performance.now();
+    await (await patient.take('backfill', 23))!.release();
+    expect(performance.now() - asked).toBeLessThan(1500);
+  });
+
   it('lets one request of a person be in flight at a time, across lanes and processes; history gives way', async () => {
     const [first, second] = budgetsOfThreeProcesses(1000);
     const events: string[] = [];

@@ -15,7 +15,7 @@ import { APP_ATHLETE_PREFIX, signInBurst, signUpAndConnect, type BenchUser } fro
 
 /**
  * `npm run bench`: the production build of the web app and N workers against the sandbox,
- * U users connected through the real flow, measured phase by phase; see the README's "Performance".
+ * U users connected through the real flow, measured phase by phase; see docs/performance.md.
  */
 const SIGN_IN_BURST = 16;
 /** In how many turns the floor and the single-item ingest are measured (floorAndIngest). */

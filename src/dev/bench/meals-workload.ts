@@ -11,7 +11,7 @@ export interface MealPost {
 
 /** The calendar date `daysAgo` days before today (UTC). */
 export function dateDaysAgo(daysAgo: number): string {
-  return DateTime.utc().minus({ days: daysAgo }).toISODate()!;
+  return DateTime.utc().minus({ days: daysAgo }).toISODate();
 }
 
 /** `items` meal items for each user on each date, as the JSON of POST /api/meals; local times without an offset. */

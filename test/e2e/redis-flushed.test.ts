@@ -1,0 +1,72 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectedUser } from '../helpers/flows.js';
+import type { CookieClient } from '../helpers/http-client.js';
+import { addMeal } from '../helpers/meals.js';
+import type { Running } from '../helpers/processes.js';
+import { DisposableRedis } from '../helpers/redis-server.js';
+import { startStack, type Stack } from '../helpers/stack.js';
+import { eventually } from '../helpers/wait.js';
+import { startWorkerEntryPoint } from '../helpers/worker-process.js';
+
+/**
+ * Redis emptied (FLUSHDB) under running processes while a day waits for its retry: the queued retry
+ * is gone with everything else, and the store must bring the day back to the queue.
+ */
+
+const SWEEP_INTERVAL_MS = 1000;
+const DAY = '2026-05-04';
+/** Long enough after the flush that a day sent on time cannot have waited for it. */
+const RETRY_AT_LEAST_MS = 6000;
+
+let redis: DisposableRedis;
+let stack: Stack;
+let worker: Running;
+let client: CookieClient;
+let userId: number;
+
+beforeAll(async () => {
+  redis = await DisposableRedis.start();
+  stack = await startStack({ sandbox: { autoApprove: 'Ana' }, env: { REDIS_URL: redis.url } });
+  ({ client, userId } = await connectedUser(stack));
+  worker = await startWorkerEntryPoint(stack, { SYNC_QUIET_MS: '300', SYNC_SWEEP_INTERVAL_MS: String(SWEEP_INTERVAL_MS) });
+}, 60_000);
+
+afterAll(async () => {
+  await worker.stop('SIGTERM');
+  await stack.close();
+  await redis.stop();
+});
+
+/** When the day's retry is due, as the store has it, once one is scheduled that far ahead. */
+async function retryScheduledAtLeast(aheadMs: number): Promise<number | undefined> {
+  const row = await stack.db
+    .selectFrom('outbox')
+    .select('next_attempt_at')
+    .where('user_id', '=', userId)
+    .where('subject', '=', DAY)
+    .executeTakeFirst();
+  const dueAt = row?.next_attempt_at ? Date.parse(row.next_attempt_at) : undefined;
+  return dueAt !== undefined && dueAt - Date.now() >= aheadMs ? dueAt : undefined;
+}
+
+async function dayAtService(): Promise<true | undefined> {
+  const { athletes } = await stack.sandboxState();
+  return athletes.Ana?.nutrition[DAY] ? true : undefined;
+}
+
+describe('a Redis flushed while a day waits for its retry', () => {
+  it('gets the day to the service within a couple of sweeps of the service answering again, not at the retry the flush lost', async () => {
+    await stack.changeSandbox({ faultRate: 1, faultKinds: ['500'], faultTargets: ['data'] });
+    await addMeal(client, { name: 'Lunch', carbs: 60, logged_at: `${DAY}T12:00:00` });
+    const retryDueAt = await eventually('a retry scheduled seconds ahead', () => retryScheduledAtLeast(RETRY_AT_LEAST_MS), 40_000);
+
+    await stack.redis.flushdb();
+    await stack.changeSandbox({ faultRate: 0 });
+    const answering = Date.now();
+    await eventually('the day to reach the service', dayAtService, 30_000);
+    const arrived = Date.now();
+
+    expect(arrived).toBeLessThan(retryDueAt);
+    expect(arrived - answering).toBeLessThan(3 * SWEEP_INTERVAL_MS);
+  }, 90_000);
+});
