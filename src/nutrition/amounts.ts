@@ -31,10 +31,10 @@ export function amountsOf(item: MealItem, sent?: 'record' | 'rawJson'): Amounts 
 }
 
 /** The amounts declared sent as an item's own field: only fields section 2.4 shows, checked at the declaration. */
-type SentInRecord = { [Name in AmountName]: Declared[Name] extends { sent: 'record' } ? Name : never }[AmountName];
-
-type DocumentedAmounts = Partial<Pick<NutritionItem, SentInRecord & keyof NutritionItem>>;
+type DocumentedAmounts = {
+  [Name in AmountName as Declared[Name] extends { sent: 'record' } ? Extract<Name, keyof NutritionItem> : never]?: number;
+};
 
 export function documentedAmountsOf(item: MealItem): DocumentedAmounts {
-  return amountsOf(item, 'record') as DocumentedAmounts;
+  return amountsOf(item, 'record');
 }

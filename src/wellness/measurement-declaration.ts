@@ -61,7 +61,9 @@ export function declareMeasurements<const Declarations extends MeasurementDeclar
 }
 
 /** The names of the declared measurements, in the order declared. */
-export function measurementNames<Declarations extends MeasurementDeclarations>(declarations: Declarations): Array<keyof Declarations & string> {
+export function measurementNames<Declarations extends MeasurementDeclarations>(
+  declarations: Declarations,
+): Array<keyof Declarations & string> {
   return Object.keys(declarations);
 }
 

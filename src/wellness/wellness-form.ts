@@ -9,7 +9,9 @@ import type { Measurements } from './wellness.schemas.js';
  * hours and minutes, as people say it; the API and the service take seconds (§2.3 `sleepSecs`).
  */
 type Declared = typeof WELLNESS_MEASUREMENTS;
-type FormFieldsOf<Name extends MeasurementName> = Declared[Name] extends { typedAs: { hours: infer Hours; minutes: infer Minutes } } ? Hours | Minutes : Name;
+type FormFieldsOf<Name extends MeasurementName> = Declared[Name] extends { typedAs: { hours: infer Hours; minutes: infer Minutes } }
+  ? Hours | Minutes
+  : Name;
 export type WellnessFormField = { [Name in MeasurementName]: FormFieldsOf<Name> }[MeasurementName];
 export type WellnessForm = Record<WellnessFormField, string>;
 
@@ -61,11 +63,17 @@ export function wellnessFormOf(day: Measurements | undefined): WellnessForm {
 /** A part of a duration typed as a whole number; an empty part is none of it (8 hours and no minutes). */
 const durationPart = (unit: string, max: number) => {
   const error = `must be a whole number of ${unit} from 0 to ${max}`;
-  return z.preprocess((typed: string) => (typed.trim() === '' ? 0 : numberFromForm(typed)), z.int({ error }).min(0, { error }).max(max, { error }));
+  return z.preprocess(
+    (typed: string) => (typed.trim() === '' ? 0 : numberFromForm(typed)),
+    z.int({ error }).min(0, { error }).max(max, { error }),
+  );
 };
 
 /** A duration's hours and minutes as seconds, checked as typed. */
-function durationSchema(name: MeasurementName, { max, typedAs }: MeasurementDeclaration & Required<Pick<MeasurementDeclaration, 'typedAs'>>) {
+function durationSchema(
+  name: MeasurementName,
+  { max, typedAs }: MeasurementDeclaration & Required<Pick<MeasurementDeclaration, 'typedAs'>>,
+) {
   const maxHours = Math.floor(max / 3600);
   return z
     .object({ [typedAs.hours]: durationPart('hours', maxHours), [typedAs.minutes]: durationPart('minutes', 59) })
@@ -77,7 +85,9 @@ function durationSchema(name: MeasurementName, { max, typedAs }: MeasurementDecl
  * The form as the JSON the API takes, so one schema (wellness.schemas.ts) validates both: an
  * empty field is a measurement not entered. A duration's hours and minutes are checked here, as typed.
  */
-export function wellnessInputFromForm(form: WellnessForm): { ok: true; input: Record<string, unknown> } | { ok: false; refusal: z.ZodError } {
+export function wellnessInputFromForm(
+  form: WellnessForm,
+): { ok: true; input: Record<string, unknown> } | { ok: false; refusal: z.ZodError } {
   const typed: Record<string, string> = form;
   const input: Record<string, unknown> = {};
   for (const name of NAMES) {

@@ -8,13 +8,25 @@ import { WELLNESS_MEASUREMENTS } from './wellness.fields.js';
  * can be, measurement-declaration.ts), and in rawJson everything entered, kept by the service for
  * reference. A measurement not entered is left out, never sent as null.
  */
-export function wellnessRecordOf<const Declarations extends MeasurementDeclarations>(declarations: Declarations & Documented<Declarations>) {
+export function wellnessRecordOf<const Declarations extends MeasurementDeclarations>(
+  declarations: Declarations & Documented<Declarations>,
+) {
   const names = measurementNames(declarations);
   // Checked at compile time (Documented): those sent as a field of their own are §2.3's.
-  const documented = names.filter((name) => declarations[name]!.sent === 'record') as Array<WellnessRecordField & keyof Declarations>;
+  const documented = names.filter((name) => declarations[name].sent === 'record');
   return (date: string, measurements: MeasurementsOf<Declarations>): WellnessRecord => {
-    const entered = (list: Array<keyof Declarations & string>) => list.flatMap((name) => (measurements[name] === undefined ? [] : [[name, measurements[name]]]));
-    return { date, ...Object.fromEntries(entered(documented)), rawJson: { source: 'athlete-sync', ...Object.fromEntries(entered(names)) } };
+    const entered = (list: typeof names): Record<string, number> =>
+      Object.fromEntries(
+        list.flatMap((name) => {
+          const value: number | undefined = measurements[name];
+          return value === undefined ? [] : [[name, value]];
+        }),
+      );
+    return {
+      date,
+      ...(entered(documented) as Partial<Record<WellnessRecordField, number>>),
+      rawJson: { source: 'athlete-sync', ...entered(names) },
+    };
   };
 }
 

@@ -29,7 +29,16 @@ export const WELLNESS_MEASUREMENTS = declareMeasurements({
     typedAs: { hours: 'sleepHours', minutes: 'sleepMinutes' },
   },
   weight: { column: 'weight', label: 'Weight (kg)', words: 'weight', unit: 'kilograms', min: 20, max: 400, integer: false, sent: 'record' },
-  vo2max: { column: 'vo2max', label: 'VO2 max (ml/kg/min)', words: 'VO2 max', unit: 'ml/kg/min', min: 10, max: 100, integer: false, sent: 'record' },
+  vo2max: {
+    column: 'vo2max',
+    label: 'VO2 max (ml/kg/min)',
+    words: 'VO2 max',
+    unit: 'ml/kg/min',
+    min: 10,
+    max: 100,
+    integer: false,
+    sent: 'record',
+  },
 });
 
 export type MeasurementName = keyof typeof WELLNESS_MEASUREMENTS;

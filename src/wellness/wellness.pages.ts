@@ -7,7 +7,7 @@ import { describeSync, type SyncWords } from '../sync/sync-words.js';
 import { currentUser, requireUserPage } from '../web/authentication.js';
 import { renderConfirmation } from '../web/confirm-page.js';
 import { flash } from '../web/flash.js';
-import { formProblemsOf, type FormProblems, type FormWords, type Refusal } from '../web/form-problems.js';
+import { formProblemsOf, type FieldWords, type FormProblems, type FormWords, type Refusal } from '../web/form-problems.js';
 import type { RenderPage } from '../web/pages.js';
 import { dateStyleOf } from '../web/locale.js';
 import { dateFromQuery, renderBadDate } from '../web/query-date.js';
@@ -39,9 +39,9 @@ interface Draft {
 const WELLNESS_WORDS: FormWords = {
   fields: {
     ...Object.fromEntries(
-      FORM_COLUMNS.flatMap(({ measurement, label, fields }) => [
+      FORM_COLUMNS.flatMap(({ measurement, label, fields }): Array<[string, FieldWords]> => [
         [measurement, { label, input: fields[0]!.name }],
-        ...fields.map((field) => [field.name, { label: field.label, input: field.name }]),
+        ...fields.map((field): [string, FieldWords] => [field.name, { label: field.label, input: field.name }]),
       ]),
     ),
     date: { label: 'The date' },

@@ -1,5 +1,10 @@
 import { z } from 'zod';
-import { measurementNames, type MeasurementDeclaration, type MeasurementDeclarations, type MeasurementsOf } from './measurement-declaration.js';
+import {
+  measurementNames,
+  type MeasurementDeclaration,
+  type MeasurementDeclarations,
+  type MeasurementsOf,
+} from './measurement-declaration.js';
 import { WELLNESS_MEASUREMENTS } from './wellness.fields.js';
 
 export function measurementSchema({ unit, min, max, integer }: MeasurementDeclaration) {
@@ -12,13 +17,13 @@ export function measurementSchema({ unit, min, max, integer }: MeasurementDeclar
  * measurement not entered is absent (null is refused, not stored); unknown fields are refused; a
  * record needs one measurement.
  */
-export function measurementsSchemaOf<Declarations extends MeasurementDeclarations>(declarations: Declarations): z.ZodType<MeasurementsOf<Declarations>> {
+export function measurementsSchemaOf<Declarations extends MeasurementDeclarations>(
+  declarations: Declarations,
+): z.ZodType<MeasurementsOf<Declarations>> {
   const names = measurementNames(declarations);
   return z
     .strictObject(Object.fromEntries(names.map((name) => [name, measurementSchema(declarations[name]!)])))
-    .refine((record) => names.some((name) => record[name] !== undefined), { error: `must hold at least one of ${names.join(', ')}` }) as z.ZodType<
-    MeasurementsOf<Declarations>
-  >;
+    .refine((record) => names.some((name) => record[name] !== undefined), { error: `must hold at least one of ${names.join(', ')}` });
 }
 
 export const wellnessInputSchema = measurementsSchemaOf(WELLNESS_MEASUREMENTS);

@@ -48,34 +48,41 @@ function adaptTemplate(copy: string): string[] {
  * its databases on SQLite only (a Postgres database per vitest worker would be this run's too).
  */
 function copyEnvironment(): NodeJS.ProcessEnv {
-  const { TEST_POSTGRES_URL: _postgres, VITEST: _vitest, VITEST_POOL_ID: _pool, VITEST_WORKER_ID: _worker, NODE_ENV: _nodeEnv, ...env } = process.env;
+  const {
+    TEST_POSTGRES_URL: _postgres,
+    VITEST: _vitest,
+    VITEST_POOL_ID: _pool,
+    VITEST_WORKER_ID: _worker,
+    NODE_ENV: _nodeEnv,
+    ...env
+  } = process.env;
   return { ...env, REDIS_URL: inject('redisUrl'), NO_COLOR: '1' };
 }
 
 describe('a partner adding a wellness measurement to a copy of the app', () => {
-  it(
-    'changes the declaration, one migration and the README row: the app compiles, and its checks and wellness tests pass untouched',
-    async () => {
-      const copy = temporaryFolder('athlete-sync-partner-');
-      cpSync(ROOT, copy, { recursive: true, filter: (source) => !NOT_COPIED.has(relative(ROOT, source).split('/')[0]!) });
-      symlinkSync(join(ROOT, 'node_modules'), join(copy, 'node_modules'), 'dir');
-      expect(adaptTemplate(copy)).toEqual([DECLARATION, MIGRATION, 'README.md']);
+  it('changes the declaration, one migration and the README row: the app compiles, and its checks and wellness tests pass untouched', async () => {
+    const copy = temporaryFolder('athlete-sync-partner-');
+    cpSync(ROOT, copy, { recursive: true, filter: (source) => !NOT_COPIED.has(relative(ROOT, source).split('/')[0]!) });
+    symlinkSync(join(ROOT, 'node_modules'), join(copy, 'node_modules'), 'dir');
+    expect(adaptTemplate(copy)).toEqual([DECLARATION, MIGRATION, 'README.md']);
 
-      const typecheck = await run(process.execPath, [join(copy, 'node_modules/typescript/bin/tsc'), '--noEmit'], copyEnvironment(), { cwd: copy });
-      expect(typecheck.code, typecheck.stdout + typecheck.stderr).toBe(0);
+    const typecheck = await run(process.execPath, [join(copy, 'node_modules/typescript/bin/tsc'), '--noEmit'], copyEnvironment(), {
+      cwd: copy,
+    });
+    expect(typecheck.code, typecheck.stdout + typecheck.stderr).toBe(0);
 
-      const tests = [
-        'test/docs.test.ts',
-        'test/db/migrate.test.ts',
-        'test/wellness/wellness.fields.test.ts',
-        'test/wellness/wellness.api.test.ts',
-        'test/wellness/wellness.pages.test.ts',
-        'test/e2e/wellness-sync.test.ts',
-      ];
-      const vitest = await run(process.execPath, [join(copy, 'node_modules/vitest/vitest.mjs'), 'run', ...tests], copyEnvironment(), { cwd: copy });
-      expect(vitest.code, vitest.stdout.slice(-4000) + vitest.stderr.slice(-4000)).toBe(0);
-      expect(vitest.stdout).toMatch(new RegExp(`Test Files +${tests.length} passed`));
-    },
-    600_000,
-  );
+    const tests = [
+      'test/docs.test.ts',
+      'test/db/migrate.test.ts',
+      'test/wellness/wellness.fields.test.ts',
+      'test/wellness/wellness.api.test.ts',
+      'test/wellness/wellness.pages.test.ts',
+      'test/e2e/wellness-sync.test.ts',
+    ];
+    const vitest = await run(process.execPath, [join(copy, 'node_modules/vitest/vitest.mjs'), 'run', ...tests], copyEnvironment(), {
+      cwd: copy,
+    });
+    expect(vitest.code, vitest.stdout.slice(-4000) + vitest.stderr.slice(-4000)).toBe(0);
+    expect(vitest.stdout).toMatch(new RegExp(`Test Files +${tests.length} passed`));
+  }, 600_000);
 });

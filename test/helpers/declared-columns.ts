@@ -11,7 +11,11 @@ export interface DeclaredColumn {
 }
 
 export function measurementColumns(declarations: MeasurementDeclarations): DeclaredColumn[] {
-  return measurementNames(declarations).map((field) => ({ field, column: declarations[field]!.column, wholeNumbers: declarations[field]!.integer }));
+  return measurementNames(declarations).map((field) => ({
+    field,
+    column: declarations[field]!.column,
+    wholeNumbers: declarations[field]!.integer,
+  }));
 }
 
 export function amountColumns(declarations: AmountDeclarations): DeclaredColumn[] {
@@ -38,7 +42,8 @@ export async function declaredColumnProblems(db: Kysely<any>, table: string, dec
     const type = columnFound.dataType.toLowerCase();
     if (!columnFound.isNullable) return [`${field}: column ${column} must allow null, for a value not given`];
     if (!NUMBER_TYPES.includes(type)) return [`${field}: column ${column} is ${type}, not a number`];
-    if (!wholeNumbers && !DECIMAL_TYPES.includes(type)) return [`${field}: column ${column} holds whole numbers only, and ${field} is declared with decimals`];
+    if (!wholeNumbers && !DECIMAL_TYPES.includes(type))
+      return [`${field}: column ${column} holds whole numbers only, and ${field} is declared with decimals`];
     return [];
   });
 }

@@ -37,7 +37,14 @@ describe('the declared amounts of a meal item', () => {
 
   it('reach the service as they are declared: inside rawJson, or as a field of the item section 2.4 shows', () => {
     const stored = Object.fromEntries(NAMES.map((name, index) => [MEAL_AMOUNTS[name].column, index + 1.5]));
-    const item = { id: 7, name: 'Oats', carbs: 60, logged_at: '2026-03-10T08:15:00+01:00', absorption_type: null, ...stored } as unknown as MealItem;
+    const item = {
+      id: 7,
+      name: 'Oats',
+      carbs: 60,
+      logged_at: '2026-03-10T08:15:00+01:00',
+      absorption_type: null,
+      ...stored,
+    } as unknown as MealItem;
     const record = nutritionRecord('2026-03-10', [item]);
     const given = (sent: 'record' | 'rawJson') =>
       Object.fromEntries(NAMES.flatMap((name, index) => (MEAL_AMOUNTS[name].sent === sent ? [[name, index + 1.5]] : [])));

@@ -15,7 +15,16 @@ import * as addExampleWater from './fixtures/add-example-water-migration.js';
  * declaration and one migration (fixtures/add-example-water-migration.ts; named so that no partner's own measurement meets it). Section 2.3 does not show
  * such a field, so it is sent inside rawJson; a field §2.3 shows is sent as its own.
  */
-const EXAMPLE_WATER = { column: 'example_water_ml', label: 'Water (ml)', words: 'water', unit: 'millilitres', min: 0, max: 10_000, integer: true, sent: 'rawJson' } as const;
+const EXAMPLE_WATER = {
+  column: 'example_water_ml',
+  label: 'Water (ml)',
+  words: 'water',
+  unit: 'millilitres',
+  min: 0,
+  max: 10_000,
+  integer: true,
+  sent: 'rawJson',
+} as const;
 
 const withExampleWater = declareMeasurements({ ...WELLNESS_MEASUREMENTS, exampleWaterMl: EXAMPLE_WATER });
 
@@ -66,7 +75,10 @@ describe('a measurement the interface document does not show, declared sent in r
     const forced = { date: DATE, exampleWaterMl: 1500, rawJson: {} } as WellnessRecord;
     const refusal = await sentToTheService(forced).catch((error: unknown) => error);
     expect(refusal).toBeInstanceOf(ServiceError);
-    expect(refusal).toMatchObject({ kind: 'permanent', message: expect.stringContaining('exampleWaterMl: is not a field the interface document shows') });
+    expect(refusal).toMatchObject({
+      kind: 'permanent',
+      message: expect.stringContaining('exampleWaterMl: is not a field the interface document shows'),
+    });
   });
 
   it('has a column once its migration ran, and is named while it has none', async () => {
