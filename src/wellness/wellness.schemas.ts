@@ -7,7 +7,7 @@ import {
 } from './measurement-declaration.js';
 import { WELLNESS_MEASUREMENTS } from './wellness.fields.js';
 
-export function measurementSchema({ unit, min, max, integer }: MeasurementDeclaration) {
+function measurementSchema({ unit, min, max, integer }: MeasurementDeclaration) {
   const error = `must be ${integer ? 'a whole number' : 'a number'} of ${unit} from ${min} to ${max}`;
   return (integer ? z.int({ error }) : z.number({ error })).min(min, { error }).max(max, { error }).optional();
 }

@@ -31,7 +31,10 @@ export function unknownFieldsOf({ strictFields }: Settings): UnknownFields {
 }
 
 /** A record's object: either way, what it holds is typed as the lenient object (the refusing one holds less). */
-export function shownFieldsObject<Shape extends z.ZodRawShape>(unknownFields: UnknownFields, shape: Shape): z.ZodType<z.output<z.ZodObject<Shape, z.core.$loose>>> {
+export function shownFieldsObject<Shape extends z.ZodRawShape>(
+  unknownFields: UnknownFields,
+  shape: Shape,
+): z.ZodType<z.output<z.ZodObject<Shape, z.core.$loose>>> {
   if (unknownFields === 'keep') return z.looseObject(shape);
   return z.strictObject(shape, { error: (issue) => (issue.code === 'unrecognized_keys' ? NOT_SHOWN : undefined) });
 }
