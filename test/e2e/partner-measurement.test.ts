@@ -66,9 +66,7 @@ describe('a partner adding a wellness measurement to a copy of the app', () => {
     symlinkSync(join(ROOT, 'node_modules'), join(copy, 'node_modules'), 'dir');
     expect(adaptTemplate(copy)).toEqual([DECLARATION, MIGRATION, 'README.md']);
 
-    const typecheck = await run(process.execPath, [join(copy, 'node_modules/typescript/bin/tsc'), '--noEmit'], copyEnvironment(), {
-      cwd: copy,
-    });
+    const typecheck = await run('npm', ['run', '--silent', 'typecheck'], copyEnvironment(), { cwd: copy });
     expect(typecheck.code, typecheck.stdout + typecheck.stderr).toBe(0);
 
     const tests = [
@@ -79,9 +77,7 @@ describe('a partner adding a wellness measurement to a copy of the app', () => {
       'test/wellness/wellness.pages.test.ts',
       'test/e2e/wellness-sync.test.ts',
     ];
-    const vitest = await run(process.execPath, [join(copy, 'node_modules/vitest/vitest.mjs'), 'run', ...tests], copyEnvironment(), {
-      cwd: copy,
-    });
+    const vitest = await run(join(copy, 'node_modules/.bin/vitest'), ['run', ...tests], copyEnvironment(), { cwd: copy });
     expect(vitest.code, vitest.stdout.slice(-4000) + vitest.stderr.slice(-4000)).toBe(0);
     expect(vitest.stdout).toMatch(new RegExp(`Test Files +${tests.length} passed`));
   }, 600_000);
