@@ -9,7 +9,8 @@ import { startStack, type Stack } from '../helpers/stack.js';
 
 /**
  * Every JSON route, fed random and hostile bodies, parameters and queries: the app answers each
- * with a 2xx or a 4xx, never a 5xx, and a 4xx leaves the database and Redis as they were.
+ * with a 2xx or a 4xx, never a 5xx, and a 4xx leaves the database and Redis as they were, but for
+ * the form token of a signed-in session that had none (withoutFirstFormTokens).
  */
 
 const RUNS = 2500;
@@ -48,20 +49,43 @@ async function databaseSnapshot(): Promise<string> {
  * request (sliding idle timeout) and failed sign-ins are counted on purpose (throttling), so
  * those two are not changes a refused request must avoid.
  */
-async function redisSnapshot(): Promise<string> {
+async function redisSnapshot(): Promise<Record<string, unknown>> {
   const prefix = stack.config.redis.prefix;
   const keys = (await redis.keys(`${prefix}:*`)).filter((key) => !key.startsWith(`${prefix}:attempts:`)).sort();
-  const entries = await Promise.all(keys.map(async (key) => [key, await valueOf(key)]));
-  return JSON.stringify(entries);
+  return Object.fromEntries(await Promise.all(keys.map(async (key) => [key, await valueOf(key)])));
 }
 
 async function valueOf(key: string): Promise<unknown> {
   const type = await redis.type(key);
   if (type !== 'string') return [type, await redis.dump(key)];
   const value = (await redis.get(key)) ?? '';
-  if (!key.includes(':session:')) return value;
+  if (!isSession(key)) return value;
   const { cookie: _movesOnEveryRequest, ...session } = JSON.parse(value) as Record<string, unknown>;
   return session;
+}
+
+const isSession = (key: string) => key.includes(':session:');
+
+interface Snapshot {
+  database: string;
+  redis: Record<string, unknown>;
+}
+
+const snapshot = async (): Promise<Snapshot> => ({ database: await databaseSnapshot(), redis: await redisSnapshot() });
+
+/**
+ * What a refusal may have changed, taken back: the form token of a signed-in session that had none.
+ * A refusal's error page has a sign-out form, whose token it stores (src/web/pages.ts); replacing
+ * a token the session already had would still show, as would any other change.
+ */
+function withoutFirstFormTokens(after: Snapshot, before: Snapshot): Snapshot {
+  const redisAfter = Object.entries(after.redis).map(([key, value]) => {
+    const had = before.redis[key];
+    if (!isSession(key) || typeof had !== 'object' || had === null || 'csrfToken' in had) return [key, value];
+    const { csrfToken: _firstFormToken, ...session } = value as Record<string, unknown>;
+    return [key, session];
+  });
+  return { database: after.database, redis: Object.fromEntries(redisAfter) };
 }
 
 const hostileDates = fc.constantFrom(
@@ -195,6 +219,16 @@ const request: fc.Arbitrary<ApiRequest> = fc.oneof(
   },
 );
 
+/**
+ * Counterexamples random runs found, tried first on every run and in this order: the stores carry
+ * over from one request to the next, and the first one needs a session no page was shown to yet.
+ */
+const FOUND_BEFORE: ApiRequest[] = [
+  // `/api/..` is `/` once the URL is parsed: a page, refused without its form token (403), whose
+  // error page stores the session's first form token.
+  { client: 'signedIn', method: 'POST', path: '/api/..' },
+];
+
 async function send({ client, method, path, body: text }: ApiRequest): Promise<Response> {
   const sender = client === 'signedIn' ? signedIn : anonymous;
   const headers = text === undefined ? undefined : { 'content-type': 'application/json' };
@@ -206,7 +240,6 @@ async function send({ client, method, path, body: text }: ApiRequest): Promise<R
 describe('the JSON API under random and hostile input', () => {
   it(`answers ${RUNS} requests with 2xx or 4xx only, and every 4xx changes nothing`, { timeout: 120_000 }, async () => {
     const statuses = new Map<number, number>();
-    const snapshot = async () => [await databaseSnapshot(), await redisSnapshot()];
     // What the stores hold before each request: after a refusal it must be the same, so only an
     // accepted request needs a new one.
     let before = await snapshot();
@@ -216,10 +249,10 @@ describe('the JSON API under random and hostile input', () => {
         statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
         expect(response.status, `${apiRequest.method} ${apiRequest.path}`).toBeLessThan(500);
         const after = await snapshot();
-        if (response.status >= 400) expect(after, `${apiRequest.method} ${apiRequest.path}`).toEqual(before);
+        if (response.status >= 400) expect(withoutFirstFormTokens(after, before), `${apiRequest.method} ${apiRequest.path}`).toEqual(before);
         before = after;
       }),
-      { numRuns: RUNS },
+      { numRuns: RUNS, examples: FOUND_BEFORE.map((apiRequest) => [apiRequest]) },
     );
     // The generators must reach both sides: some requests are accepted, most are refused.
     const accepted = [...statuses].filter(([status]) => status < 300).reduce((sum, [, count]) => sum + count, 0);
