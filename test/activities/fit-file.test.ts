@@ -12,6 +12,9 @@ import {
   truncatedFitFile,
   withByte,
 } from '../helpers/fit-files.js';
+import { seedProperties } from '../helpers/property-seed.js';
+
+seedProperties();
 
 const HEADER_SIZE = 14;
 

@@ -6,6 +6,9 @@ import type { CookieClient } from '../helpers/http-client.js';
 import { addMeal } from '../helpers/meals.js';
 import { putWellness } from '../helpers/wellness.js';
 import { startStack, type Stack } from '../helpers/stack.js';
+import { seedProperties } from '../helpers/property-seed.js';
+
+seedProperties();
 
 /**
  * Every JSON route, fed random and hostile bodies, parameters and queries: the app answers each
