@@ -16,7 +16,7 @@ const DATABASE_TESTS = [
 ];
 /**
  * In those folders, the files whose subject is not the database: pure functions, and the fuzz test
- * of the API's input (2,500 requests).
+ * of the API's input (1,000 requests).
  */
 const NOT_ABOUT_THE_DATABASE = [
   'test/web/json-api.fuzz.test.ts',
