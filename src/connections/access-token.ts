@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Redis } from 'ioredis';
 import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
 import type { Logger } from '../logger.js';
@@ -24,6 +23,7 @@ import {
 } from './connection.repository.js';
 import type { StatusReason } from './connection.table.js';
 import { createTokenCipher, type TokenCipher } from './token-crypto.js';
+import type { RedisConnection } from '../queue/redis-target.js';
 
 /**
  * The only way any code gets an access token for a user, and the only place that refreshes.
@@ -49,7 +49,7 @@ export interface AccessTokenDependencies {
   db: Db;
   cipher: TokenCipher;
   oauth: OAuthClient;
-  redis: Redis;
+  redis: RedisConnection;
   redisPrefix: string;
   /** Refresh this long before expiry; tokens living under twice this refresh at half their life. */
   refreshMarginS: number;

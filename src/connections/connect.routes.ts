@@ -1,4 +1,3 @@
-import type { Redis } from 'ioredis';
 import { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
 import type { Db } from '../db/database.js';
@@ -17,10 +16,11 @@ import { connectionStanding, type Standing } from './connection-standing.js';
 import { deleteConnection, findConnection, saveConnection } from './connection.repository.js';
 import { PENDING_CONNECT_TTL_MS, addPendingConnect, claimState, takePendingConnect } from './pending-connects.js';
 import type { TokenCipher } from './token-crypto.js';
+import type { RedisConnection } from '../queue/redis-target.js';
 
 interface Dependencies {
   db: Db;
-  redis: Redis;
+  redis: RedisConnection;
   redisPrefix: string;
   oauth: OAuthClient;
   cipher: TokenCipher;

@@ -131,7 +131,7 @@ export async function startDevStack(options: DevStackOptions): Promise<DevStack>
   const stop = async () => {
     await Promise.all([web, sandbox, ...workers].map((child) => stopChild(child)));
     if (storage.temporaryDir === undefined) return;
-    await deleteKeys(config.redis.url, config.redis.prefix);
+    await deleteKeys(options.redisUrl, config.redis.prefix);
     await rm(storage.temporaryDir, { recursive: true, force: true });
   };
   try {

@@ -1,7 +1,7 @@
-import type { Redis } from 'ioredis';
 import type { Db } from '../db/database.js';
 import { endHistory, peopleInTurnOrder, type TurnPosition } from './backfill.js';
 import { canTakeTurns, queueTurns, scheduleKeepAlive, type SyncQueues } from './queue.js';
+import type { RedisConnection } from '../queue/redis-target.js';
 
 /** People whose history turn the sweeper makes sure of, per sweep; those whose turn is longest ago first. */
 const SWEEP_BATCH = 1000;
@@ -9,7 +9,7 @@ const SWEEP_BATCH = 1000;
 export interface SweepDependencies {
   db: Db;
   queues: SyncQueues;
-  redis: Redis;
+  redis: RedisConnection;
   /** REDIS_PREFIX: where the mark of a queue built from the store lives. */
   redisPrefix: string;
 }

@@ -2,9 +2,9 @@ import { promisify } from 'node:util';
 import type { Request, RequestHandler, Response } from 'express';
 import session, { type Store } from 'express-session';
 import { RedisStore } from 'connect-redis';
-import { createClient } from 'redis';
 import type { Logger } from '../logger.js';
 import { logReconnects, untilConnected, type RedisAtStart } from '../queue/redis.js';
+import { sessionClient } from '../queue/redis-target.js';
 
 declare module 'express-session' {
   interface SessionData {
@@ -38,19 +38,18 @@ export interface SessionLimits {
  * waits for Redis for at most `timeoutS`, and an outage later is logged once per reconnect attempt.
  */
 export async function createRedisSessionStore(redis: RedisAtStart & { prefix: string }, logger: Logger) {
-  const client = createClient({
-    url: redis.url,
+  const connection = await sessionClient(redis.target, {
     // While Redis is unreachable a session lookup fails at once (the request gets an error page)
     // instead of waiting in the offline queue, and so holding the request, until Redis is back.
     disableOfflineQueue: true,
     // Keep trying, at most every 2 s; node-redis's default strategy gives up for good on a socket timeout.
     socket: { reconnectStrategy: (retries) => Math.min(100 * 2 ** retries, 2000) },
   });
-  logReconnects(client, logger, 'sessions');
-  await untilConnected(client, client.connect(), redis, () => client.destroy());
+  logReconnects(connection.events, logger, 'sessions');
+  await untilConnected(connection.events, connection.connect(), redis, () => connection.destroy());
   // No `ttl`: connect-redis expires each key with its session's cookie.
-  const store = new RedisStore({ client, prefix: sessionKeyPrefix(redis.prefix) });
-  return { store, close: () => client.close() };
+  const store = new RedisStore({ client: connection.client, prefix: sessionKeyPrefix(redis.prefix) });
+  return { store, close: () => connection.close() };
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
-import type { Redis } from 'ioredis';
 import { endSession, renewUserSession, sessionKeyPrefix, startUserSession, type SessionLimits } from './session.js';
+import type { RedisConnection } from '../queue/redis-target.js';
 
 /**
  * The sessions a person is signed in with, so that all of them can be ended (sign out everywhere,
@@ -24,7 +24,7 @@ export interface UserSessions {
 
 export interface UserSessionsDependencies {
   /** Commands fail at once while Redis is away (the producer connection), so a request never hangs. */
-  redis: Redis;
+  redis: RedisConnection;
   redisPrefix: string;
   limits: SessionLimits;
 }

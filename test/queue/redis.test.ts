@@ -3,6 +3,7 @@ import { describe, expect, inject, it, onTestFinished } from 'vitest';
 import { freePort } from '../../src/dev/free-port.js';
 import { createLogger } from '../../src/logger.js';
 import { createProducerConnection, createRedisConnection, logReconnects, logUnlessRedisUnreachable, untilReady } from '../../src/queue/redis.js';
+import { redisServer } from '../../src/queue/redis-target.js';
 import { UnreachableAtStartError } from '../../src/reach-at-start.js';
 import { createRedisSessionStore } from '../../src/web/session.js';
 import { DisposableRedis } from '../helpers/redis-server.js';
@@ -22,12 +23,13 @@ async function closedRedisUrl(): Promise<string> {
 
 describe('a producer connection', () => {
   it('refuses a command sent before it is connected, and answers once untilReady resolves', async () => {
-    const early = createProducerConnection(inject('redisUrl'));
+    const early = createProducerConnection(redisServer(inject('redisUrl')));
     // What a web process that listens at once would do with its first request.
     await expect(early.ping()).rejects.toThrow("Stream isn't writeable");
     early.disconnect();
 
-    const ready = await untilReady(createProducerConnection(inject('redisUrl')), { url: inject('redisUrl'), timeoutS: 5 });
+    const target = redisServer(inject('redisUrl'));
+    const ready = await untilReady(createProducerConnection(target), { target, timeoutS: 5 });
     expect(await ready.ping()).toBe('PONG');
     ready.disconnect();
   });
@@ -38,7 +40,7 @@ describe('at start, a Redis that cannot be reached', () => {
     const url = await closedRedisUrl();
     const port = new URL(url).port;
     const startedAt = Date.now();
-    const waiting = untilReady(createRedisConnection(url), { url, timeoutS: 1 });
+    const waiting = untilReady(createRedisConnection(redisServer(url)), { target: redisServer(url), timeoutS: 1 });
     await expect(waiting).rejects.toThrow(UnreachableAtStartError);
     await expect(waiting).rejects.toThrow(
       `Cannot reach Redis at redis://127.0.0.1:${port} within 1 s (STARTUP_TIMEOUT_S): connect ECONNREFUSED 127.0.0.1:${port}`,
@@ -49,7 +51,7 @@ describe('at start, a Redis that cannot be reached', () => {
 
   it('is named the same way by the session store', async () => {
     const url = await closedRedisUrl();
-    const waiting = createRedisSessionStore({ url, timeoutS: 1, prefix: 'unused' }, capturingLogger().logger);
+    const waiting = createRedisSessionStore({ target: redisServer(url), timeoutS: 1, prefix: 'unused' }, capturingLogger().logger);
     await expect(waiting).rejects.toThrow(/^Cannot reach Redis at redis:\/\/127\.0\.0\.1:\d+ within 1 s \(STARTUP_TIMEOUT_S\): connect ECONNREFUSED/);
   });
 });
@@ -59,14 +61,14 @@ describe('a Redis lost after start', () => {
     const server = await DisposableRedis.start();
     onTestFinished(() => server.stop());
     const { logger, lines } = capturingLogger();
-    const redis = createRedisConnection(server.url);
+    const redis = createRedisConnection(redisServer(server.url));
     onTestFinished(() => redis.disconnect());
     logReconnects(redis, logger, 'worker');
     // BullMQ repeats the connection's errors for each command; they are left to the lines above.
     const queue = new Queue('reconnect-test', { connection: redis, prefix: 'athlete-sync-test-reconnect' });
     queue.on('error', logUnlessRedisUnreachable(logger, 'queue error'));
     onTestFinished(() => queue.close());
-    await untilReady(redis, { url: server.url, timeoutS: 5 });
+    await untilReady(redis, { target: redisServer(server.url), timeoutS: 5 });
 
     const attempts: number[] = [];
     redis.on('reconnecting', () => attempts.push(Date.now()));

@@ -1,0 +1,68 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import type { Redis } from 'ioredis';
+import { freePort } from '../../src/dev/free-port.js';
+import { startRedisProcess, type RedisProcess } from './redis-process.js';
+import { eventually } from './wait.js';
+
+/** A Redis Cluster of masters only, each a redis-server of the test's own. */
+export interface RedisCluster {
+  /** `redis://127.0.0.1:<port>` of each master. */
+  nodeUrls: string[];
+  /** The URL of a master that does not hold `key`'s hash slot: a plain connection there is answered MOVED for it. */
+  nodeNotOwning(key: string): Promise<string>;
+  stop(): Promise<void>;
+}
+
+/** Three masters (the fewest `redis-cli --cluster create` takes), the slots shared among them, once every node says the cluster is ok. */
+export async function startRedisCluster(): Promise<RedisCluster> {
+  const nodes = await Promise.all(
+    [1, 2, 3].map(async () =>
+      startRedisProcess({
+        // The bus port is chosen free too: the default (port + 10000) may be taken.
+        config: ['cluster-enabled yes', 'cluster-config-file nodes.conf', `cluster-port ${await freePort()}`, 'cluster-node-timeout 2000'],
+      }),
+    ),
+  );
+  const stop = () => Promise.all(nodes.map((node) => node.stop())).then(() => undefined);
+  try {
+    const addresses = nodes.map((node) => `127.0.0.1:${node.port}`);
+    await promisify(execFile)('redis-cli', ['--cluster', 'create', ...addresses, '--cluster-replicas', '0', '--cluster-yes']);
+    await Promise.all(nodes.map((node) => withConnection(node, (redis) => eventually('the cluster to be ok', () => clusterOk(redis)))));
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return {
+    nodeUrls: nodes.map((node) => `redis://127.0.0.1:${node.port}`),
+    nodeNotOwning: async (key) => {
+      const owner = await withConnection(nodes[0]!, (redis) => ownerPort(redis, key));
+      const other = nodes.find((node) => node.port !== owner)!;
+      return `redis://127.0.0.1:${other.port}`;
+    },
+    stop,
+  };
+}
+
+async function withConnection<T>(node: RedisProcess, use: (redis: Redis) => Promise<T>): Promise<T> {
+  const redis = node.connect();
+  try {
+    return await use(redis);
+  } finally {
+    redis.disconnect();
+  }
+}
+
+async function clusterOk(redis: Redis): Promise<true | undefined> {
+  const info = await redis.cluster('INFO');
+  return info.includes('cluster_state:ok') ? true : undefined;
+}
+
+/** The port of the master serving `key`'s slot (CLUSTER KEYSLOT, then CLUSTER SLOTS). */
+async function ownerPort(redis: Redis, key: string): Promise<number> {
+  const slot = await redis.cluster('KEYSLOT', key);
+  const range = (await redis.cluster('SLOTS')).find(([from, to]) => from <= slot && slot <= to);
+  const master = range?.[2];
+  if (!master) throw new Error(`no master serves slot ${slot}`);
+  return master[1];
+}
