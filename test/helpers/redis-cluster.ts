@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import type { Redis } from 'ioredis';
 import { freePort } from '../../src/dev/free-port.js';
-import { startRedisProcess, type RedisProcess } from './redis-process.js';
+import { startRedisProcess } from './redis-process.js';
 import { eventually } from './wait.js';
 
 /** A Redis Cluster of masters only, each a redis-server of the test's own. */
@@ -28,7 +28,7 @@ export async function startRedisCluster(): Promise<RedisCluster> {
   try {
     const addresses = nodes.map((node) => `127.0.0.1:${node.port}`);
     await promisify(execFile)('redis-cli', ['--cluster', 'create', ...addresses, '--cluster-replicas', '0', '--cluster-yes']);
-    await Promise.all(nodes.map((node) => withConnection(node, (redis) => eventually('the cluster to be ok', () => clusterOk(redis)))));
+    await Promise.all(nodes.map((node) => node.withConnection((redis) => eventually('the cluster to be ok', () => clusterOk(redis)))));
   } catch (error) {
     await stop();
     throw error;
@@ -36,21 +36,12 @@ export async function startRedisCluster(): Promise<RedisCluster> {
   return {
     nodeUrls: nodes.map((node) => `redis://127.0.0.1:${node.port}`),
     nodeNotOwning: async (key) => {
-      const owner = await withConnection(nodes[0]!, (redis) => ownerPort(redis, key));
+      const owner = await nodes[0]!.withConnection((redis) => ownerPort(redis, key));
       const other = nodes.find((node) => node.port !== owner)!;
       return `redis://127.0.0.1:${other.port}`;
     },
     stop,
   };
-}
-
-async function withConnection<T>(node: RedisProcess, use: (redis: Redis) => Promise<T>): Promise<T> {
-  const redis = node.connect();
-  try {
-    return await use(redis);
-  } finally {
-    redis.disconnect();
-  }
 }
 
 async function clusterOk(redis: Redis): Promise<true | undefined> {

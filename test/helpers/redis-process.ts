@@ -11,8 +11,8 @@ import { temporaryFolder } from './temporary-folders.js';
 /** A redis-server (or sentinel) of the test's own, on a free port of 127.0.0.1, in a folder of its own. */
 export interface RedisProcess {
   port: number;
-  /** A new connection to it (the test closes it), authenticated when it has a password. */
-  connect(): Redis;
+  /** Runs `use` on a connection of its own to it (authenticated when it has a password), closed after. */
+  withConnection<T>(use: (redis: Redis) => Promise<T>): Promise<T>;
   /** SIGKILL, as a crash. */
   kill(): Promise<void>;
   stop(): Promise<void>;
@@ -54,7 +54,14 @@ export async function startRedisProcess({ config = [], sentinel = false, passwor
   };
   return {
     port,
-    connect: () => new Redis({ host: '127.0.0.1', port, password }),
+    withConnection: async (use) => {
+      const redis = new Redis({ host: '127.0.0.1', port, password });
+      try {
+        return await use(redis);
+      } finally {
+        redis.disconnect();
+      }
+    },
     kill: () => end('SIGKILL'),
     stop: () => end('SIGTERM'),
   };

@@ -107,6 +107,8 @@ export interface SandboxState {
 
 export interface StackOptions {
   sandbox?: Partial<Settings>;
+  /** The settings that name Redis: by default REDIS_URL, the run's Redis (test/global-setup.ts). */
+  redis?: Record<string, string>;
   env?: Record<string, string>;
   /** Keep every log line the app writes (web and accessTokens), at this level, in `stack.logs`. */
   captureLogs?: LevelWithSilent;
@@ -148,7 +150,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     APP_BASE_URL: appUrl,
     PORT: String(appPort),
     DATABASE_URL: database.url,
-    REDIS_URL: inject('redisUrl'),
+    ...(options.redis ?? { REDIS_URL: inject('redisUrl') }),
     REDIS_PREFIX: testRedisPrefix(),
     SESSION_SECRET: randomUUID() + randomUUID(),
     TOKEN_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
