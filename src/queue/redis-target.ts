@@ -44,7 +44,10 @@ export type RedisConnection = Redis | Cluster;
 /**
  * An ioredis connection to the target with `options` as for one server. A cluster gets them for
  * each of its nodes, but `enableOfflineQueue` for itself; a cluster client follows MOVED answers
- * and slot changes, and a Sentinel client asks the sentinels for the primary at every reconnect.
+ * and slot changes. A Sentinel client asks the sentinels for the primary at every reconnect, and
+ * reconnects at once when they announce a new one (`failoverDetector`): a primary handing over
+ * while still up would otherwise keep the connection, and the writes made to it until the
+ * sentinels turn it into a replica (some seconds) would be lost.
  */
 export function ioredisConnection(target: RedisTarget, options: RedisOptions): RedisConnection {
   switch (target.shape) {
@@ -59,6 +62,10 @@ export function ioredisConnection(target: RedisTarget, options: RedisOptions): R
       const { sentinels, master } = target;
       return new Redis({
         ...options,
+        // While a primary is down, a reconnect at least every half second: the sentinels promote
+        // a replica within seconds, and each attempt asks them for it.
+        retryStrategy: (attempts) => Math.min(50 * 2 ** attempts, 500),
+        failoverDetector: true,
         sentinels: sentinels.nodes,
         sentinelUsername: sentinels.username,
         sentinelPassword: sentinels.password,

@@ -1,8 +1,15 @@
 // ioredis (queues, locks, the web's producer connection) has no classes for these, only messages.
 const IOREDIS_UNAVAILABLE_MESSAGES = new Set([
   "Stream isn't writeable and enableOfflineQueue options is false",
+  "Cluster isn't ready and enableOfflineQueue options is false",
   'Connection is closed.',
 ]);
+
+/**
+ * What ioredis reports through Sentinel each time it has been round the sentinels without reaching
+ * a primary, whether or not they answered (they name one that does not, during a failover).
+ */
+const SENTINELS_ASKED_IN_VAIN = 'All sentinels are unreachable';
 
 /**
  * True for what ioredis, or the socket under it, throws while the server cannot be reached; the
@@ -12,7 +19,10 @@ const IOREDIS_UNAVAILABLE_MESSAGES = new Set([
 export function isRedisUnavailable(error: unknown): boolean {
   return (
     error instanceof Error &&
-    (IOREDIS_UNAVAILABLE_MESSAGES.has(error.message) || error.name === 'MaxRetriesPerRequestError' || isSocketError(error))
+    (IOREDIS_UNAVAILABLE_MESSAGES.has(error.message) ||
+      error.message.startsWith(SENTINELS_ASKED_IN_VAIN) ||
+      error.name === 'MaxRetriesPerRequestError' ||
+      isSocketError(error))
   );
 }
 

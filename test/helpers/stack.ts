@@ -275,7 +275,9 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       await sessions.close();
       await closeSyncQueues(syncQueues);
       // Its sessions, attempt counts, OAuth states, locks and queue: under a REDIS_PREFIX a test chose too.
-      await deleteKeys(producer, `${config.redis.prefix}:*`);
+      // On the connection that waits through a reconnect: after a failover, sentinels that learn of
+      // it late make the clients reconnect once more.
+      await deleteKeys(redis, `${config.redis.prefix}:*`);
       producer.disconnect();
       redis.disconnect();
       await db.destroy();

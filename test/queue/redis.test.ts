@@ -3,7 +3,8 @@ import { describe, expect, inject, it, onTestFinished } from 'vitest';
 import { freePort } from '../../src/dev/free-port.js';
 import { createLogger } from '../../src/logger.js';
 import { createProducerConnection, createRedisConnection, logReconnects, logUnlessRedisUnreachable, untilReady } from '../../src/queue/redis.js';
-import { redisServer } from '../../src/queue/redis-target.js';
+import { redisServer, type RedisTarget } from '../../src/queue/redis-target.js';
+import { isRedisUnavailable } from '../../src/queue/redis-unavailable.js';
 import { UnreachableAtStartError } from '../../src/reach-at-start.js';
 import { createRedisSessionStore } from '../../src/web/session.js';
 import { DisposableRedis } from '../helpers/redis-server.js';
@@ -53,6 +54,43 @@ describe('at start, a Redis that cannot be reached', () => {
     const url = await closedRedisUrl();
     const waiting = createRedisSessionStore({ target: redisServer(url), timeoutS: 1, prefix: 'unused' }, capturingLogger().logger);
     await expect(waiting).rejects.toThrow(/^Cannot reach Redis at redis:\/\/127\.0\.0\.1:\d+ within 1 s \(STARTUP_TIMEOUT_S\): connect ECONNREFUSED/);
+  });
+});
+
+/** A cluster, and a primary through Sentinel, whose only node (sentinel) does not answer, and how the start names it. */
+async function unreachableShapes(): Promise<Array<[string, RedisTarget, string]>> {
+  const [clusterPort, sentinelPort] = [await freePort(), await freePort()];
+  return [
+    ['cluster', { shape: 'cluster', seeds: { nodes: [{ host: '127.0.0.1', port: clusterPort }], password: 'hunter2' } }, `the Redis Cluster at redis://127.0.0.1:${clusterPort}`],
+    [
+      'Sentinel',
+      { shape: 'sentinel', sentinels: { nodes: [{ host: '127.0.0.1', port: sentinelPort }] }, master: { name: 'mymaster', password: 'hunter2', database: 0 } },
+      `the Redis primary "mymaster" through the sentinels at redis://127.0.0.1:${sentinelPort}`,
+    ],
+  ];
+}
+
+describe('a Redis Cluster or a Sentinel setup that cannot be reached', () => {
+  it('is waited for at start, then named in one line, by the ioredis connections and the session store alike', async () => {
+    for (const [, target, named] of await unreachableShapes()) {
+      const startedAt = Date.now();
+      const waiting = untilReady(createRedisConnection(target), { target, timeoutS: 1 });
+      await expect(waiting).rejects.toThrow(new RegExp(`^Cannot reach ${named} within 1 s \\(STARTUP_TIMEOUT_S\\): `));
+      expect(Date.now() - startedAt).toBeGreaterThanOrEqual(1000);
+      const session = createRedisSessionStore({ target, timeoutS: 1, prefix: 'unused' }, capturingLogger().logger);
+      await expect(session).rejects.toThrow(new RegExp(`^Cannot reach ${named} within 1 s \\(STARTUP_TIMEOUT_S\\): `));
+    }
+  });
+
+  it('fails a producer’s command at once, as Redis unavailable (a request answers 503)', async () => {
+    for (const [shape, target] of await unreachableShapes()) {
+      const producer = createProducerConnection(target);
+      onTestFinished(() => producer.disconnect());
+      const startedAt = Date.now();
+      const failure: unknown = await producer.ping().catch((error: unknown) => error);
+      expect(isRedisUnavailable(failure), `${shape}: ${String(failure)}`).toBe(true);
+      expect(Date.now() - startedAt).toBeLessThan(500);
+    }
   });
 });
 
