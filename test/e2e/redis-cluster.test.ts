@@ -1,14 +1,17 @@
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../src/dev/free-port.js';
 import { createRedisConnection } from '../../src/queue/redis.js';
 import { keyHolders } from '../../src/queue/redis-target.js';
-import { connectedUser, signedInToExistingAccount } from '../helpers/flows.js';
+import { connect, connectedUser, signedInToExistingAccount, signUpNewUser } from '../helpers/flows.js';
 import { bodyOf, CookieClient, type Me } from '../helpers/http-client.js';
 import { addMeal } from '../helpers/meals.js';
 import { MINIMAL_APP_ENVIRONMENT } from '../helpers/minimal-environment.js';
-import { run, type Running } from '../helpers/processes.js';
+import { run, start, type Running } from '../helpers/processes.js';
 import { startRedisCluster, type RedisCluster } from '../helpers/redis-cluster.js';
 import { testRedisPrefix } from '../helpers/redis-keys.js';
 import { startStack, type Stack } from '../helpers/stack.js';
+import { temporaryFolder } from '../helpers/temporary-folders.js';
 import { eventually } from '../helpers/wait.js';
 import { startWebEntryPoint, type WebProcess } from '../helpers/web-process.js';
 import { startWorkerProcess } from '../helpers/worker-process.js';
@@ -103,4 +106,42 @@ describe('the app on a Redis Cluster, given a node that does not serve its slot'
       `Invalid configuration: REDIS_PREFIX must be in braces with REDIS_CLUSTER_NODES, so that every key of the app is in one hash slot: REDIS_PREFIX={${unbraced}}`,
     );
   });
+});
+
+describe('npm run demo on a Redis Cluster', () => {
+  it('empties its keys there, starts on the cluster the environment names, and sends a person’s meal to its sandbox', async () => {
+    const demoPrefix = `{${testRedisPrefix()}}`;
+    const leftover = `${demoPrefix}:left-by-an-earlier-run`;
+    const redis = createRedisConnection(stack.config.redis.target);
+    await redis.set(leftover, '1');
+    const [webPort, sandboxPort] = [await freePort(), await freePort()];
+    const demo = start('npm', ['run', 'demo'], {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      MAIL_PAGE_PORT: String(await freePort()),
+      PORT: String(webPort),
+      SANDBOX_PORT: String(sandboxPort),
+      SANDBOX_AUTO_APPROVE: 'Ada',
+      DATABASE_URL: `sqlite:${join(temporaryFolder('athlete-sync-demo-'), 'demo.db')}`,
+      REDIS_CLUSTER_NODES: seed,
+      REDIS_PREFIX: demoPrefix,
+    });
+    try {
+      await demo.waitForOutput(/Open http:\/\/localhost:\d+/);
+      expect(demo.output()).toContain(`Redis: REDIS_CLUSTER_NODES=${seed} (the environment).`);
+      expect(await redis.exists(leftover)).toBe(0);
+      const client = new CookieClient(`http://localhost:${webPort}`);
+      await signUpNewUser(client);
+      expect((await connect(client)).status).toBe(303);
+      await addMeal(client, { name: 'Oats', carbs: 60, logged_at: '2026-03-10T08:00:00+01:00' });
+      const sandboxDay = async () => {
+        const state = await bodyOf<{ athletes: Record<string, { nutrition: Record<string, unknown> }> }>(await fetch(`http://127.0.0.1:${sandboxPort}/_sandbox/state`));
+        return state.athletes.Ada?.nutrition['2026-03-10'];
+      };
+      await eventually('the day at the demo’s sandbox', sandboxDay);
+    } finally {
+      redis.disconnect();
+      await demo.stop('SIGINT');
+    }
+  }, 90_000);
 });
