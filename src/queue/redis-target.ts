@@ -44,10 +44,11 @@ export type RedisConnection = Redis | Cluster;
 /**
  * An ioredis connection to the target with `options` as for one server. A cluster gets them for
  * each of its nodes, but `enableOfflineQueue` for itself; a cluster client follows MOVED answers
- * and slot changes. A Sentinel client asks the sentinels for the primary at every reconnect, and
- * reconnects at once when they announce a new one (`failoverDetector`): a primary handing over
- * while still up would otherwise keep the connection, and the writes made to it until the
- * sentinels turn it into a replica (some seconds) would be lost.
+ * and slot changes. A Sentinel client asks the sentinels for the primary at every reconnect: when
+ * its primary dies, or is turned into a replica (which closes its connections). Not ioredis's
+ * `failoverDetector`, which would follow a primary that hands over while still up at once: its
+ * watch on the previous primary outlives the connection, and when it fires while the client is
+ * reconnecting, the client gives up for good (status `end`).
  */
 export function ioredisConnection(target: RedisTarget, options: RedisOptions): RedisConnection {
   switch (target.shape) {
@@ -65,7 +66,6 @@ export function ioredisConnection(target: RedisTarget, options: RedisOptions): R
         // While a primary is down, a reconnect at least every half second: the sentinels promote
         // a replica within seconds, and each attempt asks them for it.
         retryStrategy: (attempts) => Math.min(50 * 2 ** attempts, 500),
-        failoverDetector: true,
         sentinels: sentinels.nodes,
         sentinelUsername: sentinels.username,
         sentinelPassword: sentinels.password,

@@ -17,11 +17,12 @@ import { startWebEntryPoint, type WebProcess } from '../helpers/web-process.js';
 import { startWorkerProcess } from '../helpers/worker-process.js';
 
 /**
- * The app on a Redis Cluster of three masters, named by one node that does not serve the slot of
- * its keys (a plain client there is answered MOVED): `npm start` and `npm run worker` in processes
- * of their own, and the test's web app beside them, all on REDIS_CLUSTER_NODES.
+ * The app on a Redis Cluster of three masters with a password, named by one node that does not
+ * serve the slot of its keys (a plain client there is answered MOVED): `npm start` and `npm run
+ * worker` in processes of their own, and the test's web app beside them, all on REDIS_CLUSTER_NODES.
  */
 
+const CLUSTER_PASSWORD = 'cluster-secret';
 const ADMIN = 'ops@example.com';
 const PASSWORD = 'a long password';
 /** Short enough that the second meal is sent after a token refresh, under the refresh lock. */
@@ -35,9 +36,10 @@ let web: WebProcess;
 let worker: Running;
 
 beforeAll(async () => {
-  cluster = await startRedisCluster();
+  cluster = await startRedisCluster(CLUSTER_PASSWORD);
   prefix = `{${testRedisPrefix()}}`;
-  seed = await cluster.nodeNotOwning(prefix);
+  // The URL's user and password are given to every node the app finds.
+  seed = `redis://default:${CLUSTER_PASSWORD}@${await cluster.nodeNotOwning(prefix)}`;
   stack = await startStack({
     sandbox: { autoApprove: 'Ana', accessTokenTtlS: ACCESS_TOKEN_TTL_S },
     redis: { REDIS_CLUSTER_NODES: seed },
@@ -128,7 +130,7 @@ describe('npm run demo on a Redis Cluster', () => {
     });
     try {
       await demo.waitForOutput(/Open http:\/\/localhost:\d+/);
-      expect(demo.output()).toContain(`Redis: REDIS_CLUSTER_NODES=${seed} (the environment).`);
+      expect(demo.output()).toContain(`Redis: REDIS_CLUSTER_NODES=${seed.replace(CLUSTER_PASSWORD, '***')} (the environment).`);
       expect(await redis.exists(leftover)).toBe(0);
       const client = new CookieClient(`http://localhost:${webPort}`);
       await signUpNewUser(client);

@@ -1,11 +1,16 @@
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectedUser } from '../helpers/flows.js';
+import { freePort } from '../../src/dev/free-port.js';
+import { connectedUser, signUpNewUser } from '../helpers/flows.js';
 import { CookieClient } from '../helpers/http-client.js';
-import type { Running } from '../helpers/processes.js';
+import { start, type Running } from '../helpers/processes.js';
 import { startRedisSentinel, type RedisSentinelSetup } from '../helpers/redis-sentinel.js';
+import { testRedisPrefix } from '../helpers/redis-keys.js';
 import { startStack, type Stack } from '../helpers/stack.js';
+import { temporaryFolder } from '../helpers/temporary-folders.js';
 import { eventually } from '../helpers/wait.js';
 import { startWebEntryPoint, type WebProcess } from '../helpers/web-process.js';
 import { startWorkerProcess } from '../helpers/worker-process.js';
@@ -23,6 +28,7 @@ const DATES = ['2026-04-01', '2026-04-02', '2026-04-03'];
 const STEADY_MS = 1000;
 
 let setup: RedisSentinelSetup;
+let sentinelSettings: Record<string, string>;
 let stack: Stack;
 let web: WebProcess;
 let worker: Running;
@@ -30,15 +36,12 @@ let person: CookieClient;
 
 beforeAll(async () => {
   setup = await startRedisSentinel(PASSWORDS);
-  stack = await startStack({
-    sandbox: { autoApprove: 'Ana' },
-    redis: {
-      REDIS_SENTINELS: setup.sentinelAddresses.map((address) => `redis://:${PASSWORDS.sentinels}@${address}`).join(','),
-      // Database 2, as the primary's URL names it.
-      REDIS_SENTINEL_MASTER: `redis://:${PASSWORDS.servers}@${setup.masterName}/2`,
-    },
-    env: { SYNC_QUIET_MS: '300' },
-  });
+  sentinelSettings = {
+    REDIS_SENTINELS: setup.sentinelAddresses.map((address) => `redis://:${PASSWORDS.sentinels}@${address}`).join(','),
+    // The servers' user and password, and database 2, as the primary's URL gives them.
+    REDIS_SENTINEL_MASTER: `redis://default:${PASSWORDS.servers}@${setup.masterName}/2`,
+  };
+  stack = await startStack({ sandbox: { autoApprove: 'Ana' }, redis: sentinelSettings, env: { SYNC_QUIET_MS: '300' } });
   [web, worker] = await Promise.all([startWebEntryPoint(stack), startWorkerProcess(stack)]);
   const { userId } = await connectedUser(stack);
   const { email } = await stack.db.selectFrom('users').select('email').where('id', '=', userId).executeTakeFirstOrThrow();
@@ -101,13 +104,17 @@ async function acknowledgedMealsSent(): Promise<void> {
 describe('the app through Redis Sentinel', () => {
   it('loses no acknowledged meal when the primary is killed, answers nothing worse than 503, and answers again after the failover without a restart', async () => {
     await postFor(STEADY_MS);
+    const killed = await setup.primaryPort();
     await setup.killPrimary();
     const killedAt = performance.now();
+    const switched = setup.primaryMovedFrom(killed).then(() => performance.now());
     const firstGood = () => posts.find((entry) => entry.answeredAt > killedAt && entry.status === 201);
     await postWhile(() => !firstGood() && performance.now() - killedAt < 30_000);
     const recoveredAt = firstGood()?.answeredAt;
     expect(recoveredAt, 'a meal acknowledged after the kill').toBeDefined();
-    console.log(`Redis Sentinel failover: the first meal acknowledged ${((recoveredAt! - killedAt) / 1000).toFixed(1)} s after the primary was killed`);
+    const switchedAt = await switched;
+    const seconds = (from: number) => ((recoveredAt! - from) / 1000).toFixed(1);
+    console.log(`Redis Sentinel failover: the first meal acknowledged ${seconds(killedAt)} s after the primary was killed, ${seconds(switchedAt)} s after the sentinels named another`);
     await postFor(STEADY_MS);
 
     expect([...new Set(posts.map((entry) => entry.status))].filter((status) => status !== 201 && status !== 503)).toEqual([]);
@@ -119,13 +126,58 @@ describe('the app through Redis Sentinel', () => {
     for (const child of [web.running.child, worker.child]) expect(child.exitCode).toBeNull();
   }, 60_000);
 
-  it('leaves a primary that hands over while still up at once, every process, and goes on taking meals', async () => {
+  it('leaves a primary that hands over while still up, every process, once the sentinels turn it into a replica, and goes on taking meals', async () => {
     const from = await setup.primaryPort();
     expect(await setup.clientsOf(from)).toBeGreaterThan(0);
     await setup.switchover();
-    // Left on it, a write would be lost when the sentinels turn it into a replica, some seconds later.
-    await eventually('no client of the app left on the former primary', async () => ((await setup.clientsOf(from)) === 0 ? true : undefined), 3000);
+    const switchedAt = performance.now();
+    // The sentinels turn it into a replica when they next look at it (every 10 s), which closes its connections.
+    await eventually('no client of the app left on the former primary', async () => ((await setup.clientsOf(from)) === 0 ? true : undefined), 20_000);
+    console.log(`Redis Sentinel switchover: every process left the former primary ${((performance.now() - switchedAt) / 1000).toFixed(1)} s after the sentinels named the new one`);
     expect((await post(['2026-04-04'])).status).toBe(201);
     await acknowledgedMealsSent();
   }, 60_000);
+
+  it('keeps the app’s keys in the database the primary’s URL names', async () => {
+    const keysIn = async (db: number) => {
+      const redis = new Redis({ port: await setup.primaryPort(), password: PASSWORDS.servers, db });
+      try {
+        return await redis.keys(`${stack.config.redis.prefix}:*`);
+      } finally {
+        redis.disconnect();
+      }
+    };
+    expect((await keysIn(2)).length).toBeGreaterThan(0);
+    expect(await keysIn(0)).toEqual([]);
+  });
+
+  it('runs npm run demo on the setup the environment names, emptying its keys there first', async () => {
+    const demoPrefix = testRedisPrefix();
+    const leftover = `${demoPrefix}:left-by-an-earlier-run`;
+    const redis = new Redis({ port: await setup.primaryPort(), password: PASSWORDS.servers, db: 2 });
+    await redis.set(leftover, '1');
+    const webPort = await freePort();
+    const demo = start('npm', ['run', 'demo'], {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      MAIL_PAGE_PORT: String(await freePort()),
+      PORT: String(webPort),
+      SANDBOX_PORT: String(await freePort()),
+      DATABASE_URL: `sqlite:${join(temporaryFolder('athlete-sync-demo-'), 'demo.db')}`,
+      ...sentinelSettings,
+      REDIS_PREFIX: demoPrefix,
+    });
+    try {
+      await demo.waitForOutput(/Open http:\/\/localhost:\d+/);
+      expect(demo.output()).toContain(`REDIS_SENTINEL_MASTER=redis://default:***@${setup.masterName}/2 (the environment).`);
+      expect(await redis.exists(leftover)).toBe(0);
+      // Signed up, with a session kept through Sentinel: the page of a signed-in person.
+      const client = new CookieClient(`http://localhost:${webPort}`);
+      await signUpNewUser(client);
+      expect((await client.get('/')).status).toBe(200);
+    } finally {
+      redis.disconnect();
+      await demo.stop('SIGINT');
+    }
+  }, 90_000);
 });

@@ -111,7 +111,10 @@ async function primaryPort(redis: Redis): Promise<number> {
   return Number(port);
 }
 
-/** A line of CLIENT LIST for a client of the app: not a sentinel (named sentinel-…), a replica (flag S) or this query. */
+/**
+ * A line of CLIENT LIST for a client of the app: not a sentinel (named sentinel-…), a replica's
+ * link (flag S), the server's own link to its primary (flag M), or this query.
+ */
 function isAppClient(line: string): boolean {
-  return line !== '' && !/ name=sentinel-/.test(line) && !/ flags=\w*S/.test(line) && !/ cmd=client\|list/.test(line);
+  return line !== '' && !/ name=sentinel-/.test(line) && !/ flags=\w*[SM]/.test(line) && !/ cmd=client\|list/.test(line);
 }
