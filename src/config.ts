@@ -42,13 +42,19 @@ const serviceUrl = baseUrl.refine(
   { error: 'must be https (plain http is allowed only for localhost, 127.0.0.1 or [::1])' },
 );
 
-/** A node of a list (REDIS_CLUSTER_NODES, REDIS_SENTINELS): host:port, or a redis:// URL. */
-function redisAddress(entry: string, defaultPort: number): { node: RedisNode; username: string; password: string } | string {
+interface RedisAddress {
+  node: RedisNode;
+  username: string;
+  password: string;
+}
+
+/** A node of a list (REDIS_CLUSTER_NODES, REDIS_SENTINELS): host:port, or a redis:// URL; else what the entry must be. */
+function redisAddress(entry: string, defaultPort: number, hint: string): RedisAddress | { mustBe: string } {
   const value = entry.includes('://') ? entry : `redis://${entry}`;
   const url = URL.canParse(value) ? new URL(value) : undefined;
-  if (url?.protocol === 'rediss:') return 'redis:// URLs (TLS, rediss://, is taken with REDIS_URL only)';
+  if (url?.protocol === 'rediss:') return { mustBe: 'redis:// URLs (TLS, rediss://, is taken with REDIS_URL only)' };
   if (url?.protocol !== 'redis:' || url.hostname === '' || url.port === '0' || !/^\/?$/.test(url.pathname) || url.search !== '' || url.hash !== '') {
-    return '';
+    return { mustBe: hint };
   }
   return {
     node: { host: url.hostname.replace(/^\[(.*)\]$/, '$1'), port: url.port === '' ? defaultPort : Number(url.port) },
@@ -63,13 +69,13 @@ function redisAddress(entry: string, defaultPort: number): { node: RedisNode; us
  */
 function redisNodeList(defaultPort: number, hint: string) {
   return z.string(expecting(hint)).transform((value, context): RedisNodes => {
-    const addresses = value.split(',').map((entry) => redisAddress(entry.trim(), defaultPort));
-    const wrong = addresses.find((address) => typeof address === 'string');
+    const addresses = value.split(',').map((entry) => redisAddress(entry.trim(), defaultPort, hint));
+    const wrong = addresses.find((address) => 'mustBe' in address);
     if (wrong !== undefined) {
-      context.addIssue({ code: 'custom', message: `must be ${wrong || hint}`, input: value });
+      context.addIssue({ code: 'custom', message: `must be ${wrong.mustBe}`, input: value });
       return z.NEVER;
     }
-    const parsed = addresses.filter((address) => typeof address !== 'string');
+    const parsed = addresses.filter((address): address is RedisAddress => 'node' in address);
     const credentials = new Set(parsed.filter((address) => address.username || address.password).map((address) => `${address.username}:${address.password}`));
     if (credentials.size > 1) {
       context.addIssue({ code: 'custom', message: 'must be URLs that give the same user and password (or give them once): each node is given the same', input: value });

@@ -9,6 +9,7 @@ import { ServiceError } from '../provider/service-error.js';
 import { classifyTokenRequestError, toServiceError, type TokenRequestFailure } from '../provider/token-errors.js';
 import type { TokenSet } from '../provider/token-set.js';
 import { withRedisLock } from '../queue/redis-lock.js';
+import type { RedisConnection } from '../queue/redis-target.js';
 import { keepAliveDue, refreshInterrupted } from './connection-health.js';
 import {
   UNREADABLE_TOKENS,
@@ -23,7 +24,6 @@ import {
 } from './connection.repository.js';
 import type { StatusReason } from './connection.table.js';
 import { createTokenCipher, type TokenCipher } from './token-crypto.js';
-import type { RedisConnection } from '../queue/redis-target.js';
 
 /**
  * The only way any code gets an access token for a user, and the only place that refreshes.

@@ -5,6 +5,7 @@ import type { Logger } from '../logger.js';
 import type { OAuthClient } from '../provider/oauth.js';
 import type { TokenSet } from '../provider/token-set.js';
 import { classifyTokenRequestError, serviceWords } from '../provider/token-errors.js';
+import type { RedisConnection } from '../queue/redis-target.js';
 import { dropQueuedEntries, queueFirstHistoryTurn, startHistoryOnConnect } from '../sync/connection-changes.js';
 import type { SyncQueues } from '../sync/queue.js';
 import { currentUser, requireUserPage } from '../web/authentication.js';
@@ -16,7 +17,6 @@ import { connectionStanding, type Standing } from './connection-standing.js';
 import { deleteConnection, findConnection, saveConnection } from './connection.repository.js';
 import { PENDING_CONNECT_TTL_MS, addPendingConnect, claimState, takePendingConnect } from './pending-connects.js';
 import type { TokenCipher } from './token-crypto.js';
-import type { RedisConnection } from '../queue/redis-target.js';
 
 interface Dependencies {
   db: Db;

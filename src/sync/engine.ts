@@ -1,12 +1,12 @@
 import { performance } from 'node:perf_hooks';
 import type { Logger } from '../logger.js';
 import { runEvery } from '../background/run-every.js';
+import type { RedisConnection } from '../queue/redis-target.js';
 import { isRedisUnavailable } from '../queue/redis-unavailable.js';
 import { FRESH_POLL_MS, queueFreshTurns } from './fresh-poller.js';
 import { scheduleKeepAlive } from './queue.js';
 import { sweepHistory } from './sweeper.js';
 import { createSyncWorkers, type SyncWorkerSettings } from './worker.js';
-import type { RedisConnection } from '../queue/redis-target.js';
 
 export interface SyncEngineSettings extends SyncWorkerSettings {
   /** The connection the sweeper checks the queue's mark on. */

@@ -1,7 +1,7 @@
 import type { Db } from '../db/database.js';
+import type { RedisConnection } from '../queue/redis-target.js';
 import { endHistory, peopleInTurnOrder, type TurnPosition } from './backfill.js';
 import { canTakeTurns, queueTurns, scheduleKeepAlive, type SyncQueues } from './queue.js';
-import type { RedisConnection } from '../queue/redis-target.js';
 
 /** People whose history turn the sweeper makes sure of, per sweep; those whose turn is longest ago first. */
 const SWEEP_BATCH = 1000;

@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
-import { endSession, renewUserSession, sessionKeyPrefix, startUserSession, type SessionLimits } from './session.js';
 import type { RedisConnection } from '../queue/redis-target.js';
+import { endSession, renewUserSession, sessionKeyPrefix, startUserSession, type SessionLimits } from './session.js';
 
 /**
  * The sessions a person is signed in with, so that all of them can be ended (sign out everywhere,
