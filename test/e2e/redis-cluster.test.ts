@@ -48,9 +48,12 @@ beforeAll(async () => {
   [web, worker] = await Promise.all([startWebEntryPoint(stack), startWorkerProcess(stack)]);
 }, 60_000);
 afterAll(async () => {
-  await Promise.all([web?.running.stop('SIGTERM'), worker?.stop('SIGTERM')]);
-  await stack?.close();
-  await cluster?.stop();
+  try {
+    await Promise.all([web?.running.stop('SIGTERM'), worker?.stop('SIGTERM')]);
+    await stack?.close();
+  } finally {
+    await cluster?.stop();
+  }
 });
 
 async function signedInOnWebProcess(email: string): Promise<CookieClient> {

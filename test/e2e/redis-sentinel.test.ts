@@ -49,9 +49,12 @@ beforeAll(async () => {
   expect((await person.postJson('/api/login', { email, password: 'a long password' })).status).toBe(200);
 }, 60_000);
 afterAll(async () => {
-  await Promise.all([web?.running.stop('SIGTERM'), worker?.stop('SIGTERM')]);
-  await stack?.close();
-  await setup?.stop();
+  try {
+    await Promise.all([web?.running.stop('SIGTERM'), worker?.stop('SIGTERM')]);
+    await stack?.close();
+  } finally {
+    await setup?.stop();
+  }
 });
 
 interface Post {
