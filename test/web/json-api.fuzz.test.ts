@@ -1,7 +1,8 @@
 import fc from 'fast-check';
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { createRedisConnection } from '../../src/queue/redis.js';
+import type { RedisConnection } from '../../src/queue/redis-target.js';
 import { signUpNewUser } from '../helpers/flows.js';
 import type { CookieClient } from '../helpers/http-client.js';
 import { addMeal } from '../helpers/meals.js';
@@ -25,14 +26,14 @@ seedProperties();
 const RUNS = 1000;
 
 let stack: Stack;
-let redis: Redis;
+let redis: RedisConnection;
 let signedIn: CookieClient;
 let anonymous: CookieClient;
 let existingMealId: number;
 
 beforeAll(async () => {
   stack = await startStack();
-  redis = new Redis(stack.config.redis.url);
+  redis = createRedisConnection(stack.config.redis.target);
   signedIn = stack.browser();
   await signUpNewUser(signedIn, 'America/New_York');
   existingMealId = (await addMeal(signedIn, { name: 'Oats', carbs: 60, logged_at: '2026-03-10T08:15:00-05:00' })).id;

@@ -38,7 +38,7 @@ function sessionKey(client: CookieClient): string {
 }
 
 async function withRedis<T>(use: (redis: ReturnType<typeof createRedisConnection>) => Promise<T>): Promise<T> {
-  const redis = createRedisConnection(stack.config.redis.url);
+  const redis = createRedisConnection(stack.config.redis.target);
   try {
     return await use(redis);
   } finally {
