@@ -18,6 +18,7 @@ import { watchForSilence } from './queue/redis-silence.js';
 import { createRequestBudget } from './queue/request-budget.js';
 import { startSyncEngine } from './sync/engine.js';
 import { closeSyncQueues, createSyncQueues } from './sync/queue.js';
+import { createSenders } from './sync/senders.js';
 import { endAllSessions } from './web/user-sessions.js';
 
 runEntryPoint(async () => {
@@ -51,9 +52,8 @@ runEntryPoint(async () => {
     turns: { quietMs: config.sync.quietMs, freshAttempts: config.sync.attempts },
     deps: {
       db,
-      api,
       clock,
-      activityFiles: { store: createDatabaseActivityFileStore(db), retention: config.activityRetention },
+      senders: createSenders({ db, api, activityFiles: { store: createDatabaseActivityFileStore(db), retention: config.activityRetention } }),
       budget: createRequestBudget({ redis, prefix, ...config.requestBudget }),
       logger,
     },

@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { settingReaders, type SettingReader } from '../src/config.js';
+import { amountNames } from '../src/nutrition/amount-declaration.js';
+import { MEAL_AMOUNTS } from '../src/nutrition/meal.fields.js';
+import { measurementNames } from '../src/wellness/measurement-declaration.js';
+import { WELLNESS_MEASUREMENTS } from '../src/wellness/wellness.fields.js';
 import { brokenLinkReason, documentationFiles, headingAnchors, markdownSection, readProjectFile, relativeLinks } from './helpers/project-docs.js';
 
 /** A setting as `.env.example` shows it: set to a value, or commented out (unset, with an example). */
@@ -105,5 +109,41 @@ describe('the links of README.md and docs/', () => {
       'notes',
       'notes-1',
     ]);
+  });
+});
+
+/** The rows of the README's table under `heading`, up to the next heading. */
+function readmeRows(heading: string): string[] {
+  const readme = readProjectFile('README.md');
+  const start = readme.indexOf(`\n${heading}\n`);
+  const section = readme.slice(start, readme.indexOf('\n#', start + 1));
+  return section.split('\n').filter((line) => line.startsWith('| `'));
+}
+
+/** How the README's tables say where a field is sent. */
+const SENT_AS = { record: 'own field', rawJson: 'rawJson' } as const;
+
+/** A limit the README names by its variable. */
+const LIMIT_VARIABLES = { maxGrams: 'MEAL_MAX_GRAMS', maxKcal: 'MEAL_MAX_KCAL' } as const;
+
+describe("the README's table of meal item amounts", () => {
+  it('has a row for each declared amount, as declared, in order', () => {
+    const declared = amountNames(MEAL_AMOUNTS).map((name) => {
+      const { unit, max, sent } = MEAL_AMOUNTS[name];
+      const most = typeof max === 'number' ? String(max) : `\`${LIMIT_VARIABLES[max]}\``;
+      return `| \`${name}\` | ${unit} | ${most} | ${SENT_AS[sent]} |`;
+    });
+    expect(readmeRows('### Meal item amounts')).toEqual(declared);
+  });
+});
+
+describe("the README's table of wellness measurements", () => {
+  it('has a row for each declared measurement, as declared, in order', () => {
+    const rows = readmeRows('### Wellness measurements');
+    const declared = measurementNames(WELLNESS_MEASUREMENTS).map((name) => {
+      const { unit, min, max, integer, sent } = WELLNESS_MEASUREMENTS[name];
+      return `| \`${name}\` | ${unit} | ${min} | ${max} | ${integer ? 'yes' : 'no'} | ${SENT_AS[sent]} |`;
+    });
+    expect(rows).toEqual(declared);
   });
 });

@@ -1,4 +1,10 @@
 import type { Scope } from '../provider/scopes.js';
+import { WELLNESS_MEASUREMENTS } from '../wellness/wellness.fields.js';
+
+/** What Wellness covers, in words: "HRV, resting heart rate, sleep, …" as declared. */
+const WELLNESS_WORDS = Object.values(WELLNESS_MEASUREMENTS)
+  .map((measurement) => measurement.words)
+  .join(', ');
 
 /**
  * What the app can do for a user follows from the scopes actually granted, which may be fewer
@@ -7,7 +13,7 @@ import type { Scope } from '../provider/scopes.js';
  */
 export const CAPABILITIES = [
   { id: 'nutrition', name: 'Nutrition', label: 'Nutrition: daily meals and their items', scope: 'nutrition:write', page: '/meals' },
-  { id: 'wellness', name: 'Wellness', label: 'Wellness: HRV, resting heart rate, sleep, weight, VO2 max', scope: 'health:write', page: '/wellness' },
+  { id: 'wellness', name: 'Wellness', label: `Wellness: ${WELLNESS_WORDS}`, scope: 'health:write', page: '/wellness' },
   { id: 'activities', name: 'Activities', label: 'Activities: upload .fit files', scope: 'workout:write', page: '/activities' },
   { id: 'workouts', name: 'Workouts', label: 'Workouts list: read your workouts', scope: 'workout:read', page: '/workouts' },
 ] as const satisfies ReadonlyArray<{ id: string; name: string; label: string; scope: Scope; page: string }>;

@@ -59,7 +59,7 @@ export async function syncOverview(db: Db, user: User, connection: Connection | 
       const statuses = isDailyKind(kind)
         ? days.filter((entry) => entry.kind === kind).reverse()
         : await recentSyncStatuses(db, user.id, kind, OVERVIEW_DAYS);
-      const label = await entryLabeller(db, user.id, kind, statuses, style);
+      const label = await ENTRIES[kind].labeller(db, user.id, statuses, style);
       return { kind, statuses, label };
     }),
   );
@@ -78,7 +78,7 @@ export async function syncOverview(db: Db, user: User, connection: Connection | 
       entries: statuses.map((entry) => ({
         id: entryId(entry),
         label: label(entry),
-        href: entryLink(entry),
+        href: ENTRIES[kind].href(entry),
         ...describeSync(entry, user.timezone, now),
       })),
     })),
@@ -101,21 +101,33 @@ function lastProblemOf(kinds: Labelled, timezone: string, now: Date): { lastProb
   return { lastProblem: `${capabilityOf(newest.kind).name}, ${newest.label}: ${describeSync(newest.entry, timezone, now).headline}.` };
 }
 
-/** A daily entry is named by its date, an activity by its name. */
-async function entryLabeller(db: Db, userId: number, kind: SyncKind, entries: EntrySyncStatus[], style: DateStyle) {
-  if (isDailyKind(kind)) return (entry: EntrySyncStatus) => style.day(entry.subject);
+type Labeller = (db: Db, userId: number, entries: EntrySyncStatus[], style: DateStyle) => Promise<(entry: EntrySyncStatus) => string>;
+
+/** How the overview shows a kind's entries: what it names each one, and where it links to. */
+interface EntryPresentation {
+  labeller: Labeller;
+  href(entry: EntrySyncStatus): string;
+}
+
+const byDate: Labeller = async (_db, _userId, _entries, style) => (entry) => style.day(entry.subject);
+
+const byActivityName: Labeller = async (db, userId, entries) => {
   // A subject no activity can have (a hand edit) is shown as it is, never looked up.
   const ids = entries.map((entry) => entry.subject).filter((subject) => SUBJECT_SCHEMAS.activities.safeParse(subject).success);
   const names = await activityNames(db, userId, ids.map(Number));
-  return (entry: EntrySyncStatus) => names.get(Number(entry.subject)) ?? `Activity ${entry.subject}`;
-}
+  return (entry) => names.get(Number(entry.subject)) ?? `Activity ${entry.subject}`;
+};
 
 /** Also the id of the entry's form on its kind's page (views/wellness.eta, views/activities.eta), for the link's fragment. */
 function entryId({ kind, subject }: EntrySyncStatus): string {
   return `${kind}-${subject}`;
 }
 
-/** A day of meals has its own page; a wellness day and an activity are rows of their kind's page. */
-function entryLink(entry: EntrySyncStatus): string {
-  return entry.kind === 'nutrition' ? `/meals?date=${entry.subject}` : `${capabilityOf(entry.kind).page}#${entryId(entry)}`;
-}
+const rowOfPage = (entry: EntrySyncStatus) => `${capabilityOf(entry.kind).page}#${entryId(entry)}`;
+
+/** A day of meals has a page of its own; a wellness day and an activity are rows of their kind's page. */
+const ENTRIES: Record<SyncKind, EntryPresentation> = {
+  nutrition: { labeller: byDate, href: (entry) => `/meals?date=${entry.subject}` },
+  wellness: { labeller: byDate, href: rowOfPage },
+  activities: { labeller: byActivityName, href: rowOfPage },
+};

@@ -83,6 +83,8 @@ function stackEnvironment(options: DevStackOptions, storage: Storage): NodeJS.Pr
     SANDBOX_CLIENT_ID: clientId,
     SANDBOX_CLIENT_SECRET: clientSecret,
     SANDBOX_REDIRECT_URIS: `${appBaseUrl}/oauth/callback`,
+    // The app sends only fields the interface document shows: a run refuses any other, visibly.
+    SANDBOX_STRICT_FIELDS: 'true',
     ...options.env,
   };
 }

@@ -1,5 +1,9 @@
 import { z } from 'zod';
 import { formField, numberFromForm } from '../web/form-numbers.js';
+import { amountNames } from './amount-declaration.js';
+import { MEAL_AMOUNTS, type AmountName } from './meal.fields.js';
+
+const AMOUNT_NAMES = amountNames(MEAL_AMOUNTS);
 
 /**
  * The meal page's form fields, turned into the JSON the API takes, so one schema (meal.schemas.ts)
@@ -11,9 +15,7 @@ const formSchema = z.object({
   time: formField,
   name: formField,
   carbs: formField,
-  protein: formField,
-  fat: formField,
-  kcal: formField,
+  ...(Object.fromEntries(AMOUNT_NAMES.map((name) => [name, formField])) as Record<AmountName, typeof formField>),
   absorptionType: formField,
   /** On the edit form: the item's time as shown, so an unchanged time keeps the item's own offset. */
   originalTime: formField,
@@ -33,9 +35,7 @@ export function mealInputFromForm(form: MealForm): Record<string, unknown> {
   return {
     name: form.name,
     carbs: form.carbs.trim() === '' ? undefined : numberFromForm(form.carbs),
-    protein: optional(form.protein) && numberFromForm(form.protein),
-    fat: optional(form.fat) && numberFromForm(form.fat),
-    kcal: optional(form.kcal) && numberFromForm(form.kcal),
+    ...Object.fromEntries(AMOUNT_NAMES.map((name) => [name, optional(form[name]) && numberFromForm(form[name])])),
     absorptionType: optional(form.absorptionType),
     logged_at: `${form.date}T${withSeconds(form.time)}`,
   };
@@ -52,9 +52,7 @@ export function mealChangesFromForm(form: MealForm): Record<string, unknown> {
   return {
     ...input,
     ...(form.time !== form.originalTime && { logged_at: loggedAt }),
-    protein: orNull(input.protein),
-    fat: orNull(input.fat),
-    kcal: orNull(input.kcal),
+    ...Object.fromEntries(AMOUNT_NAMES.map((name) => [name, orNull(input[name])])),
     absorptionType: orNull(input.absorptionType),
   };
 }

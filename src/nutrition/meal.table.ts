@@ -1,14 +1,17 @@
 import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type { MEAL_AMOUNTS } from './meal.fields.js';
 
-export interface MealItemTable {
+type Declared = typeof MEAL_AMOUNTS;
+
+/** A column per declared amount (meal.fields.ts): its value, or null when not given. */
+export type AmountColumns = { [Name in keyof Declared as Declared[Name]['column']]: number | null };
+
+export type MealItemTable = AmountColumns & {
   id: Generated<number>;
   user_id: number;
   name: string;
   /** Grams. */
   carbs: number;
-  protein: number | null;
-  fat: number | null;
-  kcal: number | null;
   absorption_type: string | null;
   /**
    * The instant as it will be sent: ISO 8601 in the offset the item belongs to (+hh:mm, never Z).
@@ -19,7 +22,7 @@ export interface MealItemTable {
   local_date: string;
   created_at: string;
   updated_at: string;
-}
+};
 
 export type MealItem = Selectable<MealItemTable>;
 export type NewMealItem = Insertable<MealItemTable>;

@@ -13,9 +13,11 @@ import { formProblemsOf, type FormProblems, type FormWords } from '../web/form-p
 import type { RenderPage } from '../web/pages.js';
 import { dateStyleOf } from '../web/locale.js';
 import { dateFromQuery, renderBadDate } from '../web/query-date.js';
+import { amountNames } from './amount-declaration.js';
 import { describeLoggedAt } from './local-date.js';
 import { findMeal } from './meal.repository.js';
 import { mealChangesFromForm, mealInputFromForm, readMealForm, type MealForm } from './meal-form.js';
+import { MEAL_AMOUNTS } from './meal.fields.js';
 import { mealIdSchema, mealInputSchemas, type MealLimits } from './meal.schemas.js';
 import type { MealOutcome, Meals, MealView } from './meals.js';
 
@@ -33,9 +35,7 @@ const MEAL_WORDS: FormWords = {
     logged_at: { label: 'Time', input: 'time', expected: 'must be a time of day, such as 08:30' },
     name: { label: 'Name', input: 'name' },
     carbs: { label: 'Carbs', input: 'carbs' },
-    protein: { label: 'Protein', input: 'protein' },
-    fat: { label: 'Fat', input: 'fat' },
-    kcal: { label: 'Calories', input: 'kcal' },
+    ...Object.fromEntries(amountNames(MEAL_AMOUNTS).map((name) => [name, { label: MEAL_AMOUNTS[name].words, input: name }])),
     absorptionType: { label: 'Absorption', input: 'absorptionType' },
   },
 };
@@ -82,6 +82,7 @@ export function mealsPages({ db, meals, limits, renderPage, clock }: Dependencie
         added: { values: draftFor('new')?.form ?? { ...readMealForm({}), time: localTimeOfDay(clock(), user.timezone) }, problems: draftFor('new')?.problems.fields ?? {} },
         sync: sync && describeSync(sync, user.timezone, clock()),
         absorptionTypes: limits.absorptionTypes,
+        amounts: amountNames(MEAL_AMOUNTS).map((name) => ({ name, label: MEAL_AMOUNTS[name].label })),
         problem: draft && noticeOf(draft, list),
       },
       draft ? 400 : 200,
@@ -167,9 +168,7 @@ function itemOf(meal: MealView, zone: string, style: DateStyle, draft: Draft | u
     time,
     name: meal.name,
     carbs: String(meal.carbs),
-    protein: String(meal.protein ?? ''),
-    fat: String(meal.fat ?? ''),
-    kcal: String(meal.kcal ?? ''),
+    ...Object.fromEntries(amountNames(MEAL_AMOUNTS).map((name) => [name, String(meal[name] ?? '')])),
     absorptionType: meal.absorptionType ?? '',
   };
   return {

@@ -3,6 +3,7 @@ import type { User } from '../accounts/user.table.js';
 import type { Db } from '../db/database.js';
 import type { HistoryHint } from '../sync/hint.js';
 import { markDirty, markHistoryDirty, type OutboxKey } from '../sync/outbox.js';
+import { amountColumnChanges, amountColumns, amountsOf, type Amounts } from './amounts.js';
 import { placeLoggedAt, type PlacedTime, type Placement } from './local-date.js';
 import {
   countMealsOfDay,
@@ -18,17 +19,14 @@ import type { MealChanges, MealInput, MealLimits } from './meal.schemas.js';
 import type { MealItem, NewMealItem } from './meal.table.js';
 
 /** A meal item as the API shows it: its local date, and logged_at exactly as it will be sent. */
-export interface MealView {
+export type MealView = {
   id: number;
   name: string;
   carbs: number;
-  protein?: number;
-  fat?: number;
-  kcal?: number;
   absorptionType?: string;
   logged_at: string;
   date: string;
-}
+} & Amounts;
 
 type DayFull = { ok: false; reason: 'day_full'; message: string };
 
@@ -132,9 +130,7 @@ export function createMeals({ db, limits, clock, historyAdded }: MealsDependenci
         const after = await updateMeal(trx, user.id, id, {
           ...(changes.name !== undefined && { name: changes.name }),
           ...(changes.carbs !== undefined && { carbs: changes.carbs }),
-          ...(changes.protein !== undefined && { protein: changes.protein }),
-          ...(changes.fat !== undefined && { fat: changes.fat }),
-          ...(changes.kcal !== undefined && { kcal: changes.kcal }),
+          ...amountColumnChanges(changes),
           ...(changes.absorptionType !== undefined && { absorption_type: changes.absorptionType }),
           ...(placed && { logged_at: placed.loggedAt, local_date: placed.localDate }),
           updated_at: now.toISOString(),
@@ -173,9 +169,7 @@ function newMealItem(user: User, input: MealInput, placed: PlacedTime, now: Date
     user_id: user.id,
     name: input.name,
     carbs: input.carbs,
-    protein: input.protein ?? null,
-    fat: input.fat ?? null,
-    kcal: input.kcal ?? null,
+    ...amountColumns(input),
     absorption_type: input.absorptionType ?? null,
     logged_at: placed.loggedAt,
     local_date: placed.localDate,
@@ -195,9 +189,7 @@ export function mealView(item: MealItem): MealView {
     id: item.id,
     name: item.name,
     carbs: item.carbs,
-    ...(item.protein !== null && { protein: item.protein }),
-    ...(item.fat !== null && { fat: item.fat }),
-    ...(item.kcal !== null && { kcal: item.kcal }),
+    ...amountsOf(item),
     ...(item.absorption_type !== null && { absorptionType: item.absorption_type }),
     logged_at: item.logged_at,
     date: item.local_date,

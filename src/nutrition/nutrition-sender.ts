@@ -1,11 +1,15 @@
+import type { Db } from '../db/database.js';
+import type { ServiceApi } from '../provider/api.js';
 import type { Sender } from '../sync/sender.js';
 import { nutritionRecord } from './day-record.js';
 import { mealsOfDay } from './meal.repository.js';
 
 /** A nutrition day is always sent, even with no items left: the upsert then empties it at the service (§4.6). */
-export const nutritionSender: Sender = {
-  async send({ db, api }, { userId, subject: date }) {
-    await api.upsertNutrition(userId, nutritionRecord(date, await mealsOfDay(db, userId, date)));
-    return 'sent';
-  },
-};
+export function nutritionSender({ db, api }: { db: Db; api: ServiceApi }): Sender {
+  return {
+    async send({ userId, subject: date }) {
+      await api.upsertNutrition(userId, nutritionRecord(date, await mealsOfDay(db, userId, date)));
+      return 'sent';
+    },
+  };
+}

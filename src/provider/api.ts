@@ -3,6 +3,7 @@ import type { AccessTokens } from '../connections/access-token.js';
 import type { Metrics } from '../observability/metrics.js';
 import { keepAliveRequests, type ServiceAnswer, type StreamedBody } from './keep-alive-request.js';
 import { multipartBody, type FileContent } from './multipart-body.js';
+import type { NutritionRecord, WellnessRecord } from './records.js';
 import { failureOf, transportFailure } from './responses.js';
 
 /**
@@ -20,24 +21,6 @@ export interface ServiceApi {
    * the caller to read leniently. `timeoutMs` bounds each request more tightly than ATHLETE_TIMEOUT_S.
    */
   listWorkouts(userId: number, options?: { timeoutMs?: number }): Promise<string>;
-}
-
-/** Section 2.4. */
-export interface NutritionRecord {
-  date: string;
-  items: Array<{ name: string; carbs: number; logged_at: string; absorptionType?: string }>;
-  rawJson: Record<string, unknown>;
-}
-
-/** Section 2.3: only the fields the person entered are present. */
-export interface WellnessRecord {
-  date: string;
-  hrv?: number;
-  restingHr?: number;
-  sleepSecs?: number;
-  weight?: number;
-  vo2max?: number;
-  rawJson: Record<string, unknown>;
 }
 
 /** Section 2.2: the original file, as the person sent it, read as it is sent. */

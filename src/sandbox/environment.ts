@@ -63,6 +63,7 @@ const ENVIRONMENT_VARIABLES = {
   SANDBOX_TOKEN_DELAY_MS: ['tokenDelayMs', integer],
   SANDBOX_MAX_FIT_BYTES: ['maxFitBytes', integer],
   SANDBOX_WORKOUTS_LISTING: ['workoutsListing', text],
+  SANDBOX_STRICT_FIELDS: ['strictFields', boolean],
 } as const satisfies Record<string, readonly [keyof Settings, z.ZodType<unknown, string>]>;
 
 export type EnvironmentResult = { ok: true; settings: Settings } | { ok: false; problem: string };

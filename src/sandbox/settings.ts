@@ -72,6 +72,11 @@ export const settingsSchema = z.object({
   tokenDelayMs: z.int().min(0),
   maxFitBytes: z.int().min(1),
   workoutsListing: z.enum(WORKOUTS_LISTINGS),
+  /**
+   * Refuse, with 400 naming them, the fields of a data request the interface document does not
+   * show (§2.2 to §2.4 show only part of each record, so the service may take more; off by default).
+   */
+  strictFields: z.boolean(),
 });
 
 export type Settings = z.infer<typeof settingsSchema>;
@@ -104,6 +109,7 @@ export const DEFAULT_SETTINGS: Settings = {
   tokenDelayMs: 0,
   maxFitBytes: 25 * 1024 * 1024,
   workoutsListing: 'list',
+  strictFields: false,
 };
 
 /** What POST /_sandbox/settings may change: everything but what only matters at start-up. */

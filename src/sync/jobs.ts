@@ -1,12 +1,17 @@
 import { hasCapability, scopeOf } from '../connections/capabilities.js';
 import { findConnection, withdrawScope, type Connection } from '../connections/connection.repository.js';
+import type { Db } from '../db/database.js';
 import { ServiceError } from '../provider/service-error.js';
 import { dirtyVersion, forgetGoneEntry, markFailed, markSynced, recordPendingReason, type OutboxKey, type SyncFailure } from './outbox.js';
-import type { SendDependencies } from './sender.js';
+import type { Senders } from './sender.js';
 import { problemOf } from './sync-problem.js';
-import { SENDERS } from './senders.js';
 
-export type SyncEntryDependencies = SendDependencies;
+export interface SyncEntryDependencies {
+  db: Db;
+  clock: () => Date;
+  /** Each kind's sender (senders.ts). */
+  senders: Senders;
+}
 
 export type SyncEntryOutcome = 'clean' | 'synced' | 'changed-meanwhile' | 'waiting-for-connection' | 'failed' | 'gone';
 
@@ -20,7 +25,7 @@ const CONNECTION_MISSING: SyncFailure = { problem: 'needs-connection', text: WAI
  * thrown for the turn to retry; entries of users who cannot be synced now wait, still dirty.
  */
 export async function syncEntry(deps: SyncEntryDependencies, key: OutboxKey, known?: Connection): Promise<SyncEntryOutcome> {
-  const { db, clock } = deps;
+  const { db, clock, senders } = deps;
   const version = await dirtyVersion(db, key);
   if (version === undefined) return 'clean';
 
@@ -32,9 +37,9 @@ export async function syncEntry(deps: SyncEntryDependencies, key: OutboxKey, kno
     return 'waiting-for-connection';
   }
 
-  const sender = SENDERS[key.kind];
+  const sender = senders[key.kind];
   try {
-    if ((await sender.send(deps, key)) === 'gone') {
+    if ((await sender.send(key)) === 'gone') {
       await forgetGoneEntry(db, key, version);
       return 'gone';
     }
@@ -52,6 +57,6 @@ export async function syncEntry(deps: SyncEntryDependencies, key: OutboxKey, kno
     return 'waiting-for-connection';
   }
   if (!(await markSynced(db, key, version, clock()))) return 'changed-meanwhile';
-  await sender.afterSynced?.(deps, key);
+  await sender.afterSynced?.(key);
   return 'synced';
 }

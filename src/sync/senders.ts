@@ -1,12 +1,23 @@
+import type { ActivityFiles } from '../activities/activity-file-store.js';
 import { activitySender } from '../activities/activity-sender.js';
+import type { Db } from '../db/database.js';
 import { nutritionSender } from '../nutrition/nutrition-sender.js';
+import type { ServiceApi } from '../provider/api.js';
 import { wellnessSender } from '../wellness/wellness-sender.js';
-import type { Sender } from './sender.js';
-import type { SyncKind } from './sync-kinds.js';
+import type { Senders } from './sender.js';
 
-/** Each kind's sender: the only kind-specific part of the sync path. */
-export const SENDERS: Record<SyncKind, Sender> = {
-  nutrition: nutritionSender,
-  wellness: wellnessSender,
-  activities: activitySender,
-};
+export interface SendersDependencies {
+  db: Db;
+  api: ServiceApi;
+  /** Where the bytes of .fit activities are, and whether they are kept after upload. */
+  activityFiles: ActivityFiles;
+}
+
+/** Each kind's sender, given what it needs: the only kind-specific part of the sync path. */
+export function createSenders({ db, api, activityFiles }: SendersDependencies): Senders {
+  return {
+    nutrition: nutritionSender({ db, api }),
+    wellness: wellnessSender({ db, api }),
+    activities: activitySender({ db, api, activityFiles }),
+  };
+}

@@ -6,7 +6,7 @@ import type { Logger } from '../logger.js';
 import { ServiceError } from '../provider/service-error.js';
 import { underPermit, type Lane, type RequestBudget } from '../queue/request-budget.js';
 import { endHistory, recordTurn } from './backfill.js';
-import { syncEntry, type SyncEntryOutcome } from './jobs.js';
+import { syncEntry, type SyncEntryDependencies, type SyncEntryOutcome } from './jobs.js';
 import {
   freshEntriesDue,
   historyEntries,
@@ -16,7 +16,6 @@ import {
   recordNextAttempt,
   type DirtyEntry,
 } from './outbox.js';
-import type { SendDependencies } from './sender.js';
 import { SYNC_KINDS, type SyncKind } from './sync-kinds.js';
 import { setAsideUnsendableEntries } from './unsendable-entries.js';
 
@@ -26,7 +25,7 @@ import { setAsideUnsendableEntries } from './unsendable-entries.js';
  * only calls them (worker.ts).
  */
 
-export interface TurnDependencies extends SendDependencies {
+export interface TurnDependencies extends SyncEntryDependencies {
   budget: RequestBudget;
   logger: Logger;
 }

@@ -1,32 +1,23 @@
-import type { WellnessDay, WellnessDayTable } from './wellness-day.table.js';
-import { MEASUREMENT_NAMES, type MeasurementName, type Measurements } from './wellness.schemas.js';
+import { measurementNames } from './measurement-declaration.js';
+import type { MeasurementColumns, WellnessDay } from './wellness-day.table.js';
+import { WELLNESS_MEASUREMENTS } from './wellness.fields.js';
+import type { Measurements } from './wellness.schemas.js';
 
-const COLUMNS = {
-  hrv: 'hrv',
-  restingHr: 'resting_hr',
-  sleepSecs: 'sleep_secs',
-  weight: 'weight',
-  vo2max: 'vo2max',
-} as const satisfies Record<MeasurementName, keyof WellnessDayTable>;
+const NAMES = measurementNames(WELLNESS_MEASUREMENTS);
 
-type MeasurementColumns = { [Name in MeasurementName as (typeof COLUMNS)[Name]]: number | null };
+const columnOf = (name: (typeof NAMES)[number]) => WELLNESS_MEASUREMENTS[name].column;
 
 /** The measurements as stored: a measurement not entered is null in its column. */
 export function measurementColumns(measurements: Measurements): MeasurementColumns {
-  return Object.fromEntries(MEASUREMENT_NAMES.map((name) => [COLUMNS[name], measurements[name] ?? null])) as MeasurementColumns;
+  return Object.fromEntries(NAMES.map((name) => [columnOf(name), measurements[name] ?? null])) as MeasurementColumns;
 }
 
 /** The measurements of a stored day; one not entered is absent, never null. */
 export function measurementsOf(day: WellnessDay): Measurements {
-  return Object.fromEntries(
-    MEASUREMENT_NAMES.flatMap((name) => {
-      const value = day[COLUMNS[name]];
-      return value === null ? [] : [[name, value] as const];
-    }),
-  );
+  return Object.fromEntries(NAMES.flatMap((name) => (day[columnOf(name)] === null ? [] : [[name, day[columnOf(name)]]])));
 }
 
 export function sameMeasurements(day: WellnessDay, measurements: Measurements): boolean {
   const columns = measurementColumns(measurements);
-  return MEASUREMENT_NAMES.every((name) => day[COLUMNS[name]] === columns[COLUMNS[name]]);
+  return NAMES.every((name) => day[columnOf(name)] === columns[columnOf(name)]);
 }

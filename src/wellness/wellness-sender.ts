@@ -1,14 +1,18 @@
+import type { Db } from '../db/database.js';
+import type { ServiceApi } from '../provider/api.js';
 import type { Sender } from '../sync/sender.js';
 import { measurementsOf } from './measurements.js';
 import { findWellnessDay } from './wellness-day.repository.js';
 import { wellnessRecord } from './wellness-record.js';
 
 /** A day deleted here meanwhile is not sent: the service has no delete to send instead (§4.5). */
-export const wellnessSender: Sender = {
-  async send({ db, api }, { userId, subject: date }) {
-    const day = await findWellnessDay(db, userId, date);
-    if (!day) return 'gone';
-    await api.upsertWellness(userId, wellnessRecord(date, measurementsOf(day)));
-    return 'sent';
-  },
-};
+export function wellnessSender({ db, api }: { db: Db; api: ServiceApi }): Sender {
+  return {
+    async send({ userId, subject: date }) {
+      const day = await findWellnessDay(db, userId, date);
+      if (!day) return 'gone';
+      await api.upsertWellness(userId, wellnessRecord(date, measurementsOf(day)));
+      return 'sent';
+    },
+  };
+}

@@ -7,12 +7,12 @@ import { describeSync, type SyncWords } from '../sync/sync-words.js';
 import { currentUser, requireUserPage } from '../web/authentication.js';
 import { renderConfirmation } from '../web/confirm-page.js';
 import { flash } from '../web/flash.js';
-import { formProblemsOf, type FormProblems, type FormWords, type Refusal } from '../web/form-problems.js';
+import { formProblemsOf, type FieldWords, type FormProblems, type FormWords, type Refusal } from '../web/form-problems.js';
 import type { RenderPage } from '../web/pages.js';
 import { dateStyleOf } from '../web/locale.js';
 import { dateFromQuery, renderBadDate } from '../web/query-date.js';
-import { readWellnessForm, wellnessFormOf, wellnessInputFromForm, type WellnessForm } from './wellness-form.js';
-import { MEASUREMENT_NAMES, MEASUREMENTS, wellnessInputSchema } from './wellness.schemas.js';
+import { FORM_COLUMNS, readWellnessForm, wellnessFormOf, wellnessInputFromForm, type WellnessForm } from './wellness-form.js';
+import { wellnessInputSchema } from './wellness.schemas.js';
 import type { Wellness, WellnessDayView } from './wellness.js';
 
 /**
@@ -35,29 +35,15 @@ interface Draft {
   problems: FormProblems;
 }
 
-interface Column {
-  label: string;
-  fields: Array<{ name: keyof WellnessForm; label: string; unit?: string }>;
-}
-
-/** The table's columns: a measurement's field, or, for sleep, its hours and minutes. */
-const COLUMNS = MEASUREMENT_NAMES.map((name): Column =>
-  name === 'sleepSecs'
-    ? {
-        label: 'Sleep',
-        fields: [
-          { name: 'sleepHours', label: 'Sleep hours', unit: 'h' },
-          { name: 'sleepMinutes', label: 'Sleep minutes', unit: 'min' },
-        ],
-      }
-    : { label: MEASUREMENTS[name].label, fields: [{ name, label: MEASUREMENTS[name].label }] },
-);
-
-/** The row's fields by their labels, for the plain words of a refusal; the sleep as a whole is told next to its hours. */
+/** The row's fields by their labels, for the plain words of a refusal; a measurement refused as a whole is told next to its first field. */
 const WELLNESS_WORDS: FormWords = {
   fields: {
-    ...Object.fromEntries(COLUMNS.flatMap((column) => column.fields).map((field) => [field.name, { label: field.label, input: field.name }])),
-    sleepSecs: { label: 'Sleep', input: 'sleepHours' },
+    ...Object.fromEntries(
+      FORM_COLUMNS.flatMap(({ measurement, label, fields }): Array<[string, FieldWords]> => [
+        [measurement, { label, input: fields[0]!.name }],
+        ...fields.map((field): [string, FieldWords] => [field.name, { label: field.label, input: field.name }]),
+      ]),
+    ),
     date: { label: 'The date' },
   },
   whole: 'Enter at least one measurement.',
@@ -88,7 +74,7 @@ export function wellnessPages({ wellness, renderPage, clock }: Dependencies): Ro
       'wellness',
       {
         title: 'Wellness',
-        columns: COLUMNS,
+        columns: FORM_COLUMNS,
         range: `${style.day(dates.at(-1)!)} to ${style.day(last)}`,
         earlier: earlierPage(last),
         later: laterPage(last, newest),

@@ -199,11 +199,12 @@ describe('PATCH /api/activities/:id', () => {
     const { client, userId } = await newUser();
     const file = fitFile(111);
     const activity = await uploadActivity(client, file, { name: 'Ride' });
-    const deps = stack.sendDependencies();
-    await activitySender.afterSynced!(
-      { ...deps, activityFiles: { ...deps.activityFiles, retention: 'prune-after-upload' } },
-      { userId, kind: 'activities', subject: String(activity.id) },
-    );
+    const sender = activitySender({
+      db: stack.db,
+      api: stack.serviceApi(),
+      activityFiles: { store: createDatabaseActivityFileStore(stack.db), retention: 'prune-after-upload' },
+    });
+    await sender.afterSynced!({ userId, kind: 'activities', subject: String(activity.id) });
     expect(await listActivities(client)).toMatchObject([{ id: activity.id, name: 'Ride', sha256: sha256Hex(file), fileStored: false }]);
     expect((await activityTraces(stack, userId)).files).toBe(0);
 

@@ -94,9 +94,9 @@ describe('an activity file on its way out', () => {
       clock: () => new Date(),
       metrics: createPrometheusMetrics(),
     });
-    const deps = { ...stack.sendDependencies(api), activityFiles: { store, retention: 'keep' as const } };
+    const sender = activitySender({ db: stack.db, api, activityFiles: { store, retention: 'keep' } });
 
-    const sending = activitySender.send(deps, { userId, kind: 'activities', subject: String(activity.id) });
+    const sending = sender.send({ userId, kind: 'activities', subject: String(activity.id) });
     // Once the connection's buffers are full, reading stops: the same count at five looks in a row.
     const looks: number[] = [];
     const whileStalled = await eventually('the reading to stop', async () => {

@@ -112,6 +112,9 @@ describe('npm run demo', () => {
     expect(signIn.headers.get('location')).toBe('/login');
     const sandbox = await fetch(`http://127.0.0.1:${sandboxPort}/_sandbox/state`);
     expect(sandbox.status).toBe(200);
+    // Its sandbox refuses a field the interface document does not show (SANDBOX_STRICT_FIELDS, set by the dev stack).
+    const settings = await fetch(`http://127.0.0.1:${sandboxPort}/_sandbox/settings`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    expect(await settings.json()).toMatchObject({ strictFields: true });
     expect(demo.output()).toContain(`Mails the app sent: http://127.0.0.1:${mailPagePort}`);
     expect(await (await fetch(`http://127.0.0.1:${mailPagePort}/`)).text()).toContain('Mails sent by the demo');
 

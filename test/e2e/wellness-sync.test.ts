@@ -1,12 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { addDays, localToday } from '../../src/dates/local-today.js';
+import { wellnessRecord } from '../../src/wellness/wellness-record.js';
 import type { Measurements } from '../../src/wellness/wellness.schemas.js';
 import { connect, signUpNewUser } from '../helpers/flows.js';
 import { hiddenField, type CookieClient } from '../helpers/http-client.js';
 import type { Running } from '../helpers/processes.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 import { eventually } from '../helpers/wait.js';
-import { putWellness, sendWellness, wellnessDays } from '../helpers/wellness.js';
+import { BLANK_WELLNESS_FORM, EVERY_MEASUREMENT, putWellness, sendWellness, wellnessDays } from '../helpers/wellness.js';
 import { startWorkerProcess } from '../helpers/worker-process.js';
 
 let stack: Stack;
@@ -47,8 +48,7 @@ async function enterOnPage(person: Person, fields: Record<string, string>, enter
   const page = await (await person.client.get('/wellness')).text();
   // The page's rows are the person's tomorrow, then today, in their zone, not the server's.
   expect([...page.matchAll(/<tr data-date="([^"]+)">/g)].slice(0, 2).map((row) => row[1])).toEqual([addDays(person.today, 1), person.today]);
-  const blank = { hrv: '', restingHr: '', sleepHours: '', sleepMinutes: '', weight: '', vo2max: '' };
-  const saved = await person.client.postForm(`/wellness/${person.today}`, { _csrf: hiddenField(page, '_csrf'), ...blank, ...fields });
+  const saved = await person.client.postForm(`/wellness/${person.today}`, { _csrf: hiddenField(page, '_csrf'), ...BLANK_WELLNESS_FORM, ...fields });
   expect(saved.status).toBe(303);
   person.entered.set(person.today, entered);
 }
@@ -57,9 +57,7 @@ async function enterOnPage(person: Person, fields: Record<string, string>, enter
 async function serviceMatches(people: Person[]): Promise<true | undefined> {
   const { athletes } = await stack.sandboxState();
   for (const person of people) {
-    const expected = Object.fromEntries(
-      [...person.entered].map(([date, measurements]) => [date, { date, ...measurements, rawJson: { source: 'athlete-sync', ...measurements } }]),
-    );
+    const expected = Object.fromEntries([...person.entered].map(([date, measurements]) => [date, wellnessRecord(date, measurements)]));
     const stored = Object.fromEntries(Object.entries(athletes[person.athlete]?.wellness ?? {}).map(([date, day]) => [date, day.payload]));
     if (JSON.stringify(sortedKeys(stored)) !== JSON.stringify(sortedKeys(expected))) return undefined;
     const days = await wellnessDays(person.client, addDays(person.today, -3), addDays(person.today, 1));
@@ -85,7 +83,7 @@ describe('wellness sync, worker in its own process', () => {
     worker = await workerStarting;
 
     for (const person of people) {
-      await enter(person, -3, { hrv: 48.5, restingHr: 52, sleepSecs: 27_000, weight: 71.3, vo2max: 55.2 });
+      await enter(person, -3, EVERY_MEASUREMENT);
       await enter(person, -2, { sleepSecs: 0 });
       await enter(person, -1, { weight: 70.1, vo2max: 54 });
       await enter(person, 1, { restingHr: 49 }); // tomorrow, still allowed

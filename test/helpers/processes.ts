@@ -69,11 +69,13 @@ export interface RunOptions {
   user?: { uid: number; gid: number };
   /** Killed (SIGTERM) after this long, when it should have ended by itself. */
   timeoutMs?: number;
+  /** Where it runs: this process's own folder by default. */
+  cwd?: string;
 }
 
 /** Runs a command to the end and returns what it printed. */
-export async function run(command: string, args: string[], env: NodeJS.ProcessEnv, { user, timeoutMs }: RunOptions = {}): Promise<Finished> {
-  const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'], ...user, timeout: timeoutMs });
+export async function run(command: string, args: string[], env: NodeJS.ProcessEnv, { user, timeoutMs, cwd }: RunOptions = {}): Promise<Finished> {
+  const child = spawn(command, args, { env, cwd, stdio: ['ignore', 'pipe', 'pipe'], ...user, timeout: timeoutMs });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));

@@ -20,7 +20,8 @@ import { createProducerConnection, createRedisConnection, logReconnects, logUnle
 import type { RedisConnection } from '../../src/queue/redis-target.js';
 import { createRequestBudget, type RequestBudget } from '../../src/queue/request-budget.js';
 import { closeSyncQueues, createSyncQueues, type SyncQueues } from '../../src/sync/queue.js';
-import type { SendDependencies } from '../../src/sync/sender.js';
+import type { SyncEntryDependencies } from '../../src/sync/jobs.js';
+import { createSenders } from '../../src/sync/senders.js';
 import { createRedisSessionStore } from '../../src/web/session.js';
 import { createSandbox, type Sandbox } from '../../src/sandbox/app.js';
 import { DEFAULT_SETTINGS, type Settings } from '../../src/sandbox/settings.js';
@@ -57,7 +58,7 @@ export interface Stack {
   /** The data API client as a worker builds it, on `accessTokens` (default: the stack's own). */
   serviceApi(accessTokens?: AccessTokens): ServiceApi;
   /** What the sync jobs get, as worker.ts builds it over the stack's database and settings; `api` defaults to serviceApi(). */
-  sendDependencies(api?: ServiceApi): SendDependencies;
+  sendDependencies(api?: ServiceApi): SyncEntryDependencies;
   /** The app's queues (fresh and backfill lanes), on the stack's own Redis prefix. */
   syncQueues: SyncQueues;
   /** The web's connection to the stack's Redis. */
@@ -138,6 +139,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       ...DEFAULT_SETTINGS,
       logLevel: 'silent',
       redirectUris: [`${appUrl}/oauth/callback`],
+      // The app sends only fields the interface document shows: a test fails at the first other one.
+      strictFields: true,
       ...options.sandbox,
     },
   });
@@ -258,9 +261,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     serviceApi,
     sendDependencies: (api = serviceApi()) => ({
       db,
-      api,
       clock: () => new Date(),
-      activityFiles: { store: createDatabaseActivityFileStore(db), retention: config.activityRetention },
+      senders: createSenders({ db, api, activityFiles: { store: createDatabaseActivityFileStore(db), retention: config.activityRetention } }),
     }),
     syncQueues,
     redis: producer,

@@ -2,7 +2,7 @@ import { createLogger, type Logger } from '../../src/logger.js';
 import { createPrometheusMetrics } from '../../src/observability/metrics.js';
 import { createRedisConnection } from '../../src/queue/redis.js';
 import { startSyncEngine } from '../../src/sync/engine.js';
-import type { SendDependencies } from '../../src/sync/sender.js';
+import type { SyncEntryDependencies } from '../../src/sync/jobs.js';
 import type { Stack } from './stack.js';
 
 export interface RunningSync {
@@ -14,7 +14,7 @@ export interface RunningSync {
  * A worker process's sync in this process (its lane workers, fresh poller and sweeper), on the
  * stack's queues and settings, as worker.ts builds it. `deps` defaults to the stack's own.
  */
-export async function startSync(stack: Stack, deps: SendDependencies = stack.sendDependencies(), logger: Logger = createLogger('silent')): Promise<RunningSync> {
+export async function startSync(stack: Stack, deps: SyncEntryDependencies = stack.sendDependencies(), logger: Logger = createLogger('silent')): Promise<RunningSync> {
   const connection = createRedisConnection(stack.config.redis.target);
   const { sync, redis } = stack.config;
   const engine = await startSyncEngine({

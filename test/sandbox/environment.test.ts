@@ -25,6 +25,7 @@ describe('settings from the environment', () => {
       SANDBOX_TOKEN_DELAY_MS: '1500',
       SANDBOX_WITHDRAWN_SCOPES: 'workout:read',
       SANDBOX_WORKOUTS_LISTING: 'not-json',
+      SANDBOX_STRICT_FIELDS: 'true',
     });
     expect(result).toEqual({
       ok: true,
@@ -46,6 +47,7 @@ describe('settings from the environment', () => {
         tokenDelayMs: 1500,
         withdrawnScopes: ['workout:read'],
         workoutsListing: 'not-json',
+        strictFields: true,
       },
     });
   });

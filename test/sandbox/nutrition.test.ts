@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { obtainTokens, postJson, readState, startSandbox, type RunningSandbox } from './helpers.js';
+import { changeSettings, obtainTokens, postJson, readState, startSandbox, type RunningSandbox } from './helpers.js';
 
 let sandbox: RunningSandbox;
 let accessToken: string;
@@ -112,6 +112,23 @@ describe('POST /api/nutrition stores what it was sent', () => {
     await postNutrition(day);
     await postNutrition({ ...day, date: '2026-03-02' });
     expect(Object.keys(nutritionByDate())).toEqual(['2026-03-01', '2026-03-02']);
+  });
+});
+
+describe('POST /api/nutrition with strictFields', () => {
+  beforeEach(async () => {
+    expect((await changeSettings(sandbox, { strictFields: true })).status).toBe(200);
+  });
+
+  it('refuses a field of the record or of an item the document does not show, naming it', async () => {
+    const response = await postNutrition({ ...day, calories: 2100, items: [item, { ...item, protein: 12 }] });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({ error: 'invalid_request', fields: ['items.1.protein', 'calories'] });
+    expect(nutritionByDate()).toEqual({});
+  });
+
+  it('takes every field the document shows, and anything inside rawJson', async () => {
+    expect((await postNutrition({ ...day, rawJson: { items: [{ protein: 12 }] } })).status).toBe(201);
   });
 });
 

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { obtainTokens, postJson, startSandbox, type RunningSandbox } from './helpers.js';
+import { changeSettings, obtainTokens, postJson, startSandbox, type RunningSandbox } from './helpers.js';
 
 let sandbox: RunningSandbox;
 let accessToken: string;
@@ -65,6 +65,27 @@ describe('POST /api/wellness stores what it was sent', () => {
   it('keeps fields the document does not show', async () => {
     await postWellness({ ...day, bodyBattery: 80, stress: { avg: 31 } });
     expect(wellnessByDate()['2026-03-01']).toMatchObject({ payload: { bodyBattery: 80, stress: { avg: 31 } } });
+  });
+});
+
+describe('POST /api/wellness with strictFields', () => {
+  beforeEach(async () => {
+    expect((await changeSettings(sandbox, { strictFields: true })).status).toBe(200);
+  });
+
+  it('refuses fields the document does not show with 400, naming each, and stores nothing', async () => {
+    const response = await postWellness({ ...day, bodyBattery: 80, hydrationMl: 1500 });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({
+      error: 'invalid_request',
+      error_description: 'bodyBattery, hydrationMl: is not a field the interface document shows (the sandbox refuses these with strictFields on)',
+      fields: ['bodyBattery', 'hydrationMl'],
+    });
+    expect(wellnessByDate()).toEqual({});
+  });
+
+  it('takes every field the document shows, and anything inside rawJson', async () => {
+    expect((await postWellness({ ...day, rawJson: { hydrationMl: 1500, nested: { any: 'thing' } } })).status).toBe(201);
   });
 
   it('replaces the record of a date on a second upsert', async () => {

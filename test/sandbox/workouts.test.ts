@@ -138,6 +138,24 @@ describe('POST /api/workouts/upload-fit refuses what is not one valid .fit uploa
   });
 });
 
+describe('POST /api/workouts/upload-fit with strictFields', () => {
+  it('refuses a form part the document does not show, naming it; the parts it shows pass', async () => {
+    await changeSettings(sandbox, { strictFields: true });
+    const form = new FormData();
+    form.append('file', new Blob([fitFile()]), 'activity.fit');
+    form.append('name', 'Ride');
+    form.append('sport', 'cycling');
+    const response = await fetch(new URL('/api/workouts/upload-fit', sandbox.baseUrl), {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${accessToken}` },
+      body: form,
+    });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({ fields: ['sport'] });
+    expect((await upload({ file: fitFile(), name: 'Ride', metadata: '{}' })).status).toBe(201);
+  });
+});
+
 describe('GET /api/workouts summarises each activity', () => {
   it('from its session message when the file has one', async () => {
     await upload({ file: fitFileWithSession(), name: 'Long ride' });

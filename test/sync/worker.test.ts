@@ -1,7 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
-import type { NutritionRecord, ServiceApi } from '../../src/provider/api.js';
+import type { ServiceApi } from '../../src/provider/api.js';
+import type { NutritionRecord } from '../../src/provider/records.js';
 import { ServiceError } from '../../src/provider/service-error.js';
 import { queueFreshTurns } from '../../src/sync/fresh-poller.js';
 import { markDirty } from '../../src/sync/outbox.js';

@@ -3,10 +3,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createRedisConnection } from '../../src/queue/redis.js';
 import type { RedisConnection } from '../../src/queue/redis-target.js';
+import { amountNames } from '../../src/nutrition/amount-declaration.js';
+import { MEAL_AMOUNTS } from '../../src/nutrition/meal.fields.js';
 import { signUpNewUser } from '../helpers/flows.js';
 import type { CookieClient } from '../helpers/http-client.js';
 import { addMeal } from '../helpers/meals.js';
-import { putWellness } from '../helpers/wellness.js';
+import { MEASUREMENT_NAMES, putWellness } from '../helpers/wellness.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 import { seedProperties } from '../helpers/property-seed.js';
 
@@ -145,11 +147,10 @@ const hostileNumbers = fc.oneof(
 );
 const hostileValue = fc.oneof(hostileStrings, hostileNumbers, fc.jsonValue({ maxDepth: 3 }), fc.constant(null));
 
-const MEAL_FIELDS = ['name', 'carbs', 'protein', 'fat', 'kcal', 'absorptionType', 'logged_at'];
+const MEAL_FIELDS = ['name', 'carbs', ...amountNames(MEAL_AMOUNTS), 'absorptionType', 'logged_at'];
 const ACCOUNT_FIELDS = ['email', 'password', 'timezone'];
-const WELLNESS_FIELDS = ['hrv', 'restingHr', 'sleepSecs', 'weight', 'vo2max'];
 const fieldName = fc.oneof(
-  fc.constantFrom(...MEAL_FIELDS, ...ACCOUNT_FIELDS, ...WELLNESS_FIELDS, '__proto__', 'constructor'),
+  fc.constantFrom(...MEAL_FIELDS, ...ACCOUNT_FIELDS, ...MEASUREMENT_NAMES, '__proto__', 'constructor'),
   fc.string({ maxLength: 12 }),
 );
 

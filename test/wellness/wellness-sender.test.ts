@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { WellnessRecord } from '../../src/provider/api.js';
+import type { WellnessRecord } from '../../src/provider/records.js';
 import { syncEntry } from '../../src/sync/jobs.js';
 import type { OutboxKey } from '../../src/sync/outbox.js';
 import { wellnessSender } from '../../src/wellness/wellness-sender.js';
@@ -43,12 +43,13 @@ describe('syncing a wellness day', () => {
   it('sends nothing for a day deleted here: its entry is forgotten, and a send already under way finds it gone', async () => {
     const { client, userId } = await connectedUser(stack);
     const sent: WellnessRecord[] = [];
-    const deps = stack.sendDependencies(serviceApiWith({ upsertWellness: async (_user, record) => void sent.push(record) }));
+    const api = serviceApiWith({ upsertWellness: async (_user, record) => void sent.push(record) });
+    const deps = stack.sendDependencies(api);
     await putWellness(client, DATE, { weight: 70 });
     expect((await deleteWellness(client, DATE)).status).toBe(204);
 
     expect(await syncEntry(deps, dayOf(userId))).toBe('clean');
-    expect(await wellnessSender.send(deps, dayOf(userId))).toBe('gone');
+    expect(await wellnessSender({ db: stack.db, api }).send(dayOf(userId))).toBe('gone');
     expect(sent).toEqual([]);
   });
 });

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WELLNESS_MEASUREMENTS } from '../../src/wellness/wellness.fields.js';
 import { signUpNewUser } from '../helpers/flows.js';
 import { bodyOf, type ApiError, type CookieClient } from '../helpers/http-client.js';
 import { syncStatus } from '../helpers/meals.js';
 import { startStack, type Stack } from '../helpers/stack.js';
-import { NOW, deleteWellness, putWellness, sendWellness, wellnessDays } from '../helpers/wellness.js';
+import { EVERY_MEASUREMENT, MEASUREMENT_NAMES, NOW, deleteWellness, putWellness, sendWellness, wellnessDays } from '../helpers/wellness.js';
 
 let stack: Stack;
 
@@ -15,7 +16,7 @@ afterAll(async () => {
 });
 
 const DATE = '2026-11-20';
-const full = { hrv: 48.5, restingHr: 52, sleepSecs: 27_000, weight: 71.3, vo2max: 55.2 };
+const full = EVERY_MEASUREMENT;
 
 async function newUser(timezone = 'Europe/Berlin'): Promise<CookieClient> {
   const client = stack.browser();
@@ -54,13 +55,14 @@ describe('PUT /api/wellness/:date', () => {
     expect((await outboxVersions(date)).map((row) => row.version)).toEqual([2]);
   });
 
-  it.each([
-    ['hrv', 1, 500, 0.999, 500.001],
-    ['restingHr', 20, 250, 19, 251],
-    ['sleepSecs', 0, 86_400, -1, 86_401],
-    ['weight', 20, 400, 19.999, 400.001],
-    ['vo2max', 10, 100, 9.999, 100.001],
-  ])('takes %s from %d to %d, and refuses %d and %d naming it', async (field, min, max, below, above) => {
+  /** Each declared measurement's bounds, and the nearest values beyond them (a whole number, or a thousandth). */
+  const bounds = MEASUREMENT_NAMES.map((name) => {
+    const { min, max, integer } = WELLNESS_MEASUREMENTS[name];
+    const step = integer ? 1 : 0.001;
+    return [name, min, max, Number((min - step).toFixed(3)), Number((max + step).toFixed(3))] as const;
+  });
+
+  it.each(bounds)('takes %s from %d to %d, and refuses %d and %d naming it', async (field, min, max, below, above) => {
     const client = await newUser();
     expect(await putWellness(client, DATE, { [field]: min })).toEqual({ date: DATE, [field]: min });
     expect(await putWellness(client, DATE, { [field]: max })).toEqual({ date: DATE, [field]: max });
@@ -81,7 +83,7 @@ describe('PUT /api/wellness/:date', () => {
     [{ hrv: [48] }, 'hrv', 'hrv must be a number of milliseconds from 1 to 500'],
     [{ hrv: 48, steps: 10_000 }, 'steps', 'steps is not a known field'],
     [{ hrv: 48, date: DATE }, 'date', 'date is not a known field'],
-    [{}, 'body', 'body must hold at least one of hrv, restingHr, sleepSecs, weight, vo2max'],
+    [{}, 'body', `body must hold at least one of ${MEASUREMENT_NAMES.join(', ')}`],
   ])('answers 400 naming the field and stores nothing (%j)', async (body, field, message) => {
     const client = await newUser();
     const response = await sendWellness(client, DATE, body);

@@ -5,7 +5,7 @@ import { markFailed, markSynced, recordPendingReason } from '../../src/sync/outb
 import { signUpNewUser } from '../helpers/flows.js';
 import { hiddenField, type CookieClient } from '../helpers/http-client.js';
 import { startStack, type Stack } from '../helpers/stack.js';
-import { NOW, putWellness, wellnessDays } from '../helpers/wellness.js';
+import { BLANK_WELLNESS_FORM, NOW, putWellness, wellnessDays } from '../helpers/wellness.js';
 
 let stack: Stack;
 
@@ -19,7 +19,7 @@ afterAll(async () => {
 const TODAY = '2026-11-23'; // in Pacific/Pago_Pago
 /** TODAY as the pages write it (en-GB, when the browser names no language). */
 const TODAY_WRITTEN = 'Mon, 23 Nov 2026';
-const blank = { hrv: '', restingHr: '', sleepHours: '', sleepMinutes: '', weight: '', vo2max: '' };
+const blank = BLANK_WELLNESS_FORM;
 
 async function newUser(timezone = 'Pacific/Pago_Pago'): Promise<{ client: CookieClient; userId: number }> {
   const client = stack.browser();

@@ -8,13 +8,13 @@ import type { ScopeName } from '../oauth/scopes.js';
 import type { SandboxRuntime } from '../runtime.js';
 import type { Athlete, StoredRecord } from '../state.js';
 import type { BearerAuth } from './bearer.js';
-import { nutritionRecordSchema, wellnessDay, wellnessRecordSchema } from './payloads.js';
+import { RECORD_SCHEMAS, unknownFieldsOf, wellnessDay, type UnknownFields } from './payloads.js';
 import { upsertRecord } from './records.js';
 
 interface DailyEndpoint<Payload> {
   path: string;
   scope: ScopeName;
-  schema: z.ZodType<Payload>;
+  schema(unknownFields: UnknownFields): z.ZodType<Payload>;
   dayOf(payload: Payload): string;
   recordsOf(athlete: Athlete): Map<string, StoredRecord<Payload>>;
 }
@@ -25,14 +25,14 @@ export function dailyRecordRoutes(runtime: SandboxRuntime, bearer: BearerAuth): 
   mountDailyEndpoint(router, runtime, bearer, {
     path: '/api/nutrition',
     scope: 'nutrition:write',
-    schema: nutritionRecordSchema,
+    schema: (unknownFields) => RECORD_SCHEMAS[unknownFields].nutrition,
     dayOf: (record) => record.date,
     recordsOf: (athlete) => athlete.nutrition,
   });
   mountDailyEndpoint(router, runtime, bearer, {
     path: '/api/wellness',
     scope: 'health:write',
-    schema: wellnessRecordSchema,
+    schema: (unknownFields) => RECORD_SCHEMAS[unknownFields].wellness,
     dayOf: wellnessDay,
     recordsOf: (athlete) => athlete.wellness,
   });
@@ -51,7 +51,7 @@ function mountDailyEndpoint<Payload>(
     bearer.requireScope(endpoint.scope),
     jsonBody,
     (req, res) => {
-      const payload = parseBody(endpoint.schema, req.body);
+      const payload = parseBody(endpoint.schema(unknownFieldsOf(runtime.settings)), req.body);
       const day = endpoint.dayOf(payload);
       const records = endpoint.recordsOf(bearer.accessOf(req).athlete);
       const { record, created } = upsertRecord(records, day, payload, isoTime(runtime.clock.now()));

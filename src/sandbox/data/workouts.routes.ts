@@ -10,10 +10,11 @@ import type { SandboxRuntime } from '../runtime.js';
 import type { StoredRecord, WorkoutPayload } from '../state.js';
 import type { BearerAuth } from './bearer.js';
 import { findFitProblem, fitSummary } from './fit.js';
+import { shownFieldsObject, unknownFieldsOf } from './payloads.js';
 import { upsertRecord } from './records.js';
 
 /** Section 2.2. Whether name and metadata are required is "not shown": name is, metadata is not. */
-const uploadSchema = z.object({
+const uploadShape = {
   file: z
     .instanceof(Buffer, { error: 'a file part named "file" is required' })
     .superRefine((bytes, context) => {
@@ -26,7 +27,7 @@ const uploadSchema = z.object({
     .transform(parseJson)
     .pipe(z.record(z.string(), z.unknown(), { error: 'must be a JSON-encoded object' }))
     .optional(),
-});
+};
 
 /** POST /api/workouts/upload-fit (section 4.4) and GET /api/workouts (section 4.3). */
 export function workoutRoutes(runtime: SandboxRuntime, bearer: BearerAuth): Router {
@@ -39,7 +40,7 @@ export function workoutRoutes(runtime: SandboxRuntime, bearer: BearerAuth): Rout
     requireContentType('multipart/form-data'),
     receiveFile(runtime),
     (req, res) => {
-      const upload = parseBody(uploadSchema, { ...req.body, file: req.file?.buffer });
+      const upload = parseBody(shownFieldsObject(unknownFieldsOf(runtime.settings), uploadShape), { ...req.body, file: req.file?.buffer });
       const sha256 = createHash('sha256').update(upload.file).digest('hex');
       const payload: WorkoutPayload = {
         name: upload.name,

@@ -1,0 +1,60 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Db } from '../../src/db/database.js';
+import { migrateToLatest } from '../../src/db/migrate.js';
+import { amountNames, declareAmounts } from '../../src/nutrition/amount-declaration.js';
+import { nutritionRecord } from '../../src/nutrition/day-record.js';
+import { MEAL_AMOUNTS } from '../../src/nutrition/meal.fields.js';
+import type { MealItem } from '../../src/nutrition/meal.table.js';
+import { createTestDatabase, openDb, type TestDatabase } from '../helpers/database.js';
+import { amountColumns, declaredColumnProblems } from '../helpers/declared-columns.js';
+
+let database: TestDatabase;
+let db: Db;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  db = openDb(database);
+  await migrateToLatest(db);
+});
+afterAll(async () => {
+  await db.destroy();
+  await database.drop();
+});
+
+const NAMES = amountNames(MEAL_AMOUNTS);
+
+describe('the declared amounts of a meal item', () => {
+  it('each have a nullable column that keeps decimals in the migrated meal_items', async () => {
+    expect(await declaredColumnProblems(db, 'meal_items', amountColumns(MEAL_AMOUNTS))).toEqual([]);
+  });
+
+  it('are named while a declared one has no column', async () => {
+    const declared = { ...MEAL_AMOUNTS, exampleSodiumMg: { ...MEAL_AMOUNTS.protein, column: 'example_sodium_mg' } };
+    expect(await declaredColumnProblems(db, 'meal_items', amountColumns(declared))).toEqual([
+      'exampleSodiumMg: meal_items has no column example_sodium_mg: add a migration that adds it',
+    ]);
+  });
+
+  it('reach the service as they are declared: inside rawJson, or as a field of the item section 2.4 shows', () => {
+    const stored = Object.fromEntries(NAMES.map((name, index) => [MEAL_AMOUNTS[name].column, index + 1.5]));
+    const item = {
+      id: 7,
+      name: 'Oats',
+      carbs: 60,
+      logged_at: '2026-03-10T08:15:00+01:00',
+      absorption_type: null,
+      ...stored,
+    } as unknown as MealItem;
+    const record = nutritionRecord('2026-03-10', [item]);
+    const given = (sent: 'record' | 'rawJson') =>
+      Object.fromEntries(NAMES.flatMap((name, index) => (MEAL_AMOUNTS[name].sent === sent ? [[name, index + 1.5]] : [])));
+    expect(record.items).toEqual([{ name: 'Oats', carbs: 60, logged_at: '2026-03-10T08:15:00+01:00', ...given('record') }]);
+    expect(record.rawJson).toEqual({ source: 'athlete-sync', items: [{ id: 7, ...given('rawJson') }] });
+  });
+
+  it('cannot be sent as a field of an item unless section 2.4 shows it: the compiler refuses it', () => {
+    // @ts-expect-error section 2.4 does not show exampleSodiumMg of an item
+    const declared = declareAmounts({ exampleSodiumMg: { ...MEAL_AMOUNTS.protein, column: 'example_sodium_mg', sent: 'record' } });
+    expect(declared.exampleSodiumMg.sent).toBe('record');
+  });
+});
