@@ -15,8 +15,8 @@ const DATABASE_TESTS = [
   'test/e2e/{activities-sync,multi-host,nutrition-sync,read-only-store,shutdown,token-canary,token-single-flight,wellness-sync,worker-stopped-mid-refresh}.test.ts',
 ];
 /**
- * In those folders, the files whose subject is not the database: pure functions, and the fuzz test
- * of the API's input (2,500 requests).
+ * In those folders, the files whose subject is not the database: pure functions, the sync queues'
+ * job options (Redis alone), and the fuzz test of the API's input (1,000 requests).
  */
 const NOT_ABOUT_THE_DATABASE = [
   'test/web/json-api.fuzz.test.ts',
@@ -29,8 +29,11 @@ const NOT_ABOUT_THE_DATABASE = [
   'test/connections/pending-connects.test.ts',
   'test/connections/token-crypto.test.ts',
   'test/nutrition/local-date.test.ts',
+  'test/sync/queue.test.ts',
   'test/sync/sync-words.test.ts',
+  'test/web/form-numbers.test.ts',
   'test/wellness/wellness-record.test.ts',
+  'test/workouts/read-with-retries.test.ts',
   'test/workouts/workout-display.test.ts',
   'test/workouts/workout-listing.test.ts',
 ];

@@ -1,5 +1,4 @@
 import { fileURLToPath } from 'node:url';
-import type { Redis } from 'ioredis';
 import express, { type Express } from 'express';
 import type { Store } from 'express-session';
 import helmet from 'helmet';
@@ -33,6 +32,7 @@ import type { Metrics } from './observability/metrics.js';
 import { observeRequests } from './observability/requests.js';
 import type { ServiceApi } from './provider/api.js';
 import type { OAuthClient } from './provider/oauth.js';
+import type { RedisConnection } from './queue/redis-target.js';
 import type { RequestBudget } from './queue/request-budget.js';
 import { createHistoryHint } from './sync/hint.js';
 import type { SyncQueues } from './sync/queue.js';
@@ -64,7 +64,7 @@ export interface AppDependencies {
   oauth: OAuthClient;
   cipher: TokenCipher;
   /** For short-lived keys of the web (OAuth state claims) and /readyz; commands fail fast while Redis is away. */
-  redis: Redis;
+  redis: RedisConnection;
   syncQueues: SyncQueues;
   /** The service's data API, for what the web reads from it (the workouts list). */
   serviceApi: ServiceApi;

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { z } from 'zod';
 import { StartupError } from './errors.js';
 import { scopeListSchema } from './provider/scopes.js';
+import type { RedisNode, RedisNodes, RedisTarget, SentinelMaster } from './queue/redis-target.js';
 
 /**
  * Every setting of the app, parsed once at start-up from the environment. Entry points call the
@@ -20,6 +21,12 @@ function expecting(what: string) {
 }
 
 const REDIS_URL_HINT = 'a redis:// or rediss:// URL, with a database number as its path if any (redis://cache:6379/3)';
+const REDIS_PREFIX_HINT = 'letters, digits, "_", "." or "-", optionally in braces: {athlete-sync}';
+const CLUSTER_NODES_HINT = 'comma-separated host:port pairs or redis:// URLs of nodes of the cluster, e.g. redis://10.0.0.1:7000,redis://10.0.0.2:7000';
+const SENTINELS_HINT = 'comma-separated host:port pairs or redis:// URLs of the sentinels, e.g. redis://10.0.0.1:26379,redis://10.0.0.2:26379';
+const SENTINEL_MASTER_HINT = 'the name the sentinels know the primary by (mymaster), or a redis:// URL with that name as its host: redis://:password@mymaster/0';
+const ONE_REDIS = 'name one Redis: REDIS_URL (one server), REDIS_CLUSTER_NODES (a cluster) or REDIS_SENTINELS with REDIS_SENTINEL_MASTER (through Sentinel)';
+const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
 const ENCRYPTION_KEY_HINT = '32 random bytes in base64 (create one with: openssl rand -base64 32)';
 
 const baseUrl = z
@@ -34,6 +41,72 @@ const serviceUrl = baseUrl.refine(
   },
   { error: 'must be https (plain http is allowed only for localhost, 127.0.0.1 or [::1])' },
 );
+
+interface RedisAddress {
+  node: RedisNode;
+  username: string;
+  password: string;
+}
+
+/** A node of a list (REDIS_CLUSTER_NODES, REDIS_SENTINELS): host:port, or a redis:// URL; else what the entry must be. */
+function redisAddress(entry: string, defaultPort: number, hint: string): RedisAddress | { mustBe: string } {
+  const value = entry.includes('://') ? entry : `redis://${entry}`;
+  const url = URL.canParse(value) ? new URL(value) : undefined;
+  if (url?.protocol === 'rediss:') return { mustBe: 'redis:// URLs (TLS, rediss://, is taken with REDIS_URL only)' };
+  if (url?.protocol !== 'redis:' || url.hostname === '' || url.port === '0' || !/^\/?$/.test(url.pathname) || url.search !== '' || url.hash !== '') {
+    return { mustBe: hint };
+  }
+  return {
+    node: { host: url.hostname.replace(/^\[(.*)\]$/, '$1'), port: url.port === '' ? defaultPort : Number(url.port) },
+    username: decodeURIComponent(url.username),
+    password: decodeURIComponent(url.password),
+  };
+}
+
+/**
+ * Addresses of Redis nodes, comma-separated; the credentials of a URL among them count for every
+ * node (a client gives all of them the same), so two URLs may not give different ones.
+ */
+function redisNodeList(defaultPort: number, hint: string) {
+  return z.string(expecting(hint)).transform((value, context): RedisNodes => {
+    const addresses = value.split(',').map((entry) => redisAddress(entry.trim(), defaultPort, hint));
+    const wrong = addresses.find((address) => 'mustBe' in address);
+    if (wrong !== undefined) {
+      context.addIssue({ code: 'custom', message: `must be ${wrong.mustBe}`, input: value });
+      return z.NEVER;
+    }
+    const parsed = addresses.filter((address): address is RedisAddress => 'node' in address);
+    const credentials = new Set(parsed.filter((address) => address.username || address.password).map((address) => `${address.username}:${address.password}`));
+    if (credentials.size > 1) {
+      context.addIssue({ code: 'custom', message: 'must be URLs that give the same user and password (or give them once): each node is given the same', input: value });
+      return z.NEVER;
+    }
+    const { username, password } = parsed.find((address) => address.username || address.password) ?? {};
+    return { nodes: parsed.map((address) => address.node), username: username || undefined, password: password || undefined };
+  });
+}
+
+/** What the sentinels call a primary (sentinel monitor <name> ...): no spaces, no colon. */
+const MASTER_NAME = /^[A-Za-z0-9_.-]+$/;
+
+/**
+ * The primary's name, or a URL with it as its host (as redis-rb and GitLab write it) that gives
+ * what the primary and its replicas take: redis://user:password@mymaster/2.
+ */
+const sentinelMaster = z.string(expecting(SENTINEL_MASTER_HINT)).transform((value, context): SentinelMaster => {
+  if (MASTER_NAME.test(value)) return { name: value, database: 0 };
+  const url = URL.canParse(value) ? new URL(value) : undefined;
+  if (url?.protocol !== 'redis:' || !MASTER_NAME.test(url.hostname) || url.port !== '' || !/^\/?\d*$/.test(url.pathname) || url.search !== '' || url.hash !== '') {
+    context.addIssue({ code: 'custom', message: `must be ${SENTINEL_MASTER_HINT}`, input: value });
+    return z.NEVER;
+  }
+  return {
+    name: url.hostname,
+    username: decodeURIComponent(url.username) || undefined,
+    password: decodeURIComponent(url.password) || undefined,
+    database: Number(url.pathname.slice(1) || '0'),
+  };
+});
 
 const DATABASE_URL_HINT = 'sqlite:<path> (for example sqlite:./data/app.db) or a postgres:// URL';
 
@@ -115,16 +188,20 @@ const sharedSettings = {
   SHUTDOWN_TIMEOUT_MS: wholeUpTo(3_600_000, 'milliseconds up to 3600000 (an hour), e.g. 45000').optional(),
   DATABASE_URL: z.string(expecting(DATABASE_URL_HINT)).prefault('sqlite:./data/app.db').pipe(databaseUrl),
   DATABASE_POOL_SIZE: positiveInt('a number of connections, e.g. 10', 10),
+  // Unset, with neither of the two below: DEFAULT_REDIS_URL.
   REDIS_URL: z
     .url({ protocol: /^rediss?$/, ...expecting(REDIS_URL_HINT) })
     // The path is the database number; the session store's client throws on any other path at start.
     .refine((url) => /^\/?\d*$/.test(new URL(url).pathname), expecting(REDIS_URL_HINT))
-    .default('redis://127.0.0.1:6379'),
+    .optional(),
+  REDIS_CLUSTER_NODES: redisNodeList(6379, CLUSTER_NODES_HINT).optional(),
+  REDIS_SENTINELS: redisNodeList(26379, SENTINELS_HINT).optional(),
+  REDIS_SENTINEL_MASTER: sentinelMaster.optional(),
   // Braces make a Redis Cluster hash tag ({athlete-sync}): every key of the app, BullMQ's included,
   // then lives in one slot, as BullMQ's multi-key scripts need.
   REDIS_PREFIX: z
     .string()
-    .regex(/^(\{[A-Za-z0-9_.-]+\}|[A-Za-z0-9_.-]+)$/, expecting('letters, digits, "_", "." or "-", optionally in braces: {athlete-sync}'))
+    .regex(/^(\{[A-Za-z0-9_.-]+\}|[A-Za-z0-9_.-]+)$/, expecting(REDIS_PREFIX_HINT))
     .default('athlete-sync'),
   TOKEN_ENCRYPTION_KEY: z.string(expecting(ENCRYPTION_KEY_HINT)).pipe(encryptionKey),
   TOKEN_ENCRYPTION_PREVIOUS_KEYS: z
@@ -222,9 +299,48 @@ function withMailSender<Schema extends z.ZodType<{ SMTP_URL?: string; MAIL_FROM?
   });
 }
 
-const webEnvSchema = z.object({ ...sharedSettings, ...webSettings });
-const workerEnvSchema = withMailSender(z.object({ ...sharedSettings, ...workerSettings }));
-const appEnvSchema = withMailSender(envSchema);
+/** The one Redis the settings name (queue/redis-target.ts), as `redis`; settings naming none or several are refused. */
+function withRedisTarget<Schema extends z.ZodType<RedisSettings>>(schema: Schema) {
+  return schema.transform((env, context) => {
+    const redis = redisTargetOf(env);
+    if ('variable' in redis) {
+      context.addIssue({ code: 'custom', path: [redis.variable], message: redis.problem, input: env[redis.variable] });
+      return z.NEVER;
+    }
+    return { ...env, redis };
+  });
+}
+
+type RedisSettings = Pick<Settings<typeof sharedSettings>, 'REDIS_URL' | 'REDIS_CLUSTER_NODES' | 'REDIS_SENTINELS' | 'REDIS_SENTINEL_MASTER' | 'REDIS_PREFIX'>;
+
+/**
+ * The one Redis the settings name, or what is wrong with them. A cluster needs a prefix in braces:
+ * BullMQ's scripts and the app's own (the request budget) touch several keys at once, which a
+ * cluster serves only from one hash slot.
+ */
+function redisTargetOf(env: RedisSettings): RedisTarget | { variable: keyof RedisSettings; problem: string } {
+  const named = (['REDIS_URL', 'REDIS_CLUSTER_NODES', 'REDIS_SENTINELS'] as const).filter((variable) => env[variable] !== undefined);
+  if (named.length > 1) return { variable: named[1]!, problem: `must not be set with ${named[0]}: ${ONE_REDIS}` };
+  if (env.REDIS_CLUSTER_NODES) {
+    if (!env.REDIS_PREFIX.startsWith('{')) {
+      return {
+        variable: 'REDIS_PREFIX',
+        problem: `must be in braces with REDIS_CLUSTER_NODES, so that every key of the app is in one hash slot: REDIS_PREFIX={${env.REDIS_PREFIX}}`,
+      };
+    }
+    return { shape: 'cluster', seeds: env.REDIS_CLUSTER_NODES };
+  }
+  if (env.REDIS_SENTINELS) {
+    if (!env.REDIS_SENTINEL_MASTER) return { variable: 'REDIS_SENTINEL_MASTER', problem: `is required with REDIS_SENTINELS: ${SENTINEL_MASTER_HINT}` };
+    return { shape: 'sentinel', sentinels: env.REDIS_SENTINELS, master: env.REDIS_SENTINEL_MASTER };
+  }
+  if (env.REDIS_SENTINEL_MASTER) return { variable: 'REDIS_SENTINELS', problem: `is required with REDIS_SENTINEL_MASTER: ${SENTINELS_HINT}` };
+  return { shape: 'server', url: env.REDIS_URL ?? DEFAULT_REDIS_URL };
+}
+
+const webEnvSchema = withRedisTarget(z.object({ ...sharedSettings, ...webSettings }));
+const workerEnvSchema = withRedisTarget(withMailSender(z.object({ ...sharedSettings, ...workerSettings })));
+const appEnvSchema = withRedisTarget(withMailSender(envSchema));
 
 export type SettingName = keyof typeof envSchema.shape;
 export type SettingReader = 'web' | 'worker' | 'scripts';
@@ -303,7 +419,7 @@ export function readEnvironment(): NodeJS.ProcessEnv {
 
 type Settings<Shape extends z.ZodRawShape> = z.infer<z.ZodObject<Shape>>;
 
-function toSharedConfig(env: Settings<typeof sharedSettings>) {
+function toSharedConfig(env: Settings<typeof sharedSettings> & { redis: RedisTarget }) {
   return {
     logLevel: env.LOG_LEVEL,
     appBaseUrl: env.APP_BASE_URL,
@@ -316,7 +432,8 @@ function toSharedConfig(env: Settings<typeof sharedSettings>) {
     /** How long the web and workers wait at start for Redis and the database before they give up. */
     startupTimeoutS: env.STARTUP_TIMEOUT_S,
     database: toDatabaseConfig(env),
-    redis: { url: env.REDIS_URL, prefix: env.REDIS_PREFIX },
+    /** Where Redis is (queue/redis-target.ts), and the prefix of every key the app writes there. */
+    redis: { target: env.redis, prefix: env.REDIS_PREFIX },
     tokenRefreshMarginS: env.TOKEN_REFRESH_MARGIN_S,
     /** The requests to the service that every process shares (queue/request-budget.ts). */
     requestBudget: { ratePerS: env.ATHLETE_RATE_LIMIT_PER_S },

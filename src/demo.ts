@@ -1,6 +1,6 @@
 import { readableLog } from './dev/child-processes.js';
 import { createAdminAccounts } from './dev/demo-admins.js';
-import { findRedis } from './dev/find-redis.js';
+import { findRedisForRun } from './dev/find-redis.js';
 import { serveMailPage, startMailCatcher } from './dev/mail-catcher.js';
 import { startDevStack } from './dev/stack.js';
 import { closeOnSignal, runEntryPoint } from './entry-point.js';
@@ -14,11 +14,11 @@ import { createLogger } from './logger.js';
  * days of an earlier run would otherwise point at a service that no longer holds them.
  */
 runEntryPoint(async () => {
-  const redis = await findRedis();
+  const redis = await findRedisForRun();
   const databaseUrl = process.env.DATABASE_URL ?? 'sqlite:./data/demo.db';
   const redisPrefix = process.env.REDIS_PREFIX ?? 'athlete-sync-demo';
   console.log(`The demo starts empty every time (the sandbox remembers nothing between runs): emptying ${withoutPassword(databaseUrl)} and the Redis keys ${redisPrefix}:*.`);
-  console.log(`Redis: ${withoutPassword(redis.url)} (${redis.source}).`);
+  console.log(`Redis: ${withoutPassword(redis.shown)} (${redis.source}).`);
   const sandboxPort = Number(process.env.SANDBOX_PORT ?? '4100');
   const mail = await startMailCatcher();
   const mailPagePort = Number(process.env.MAIL_PAGE_PORT ?? '4200');
@@ -27,7 +27,7 @@ runEntryPoint(async () => {
     name: 'demo',
     webPort: Number(process.env.PORT ?? '3000'),
     sandboxPort,
-    redisUrl: redis.url,
+    redis: redis.settings,
     storage: {
       kind: 'fresh',
       databaseUrl,
@@ -71,10 +71,7 @@ runEntryPoint(async () => {
   console.log(`Mails the app sent: http://127.0.0.1:${mailPagePort} (Ctrl+C stops everything)\n`);
 });
 
-/** A database or Redis URL as printed: without its password. */
-function withoutPassword(url: string): string {
-  if (!URL.canParse(url)) return url;
-  const parsed = new URL(url);
-  if (parsed.password !== '') parsed.password = '***';
-  return parsed.href;
+/** Database or Redis URLs as printed: each password replaced by ***. */
+function withoutPassword(text: string): string {
+  return text.replace(/(\/\/[^:@/\s,]*:)[^@/\s,]+@/g, '$1***@');
 }

@@ -5,7 +5,8 @@ import { StartupError } from './errors.js';
 export interface StartupTarget {
   /** As the line names it: "Redis", "the database". */
   what: string;
-  url: string;
+  /** Where it is: a URL, or the URLs of the nodes it is reached through. */
+  url: string | string[];
   timeoutS: number;
 }
 
@@ -14,7 +15,7 @@ export class UnreachableAtStartError extends StartupError {
 
   constructor(target: StartupTarget, reason: unknown) {
     super(
-      `Cannot reach ${target.what} at ${withoutPassword(target.url)} within ${target.timeoutS} s (STARTUP_TIMEOUT_S): ${messageOf(reason)}`,
+      `Cannot reach ${target.what} at ${[target.url].flat().map(withoutPassword).join(', ')} within ${target.timeoutS} s (STARTUP_TIMEOUT_S): ${messageOf(reason)}`,
     );
   }
 }

@@ -20,8 +20,8 @@ runEntryPoint(async () => {
   const config = loadWebConfig(readEnvironment());
   const logger = createLogger(config.logLevel, 'web');
   const db = createDb(config.database);
-  const redisAtStart = { url: config.redis.url, timeoutS: config.startupTimeoutS };
-  const redis = createProducerConnection(config.redis.url);
+  const redisAtStart = { target: config.redis.target, timeoutS: config.startupTimeoutS };
+  const redis = createProducerConnection(config.redis.target);
   logReconnects(redis, logger, 'producer');
   // Side by side, so that STARTUP_TIMEOUT_S bounds the whole wait.
   const [sessions] = await Promise.all([

@@ -25,11 +25,11 @@ runEntryPoint(async () => {
   const config = loadWorkerConfig(readEnvironment());
   const logger = createLogger(config.logLevel, 'worker');
   const db = createDb(config.database);
-  const redis = createRedisConnection(config.redis.url);
+  const redis = createRedisConnection(config.redis.target);
   logReconnects(redis, logger, 'worker');
   // Side by side, so that STARTUP_TIMEOUT_S bounds the whole wait.
   await Promise.all([
-    untilReady(redis, { url: config.redis.url, timeoutS: config.startupTimeoutS }),
+    untilReady(redis, { target: config.redis.target, timeoutS: config.startupTimeoutS }),
     assertStoreReadyWithin(db, config.database, config.startupTimeoutS),
   ]);
   const silence = watchForSilence(redis, logger, 'worker');

@@ -30,7 +30,7 @@ describe('loadConfig', () => {
       appBaseUrl: 'https://sync.example.com',
       port: 3000,
       database: { kind: 'sqlite', path: './data/app.db' },
-      redis: { url: 'redis://127.0.0.1:6379', prefix: 'athlete-sync' },
+      redis: { target: { shape: 'server', url: 'redis://127.0.0.1:6379' }, prefix: 'athlete-sync' },
       athlete: {
         baseUrl: 'https://athlete.example.com',
         clientId: 'client',
@@ -57,7 +57,7 @@ describe('loadConfig', () => {
     expect(config.tokenEncryption.previousKeys).toEqual([Buffer.alloc(32, 1), Buffer.alloc(32, 2)]);
     expect(config.port).toBe(8080);
     expect(config.database).toEqual({ kind: 'sqlite', path: '/var/lib/app.db' });
-    expect(config.redis).toEqual({ url: 'redis://cache:6379/3', prefix: 'partner-a' });
+    expect(config.redis).toEqual({ target: { shape: 'server', url: 'redis://cache:6379/3' }, prefix: 'partner-a' });
     expect(config.athlete.scopes).toEqual(['nutrition:write', 'health:write']);
     expect(config.metrics).toEqual({ port: 9464, host: '0.0.0.0' });
     expect(config.admin).toEqual({ emails: ['ops@example.com', 'lead@example.com'], queueActions: true });
@@ -136,6 +136,9 @@ describe('loadConfig', () => {
     DATABASE_URL: 'mysql://db',
     DATABASE_POOL_SIZE: '0',
     REDIS_URL: 'http://cache',
+    REDIS_CLUSTER_NODES: 'redis://cache:7000/1',
+    REDIS_SENTINELS: 'http://cache:26379',
+    REDIS_SENTINEL_MASTER: 'has space',
     REDIS_PREFIX: 'has space',
     SESSION_SECRET: 'short',
     SESSION_IDLE_MINUTES: '0',
@@ -236,6 +239,96 @@ describe('loadConfig', () => {
     expect(message.match(/PORT/g)).toHaveLength(1);
     expect(message).toContain('SESSION_SECRET');
     expect(message).toContain('ATHLETE_CLIENT_ID');
+  });
+});
+
+describe('loadConfig naming a Redis Cluster or Redis Sentinel', () => {
+  const cluster = { ...validEnv, REDIS_PREFIX: '{athlete-sync}' };
+
+  it('takes the seed nodes of a cluster as URLs or host:port, with the credentials a URL gives every node', () => {
+    const config = loadConfig({ ...cluster, REDIS_CLUSTER_NODES: 'redis://ops:s%40cret@10.0.0.1:7000, 10.0.0.2:7001,redis://[fd00::3],cache-4' });
+    expect(config.redis).toEqual({
+      target: {
+        shape: 'cluster',
+        seeds: {
+          nodes: [
+            { host: '10.0.0.1', port: 7000 },
+            { host: '10.0.0.2', port: 7001 },
+            { host: 'fd00::3', port: 6379 },
+            { host: 'cache-4', port: 6379 },
+          ],
+          username: 'ops',
+          password: 's@cret',
+        },
+      },
+      prefix: '{athlete-sync}',
+    });
+  });
+
+  it('refuses a cluster with a REDIS_PREFIX out of braces, saying what to set', () => {
+    expect(configErrorFor({ ...validEnv, REDIS_CLUSTER_NODES: 'redis://10.0.0.1:7000' })).toBe(
+      'Invalid configuration: REDIS_PREFIX must be in braces with REDIS_CLUSTER_NODES, so that every key of the app is in one hash slot: REDIS_PREFIX={athlete-sync}',
+    );
+    expect(configErrorFor({ ...validEnv, REDIS_PREFIX: 'partner-a', REDIS_CLUSTER_NODES: '10.0.0.1:7000' })).toContain('REDIS_PREFIX={partner-a}');
+  });
+
+  it.each([
+    ['', 'comma-separated host:port pairs or redis:// URLs of nodes of the cluster'],
+    ['redis://10.0.0.1:7000,', 'comma-separated host:port pairs'],
+    ['redis://10.0.0.1:7000/1', 'comma-separated host:port pairs'],
+    ['http://10.0.0.1:7000', 'comma-separated host:port pairs'],
+    ['10.0.0.1:70000', 'comma-separated host:port pairs'],
+    ['10.0.0.1:0', 'comma-separated host:port pairs'],
+    ['redis://10.0.0.1:7000?timeout=1', 'comma-separated host:port pairs'],
+    ['rediss://10.0.0.1:7000', 'redis:// URLs (TLS, rediss://, is taken with REDIS_URL only)'],
+    ['redis://:one@10.0.0.1:7000,redis://:two@10.0.0.2:7000', 'the same user and password'],
+  ])('refuses the node list %j in one line saying what it must be', (nodes, expectation) => {
+    const message = configErrorFor({ ...cluster, REDIS_CLUSTER_NODES: nodes });
+    expect(message).toMatch(/^Invalid configuration: REDIS_CLUSTER_NODES must be [^\n]+$/);
+    expect(message).toContain(expectation);
+  });
+
+  it('takes the sentinels, with their own credentials, and the primary by name or as a URL with its credentials and database', () => {
+    const byName = loadConfig({ ...validEnv, REDIS_SENTINELS: 'redis://:watch@10.0.0.1:26380,10.0.0.2', REDIS_SENTINEL_MASTER: 'mymaster' });
+    expect(byName.redis.target).toEqual({
+      shape: 'sentinel',
+      sentinels: {
+        nodes: [
+          { host: '10.0.0.1', port: 26380 },
+          { host: '10.0.0.2', port: 26379 },
+        ],
+        username: undefined,
+        password: 'watch',
+      },
+      master: { name: 'mymaster', database: 0 },
+    });
+    const byUrl = loadConfig({ ...validEnv, REDIS_SENTINELS: '10.0.0.1:26379', REDIS_SENTINEL_MASTER: 'redis://app:s%40cret@My_Master/2' });
+    expect(byUrl.redis.target).toMatchObject({ master: { name: 'My_Master', username: 'app', password: 's@cret', database: 2 } });
+    // An unbraced prefix is fine: a Sentinel setup is one server at a time.
+    expect(byUrl.redis.prefix).toBe('athlete-sync');
+  });
+
+  it.each([
+    [{ REDIS_SENTINELS: '10.0.0.1:26379' }, 'REDIS_SENTINEL_MASTER is required with REDIS_SENTINELS: the name'],
+    [{ REDIS_SENTINEL_MASTER: 'mymaster' }, 'REDIS_SENTINELS is required with REDIS_SENTINEL_MASTER: comma-separated'],
+    [{ REDIS_SENTINELS: '10.0.0.1:26379', REDIS_SENTINEL_MASTER: 'redis://mymaster:6379' }, 'REDIS_SENTINEL_MASTER must be the name'],
+    [{ REDIS_SENTINELS: '10.0.0.1:26379', REDIS_SENTINEL_MASTER: 'redis://mymaster/two' }, 'REDIS_SENTINEL_MASTER must be the name'],
+    [{ REDIS_SENTINELS: 'redis://10.0.0.1:26379/0', REDIS_SENTINEL_MASTER: 'mymaster' }, 'REDIS_SENTINELS must be comma-separated'],
+  ])('refuses an incomplete or malformed Sentinel setting (%j) in one line', (env, expectation) => {
+    const message = configErrorFor({ ...validEnv, ...env });
+    expect(message).toMatch(/^Invalid configuration: [^\n]+$/);
+    expect(message).toContain(expectation);
+  });
+
+  it.each([
+    [{ REDIS_URL: 'redis://cache:6379', REDIS_CLUSTER_NODES: '10.0.0.1:7000' }, 'REDIS_CLUSTER_NODES must not be set with REDIS_URL'],
+    [{ REDIS_URL: 'redis://cache:6379', REDIS_SENTINELS: '10.0.0.1:26379', REDIS_SENTINEL_MASTER: 'mymaster' }, 'REDIS_SENTINELS must not be set with REDIS_URL'],
+    [{ REDIS_CLUSTER_NODES: '10.0.0.1:7000', REDIS_SENTINELS: '10.0.0.1:26379', REDIS_SENTINEL_MASTER: 'mymaster' }, 'REDIS_SENTINELS must not be set with REDIS_CLUSTER_NODES'],
+  ])('refuses two ways of naming Redis at once (%j)', (env, expectation) => {
+    const message = configErrorFor({ ...cluster, ...env });
+    expect(message).toBe(
+      `Invalid configuration: ${expectation}: name one Redis: REDIS_URL (one server), REDIS_CLUSTER_NODES (a cluster) or REDIS_SENTINELS with REDIS_SENTINEL_MASTER (through Sentinel)`,
+    );
   });
 });
 

@@ -5,6 +5,7 @@ import type {} from 'vitest';
 import type { TestProject } from 'vitest/node';
 import { findRedis } from '../src/dev/find-redis.js';
 import { createRedisConnection } from '../src/queue/redis.js';
+import { redisServer } from '../src/queue/redis-target.js';
 import { failIfKeysLeftUnder } from './helpers/redis-keys.js';
 
 declare module 'vitest' {
@@ -32,7 +33,7 @@ export default async function setup(project: TestProject) {
   project.provide('redisUrl', redis.url);
   project.provide('testRedisPrefix', testRedisPrefix);
   return async () => {
-    const connection = createRedisConnection(redis.url);
+    const connection = createRedisConnection(redisServer(redis.url));
     try {
       await failIfKeysLeftUnder(connection, testRedisPrefix);
     } catch (error) {

@@ -1,5 +1,5 @@
-import type { Redis } from 'ioredis';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import type { RedisConnection } from '../queue/redis-target.js';
 
 export interface AttemptLimitSettings {
   signInFailuresPerAddressPerHour: number;
@@ -8,7 +8,7 @@ export interface AttemptLimitSettings {
 }
 
 export interface AttemptLimitsDependencies {
-  redis: Redis;
+  redis: RedisConnection;
   /** Keys go under `<prefix>:attempts:`. */
   redisPrefix: string;
   settings: AttemptLimitSettings;

@@ -1,5 +1,5 @@
-import type { Redis } from 'ioredis';
 import { withRedisLock } from '../queue/redis-lock.js';
+import type { RedisConnection } from '../queue/redis-target.js';
 
 /**
  * Runs `work` while no other process works on the same file key (`<userId>/<sha256>`): an upload
@@ -14,6 +14,6 @@ export type ActivityFileLock = <T>(key: string, work: () => Promise<T>) => Promi
 const LOCK = { ttlMs: 60_000, waitMs: 10_000 };
 
 /** The lock in Redis, shared by every web process. */
-export function createActivityFileLock(redis: Redis, redisPrefix: string): ActivityFileLock {
+export function createActivityFileLock(redis: RedisConnection, redisPrefix: string): ActivityFileLock {
   return (key, work) => withRedisLock(redis, `${redisPrefix}:activity-file:${key}`, LOCK, work);
 }

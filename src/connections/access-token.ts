@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Redis } from 'ioredis';
 import type { SharedConfig } from '../config.js';
 import type { Db } from '../db/database.js';
 import type { Logger } from '../logger.js';
@@ -10,6 +9,7 @@ import { ServiceError } from '../provider/service-error.js';
 import { classifyTokenRequestError, toServiceError, type TokenRequestFailure } from '../provider/token-errors.js';
 import type { TokenSet } from '../provider/token-set.js';
 import { withRedisLock } from '../queue/redis-lock.js';
+import type { RedisConnection } from '../queue/redis-target.js';
 import { keepAliveDue, refreshInterrupted } from './connection-health.js';
 import {
   UNREADABLE_TOKENS,
@@ -49,7 +49,7 @@ export interface AccessTokenDependencies {
   db: Db;
   cipher: TokenCipher;
   oauth: OAuthClient;
-  redis: Redis;
+  redis: RedisConnection;
   redisPrefix: string;
   /** Refresh this long before expiry; tokens living under twice this refresh at half their life. */
   refreshMarginS: number;

@@ -1,4 +1,3 @@
-import type { Redis } from 'ioredis';
 import { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
 import type { Db } from '../db/database.js';
@@ -6,6 +5,7 @@ import type { Logger } from '../logger.js';
 import type { OAuthClient } from '../provider/oauth.js';
 import type { TokenSet } from '../provider/token-set.js';
 import { classifyTokenRequestError, serviceWords } from '../provider/token-errors.js';
+import type { RedisConnection } from '../queue/redis-target.js';
 import { dropQueuedEntries, queueFirstHistoryTurn, startHistoryOnConnect } from '../sync/connection-changes.js';
 import type { SyncQueues } from '../sync/queue.js';
 import { currentUser, requireUserPage } from '../web/authentication.js';
@@ -20,7 +20,7 @@ import type { TokenCipher } from './token-crypto.js';
 
 interface Dependencies {
   db: Db;
-  redis: Redis;
+  redis: RedisConnection;
   redisPrefix: string;
   oauth: OAuthClient;
   cipher: TokenCipher;

@@ -1,6 +1,6 @@
 import type { SessionData } from 'express-session';
-import type { Redis } from 'ioredis';
 import type { AuthorizationRequest } from '../provider/oauth.js';
+import type { RedisConnection } from '../queue/redis-target.js';
 
 type PendingConnects = SessionData['pendingConnects'];
 
@@ -51,7 +51,7 @@ export function takePendingConnect(
  * callbacks with the same state (a double navigation) may both read the session before either
  * saves it, and exchanging the code twice makes the service revoke the grant (RFC 6749 §4.1.2).
  */
-export async function claimState(redis: Redis, redisPrefix: string, state: string): Promise<boolean> {
+export async function claimState(redis: RedisConnection, redisPrefix: string, state: string): Promise<boolean> {
   const claimed = await redis.set(`${redisPrefix}:oauth-state:${state}`, '1', 'PX', PENDING_CONNECT_TTL_MS, 'NX');
   return claimed === 'OK';
 }

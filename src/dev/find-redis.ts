@@ -44,6 +44,37 @@ export async function findRedis({
   return startPrivateRedis(env);
 }
 
+/** The settings of the app that name a Redis Cluster or a Sentinel setup instead of REDIS_URL. */
+const SHAPE_SETTINGS = ['REDIS_CLUSTER_NODES', 'REDIS_SENTINELS', 'REDIS_SENTINEL_MASTER'] as const;
+
+/** Redis for a run of the app's processes (`npm run demo`): the settings that name it to them. */
+export interface RunRedis {
+  settings: Record<string, string>;
+  /** The settings as printed: the URL, or `NAME=value` of each. */
+  shown: string;
+  /** How it was found, in words. */
+  source: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * A Redis Cluster or a Sentinel setup when the environment names one, taken as it is (a run
+ * cannot start one); otherwise one server, found as findRedis finds it.
+ */
+export async function findRedisForRun(env: NodeJS.ProcessEnv = process.env): Promise<RunRedis> {
+  const named = SHAPE_SETTINGS.flatMap((name) => (env[name] ? [[name, env[name]] as const] : []));
+  if (named.length > 0) {
+    return {
+      settings: Object.fromEntries(named),
+      shown: named.map(([name, value]) => `${name}=${value}`).join(' '),
+      source: 'the environment',
+      stop: async () => {},
+    };
+  }
+  const found = await findRedis({ env });
+  return { settings: { REDIS_URL: found.url }, shown: found.url, source: found.source, stop: () => found.stop() };
+}
+
 /** A `redis-server` of our own: no persistence, so a restart starts it empty. */
 export interface PrivateRedis extends FoundRedis {
   /** Kills it at once (SIGKILL), as a crash would. */

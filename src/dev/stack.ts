@@ -2,11 +2,12 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
 import { loadConfig, type Config } from '../config.js';
 import { StartupError } from '../errors.js';
 import { createDb } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
+import { untilReady } from '../queue/redis.js';
+import { ioredisConnection, keyHolders } from '../queue/redis-target.js';
 import { startCompiledEntryPoint, startEntryPoint, stopChild, waitForHealthy } from './child-processes.js';
 
 /**
@@ -19,7 +20,8 @@ export interface DevStackOptions {
   name: string;
   webPort: number;
   sandboxPort: number;
-  redisUrl: string;
+  /** The settings that name Redis to the app: REDIS_URL, or those of a cluster or a Sentinel setup. */
+  redis: Record<string, string>;
   /**
    * `fresh`: this SQLite database and Redis prefix are emptied at start and kept after stop, to look
    * into (the demo's: its sandbox remembers nothing between runs, so neither may the app).
@@ -69,7 +71,7 @@ function stackEnvironment(options: DevStackOptions, storage: Storage): NodeJS.Pr
     APP_BASE_URL: appBaseUrl,
     PORT: String(options.webPort),
     DATABASE_URL: storage.databaseUrl,
-    REDIS_URL: options.redisUrl,
+    ...options.redis,
     REDIS_PREFIX: storage.redisPrefix,
     SESSION_SECRET: `${name}-only-session-secret-do-not-use-in-production`,
     TOKEN_ENCRYPTION_KEY: Buffer.from(`${name}-only-key-do-not-use-in-production`.slice(0, 32)).toString('base64'),
@@ -94,10 +96,9 @@ interface Storage {
   temporaryDir?: string;
 }
 
-async function prepareStorage({ name, storage }: DevStackOptions, redisUrl: string): Promise<Storage> {
+async function prepareStorage({ name, storage }: DevStackOptions): Promise<Storage> {
   if (storage.kind === 'fresh') {
     await deleteSqliteDatabase(storage.databaseUrl);
-    await deleteKeys(redisUrl, storage.redisPrefix);
     return storage;
   }
   const temporaryDir = await mkdtemp(join(tmpdir(), `athlete-sync-${name}-`));
@@ -106,9 +107,10 @@ async function prepareStorage({ name, storage }: DevStackOptions, redisUrl: stri
 
 /** Migrates the database, starts the sandbox (always from source) and the web app, and waits until both answer. */
 export async function startDevStack(options: DevStackOptions): Promise<DevStack> {
-  const storage = await prepareStorage(options, options.redisUrl);
+  const storage = await prepareStorage(options);
   const env = stackEnvironment(options, storage);
   const config = loadConfig(env);
+  if (options.storage.kind === 'fresh') await deleteKeys(config);
   const db = createDb(config.database);
   await migrateToLatest(db);
   await db.destroy();
@@ -133,7 +135,7 @@ export async function startDevStack(options: DevStackOptions): Promise<DevStack>
   const stop = async () => {
     await Promise.all([web, sandbox, ...workers].map((child) => stopChild(child)));
     if (storage.temporaryDir === undefined) return;
-    await deleteKeys(config.redis.url, config.redis.prefix);
+    await deleteKeys(config);
     await rm(storage.temporaryDir, { recursive: true, force: true });
   };
   try {
@@ -187,12 +189,14 @@ function metricsUrlOf(config: Config, processNumber: number): string | undefined
   return `http://${host}:${config.metrics.port + processNumber}/metrics`;
 }
 
-/** This run's keys only: a Redis found on the machine may hold others'. */
-async function deleteKeys(redisUrl: string, prefix: string): Promise<void> {
-  const redis = new Redis(redisUrl, { maxRetriesPerRequest: 1 });
+/** This run's keys only (under its REDIS_PREFIX), from each server that holds keys: a Redis found on the machine may hold others'. */
+async function deleteKeys({ redis: { target, prefix }, startupTimeoutS }: Config): Promise<void> {
+  const redis = await untilReady(ioredisConnection(target, { maxRetriesPerRequest: 1 }), { target, timeoutS: startupTimeoutS });
   try {
-    for await (const keys of redis.scanStream({ match: `${prefix}:*`, count: 500 })) {
-      if ((keys as string[]).length > 0) await redis.del(...(keys as string[]));
+    for (const server of keyHolders(redis)) {
+      for await (const keys of server.scanStream({ match: `${prefix}:*`, count: 500 })) {
+        if ((keys as string[]).length > 0) await server.del(...(keys as string[]));
+      }
     }
   } finally {
     redis.disconnect();

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from './redis-target.js';
 
 /**
  * A lock shared by every process on one Redis: the single-instance pattern from the Redis
@@ -21,7 +21,7 @@ export interface LockOptions {
   waitMs: number;
 }
 
-export async function withRedisLock<T>(redis: Redis, key: string, options: LockOptions, work: () => Promise<T>): Promise<T> {
+export async function withRedisLock<T>(redis: RedisConnection, key: string, options: LockOptions, work: () => Promise<T>): Promise<T> {
   const owner = randomUUID();
   await acquire(redis, key, owner, options);
   try {
@@ -31,7 +31,7 @@ export async function withRedisLock<T>(redis: Redis, key: string, options: LockO
   }
 }
 
-async function acquire(redis: Redis, key: string, owner: string, { ttlMs, waitMs }: LockOptions): Promise<void> {
+async function acquire(redis: RedisConnection, key: string, owner: string, { ttlMs, waitMs }: LockOptions): Promise<void> {
   const deadline = Date.now() + waitMs;
   for (let pause = 10; ; pause = Math.min(pause * 2, 200)) {
     if ((await redis.set(key, owner, 'PX', ttlMs, 'NX')) === 'OK') return;

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
-import type { Redis } from 'ioredis';
 import type { Logger } from '../logger.js';
+import type { RedisConnection } from './redis-target.js';
 import { REDIS_REPLY_TIMEOUT_MS } from './redis.js';
 
 const PROBE_EVERY_MS = 1000;
@@ -15,7 +15,7 @@ export interface SilenceWatch {
  * without a word. A PING each second tells: one unanswered for REDIS_REPLY_TIMEOUT_MS is one warn
  * line, and its answer, once Redis is back, one info line. A closed connection is logReconnects's to say.
  */
-export function watchForSilence(redis: Redis, logger: Logger, name: string): SilenceWatch {
+export function watchForSilence(redis: RedisConnection, logger: Logger, name: string): SilenceWatch {
   let probing = false;
   const probe = () => {
     if (probing || redis.status !== 'ready') return;

@@ -2,14 +2,15 @@ import { Redis } from 'ioredis';
 import type { Logger } from '../logger.js';
 import { beforeDeadline, TIMED_OUT, UnreachableAtStartError } from '../reach-at-start.js';
 import { isRedisUnavailable } from './redis-unavailable.js';
+import { describeRedis, ioredisConnection, type ConnectionEvents, type RedisConnection, type RedisTarget } from './redis-target.js';
 
 /**
  * A connection for BullMQ workers and the app's locks. `maxRetriesPerRequest: null` is what
  * BullMQ workers require: a blocking command must wait through a reconnect instead of failing.
  * A database index in the URL (redis://host:6379/2) is honoured by ioredis.
  */
-export function createRedisConnection(url: string): Redis {
-  return new Redis(url, { maxRetriesPerRequest: null });
+export function createRedisConnection(target: RedisTarget): RedisConnection {
+  return ioredisConnection(target, { maxRetriesPerRequest: null });
 }
 
 /**
@@ -26,8 +27,8 @@ export const REDIS_REPLY_TIMEOUT_MS = 2000;
  * and made again (`socketTimeout`), so the next ones fail at once too; one that failed is not sent
  * again after a reconnect, since its request has been answered already.
  */
-export function createProducerConnection(url: string): Redis {
-  const redis = new Redis(url, {
+export function createProducerConnection(target: RedisTarget): RedisConnection {
+  const redis = ioredisConnection(target, {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
     commandTimeout: REDIS_REPLY_TIMEOUT_MS,
@@ -42,7 +43,7 @@ export function createProducerConnection(url: string): Redis {
 
 /** Where Redis is, and how long a process may wait for it at start (STARTUP_TIMEOUT_S). */
 export interface RedisAtStart {
-  url: string;
+  target: RedisTarget;
   timeoutS: number;
 }
 
@@ -50,28 +51,22 @@ export interface RedisAtStart {
  * The connection once it is connected. Without an offline queue, commands sent before then fail at
  * once, so a process that served requests straight after start-up would answer its first ones 503.
  * Waits quietly through failed attempts while Redis is not yet up, for at most `timeoutS`; then
- * the start ends with one line naming Redis, its URL and why.
+ * the start ends with one line naming Redis, where it is and why.
  */
-export function untilReady(redis: Redis, atStart: RedisAtStart): Promise<Redis> {
+export function untilReady<Connection extends RedisConnection>(redis: Connection, atStart: RedisAtStart): Promise<Connection> {
   if (redis.status === 'ready') return Promise.resolve(redis);
-  const ready = new Promise<Redis>((resolve) => redis.once('ready', () => resolve(redis)));
+  const ready = new Promise<Connection>((resolve) => redis.once('ready', () => resolve(redis)));
   return untilConnected(redis, ready, atStart, () => redis.disconnect());
-}
-
-/** What ioredis and node-redis clients both emit about their connection. */
-interface ConnectionEvents {
-  on(event: 'error', listener: (error: Error) => void): unknown;
-  on(event: 'reconnecting' | 'ready', listener: () => void): unknown;
 }
 
 /**
  * `connecting` (a client that retries by itself) within `timeoutS`; else `giveUp` ends its retrying
- * and the start ends with one line naming Redis, its URL and the client's last error.
+ * and the start ends with one line naming Redis, where it is and the client's last error.
  */
 export async function untilConnected<T>(
   client: ConnectionEvents,
   connecting: Promise<T>,
-  { url, timeoutS }: RedisAtStart,
+  { target, timeoutS }: RedisAtStart,
   giveUp: () => void,
 ): Promise<T> {
   let lastError: unknown = 'no answer';
@@ -81,7 +76,7 @@ export async function untilConnected<T>(
   const outcome = await beforeDeadline(connecting, Date.now() + timeoutS * 1000);
   if (outcome !== TIMED_OUT) return outcome;
   giveUp();
-  throw new UnreachableAtStartError({ what: 'Redis', url, timeoutS }, lastError);
+  throw new UnreachableAtStartError({ ...describeRedis(target), timeoutS }, lastError);
 }
 
 /**

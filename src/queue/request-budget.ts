@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Redis } from 'ioredis';
 import { RELEASE_IF_OWNER } from './redis-lock.js';
+import type { RedisConnection } from './redis-target.js';
 
 /**
  * Which requests go first when the budget is short (docs/architecture.md, "Who waits"):
@@ -38,7 +38,7 @@ export interface RequestBudget {
 }
 
 export interface RequestBudgetSettings {
-  redis: Redis;
+  redis: RedisConnection;
   prefix: string;
   /** ATHLETE_RATE_LIMIT_PER_S: requests per second to the service, all processes together. */
   ratePerS: number;
@@ -164,13 +164,13 @@ interface BudgetCommands {
   budgetRelease(person: string, owner: string): Promise<number>;
 }
 
-function withBudgetCommands(redis: Redis): Redis & BudgetCommands {
+function withBudgetCommands(redis: RedisConnection): RedisConnection & BudgetCommands {
   redis.defineCommand('budgetTakeSlot', { lua: TAKE_SLOT, numberOfKeys: 4 });
   redis.defineCommand('budgetLeaveLine', { lua: LEAVE_LINE, numberOfKeys: 2 });
   redis.defineCommand('budgetPause', { lua: PAUSE, numberOfKeys: 1 });
   redis.defineCommand('budgetRenew', { lua: RENEW_IF_OWNER, numberOfKeys: 1 });
   redis.defineCommand('budgetRelease', { lua: RELEASE_IF_OWNER, numberOfKeys: 1 });
-  return redis as Redis & BudgetCommands;
+  return redis as RedisConnection & BudgetCommands;
 }
 
 export function createRequestBudget({

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
-import type { Redis } from 'ioredis';
 import type { Logger } from '../logger.js';
 import { runEvery } from '../background/run-every.js';
+import type { RedisConnection } from '../queue/redis-target.js';
 import { isRedisUnavailable } from '../queue/redis-unavailable.js';
 import { FRESH_POLL_MS, queueFreshTurns } from './fresh-poller.js';
 import { scheduleKeepAlive } from './queue.js';
@@ -10,7 +10,7 @@ import { createSyncWorkers, type SyncWorkerSettings } from './worker.js';
 
 export interface SyncEngineSettings extends SyncWorkerSettings {
   /** The connection the sweeper checks the queue's mark on. */
-  redis: Redis;
+  redis: RedisConnection;
   sweepIntervalMs: number;
 }
 

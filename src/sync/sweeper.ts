@@ -1,5 +1,5 @@
-import type { Redis } from 'ioredis';
 import type { Db } from '../db/database.js';
+import type { RedisConnection } from '../queue/redis-target.js';
 import { endHistory, peopleInTurnOrder, type TurnPosition } from './backfill.js';
 import { forgetScheduledRetries } from './outbox.js';
 import { canTakeTurns, queueTurns, scheduleKeepAlive, type SyncQueues } from './queue.js';
@@ -10,7 +10,7 @@ const SWEEP_BATCH = 1000;
 export interface SweepDependencies {
   db: Db;
   queues: SyncQueues;
-  redis: Redis;
+  redis: RedisConnection;
   /** REDIS_PREFIX: where the mark of a queue built from the store lives. */
   redisPrefix: string;
 }

@@ -16,6 +16,11 @@ export type RenderPage = (
  * form token (their pages have forms, sign-out at least). A signed-out visitor's page gets none
  * unless it has a form and gives one (the sign-in and sign-up pages): viewing pages stores nothing.
  * A confirmation the last form flashed (flash.ts) is shown once, at the top.
+ *
+ * Error pages too, a refusal's (4xx) included: the person who hit one must still be able to sign
+ * out from it. So a refused request may store the form token in a session that had none yet (one
+ * signed in through the JSON API); it never replaces one, since csrf-sync reuses the stored token,
+ * and forms already open in other tabs keep working.
  */
 export function createPageRenderer(render: RenderView, formTokenFor: FormProtection['tokenFor']): RenderPage {
   return (req, res, view, data = {}, status = 200) => {

@@ -2,9 +2,9 @@ import { promisify } from 'node:util';
 import type { Request, RequestHandler, Response } from 'express';
 import session, { type Store } from 'express-session';
 import { RedisStore } from 'connect-redis';
-import { createClient } from 'redis';
 import type { Logger } from '../logger.js';
 import { logReconnects, REDIS_REPLY_TIMEOUT_MS, untilConnected, type RedisAtStart } from '../queue/redis.js';
+import { sessionClient } from '../queue/redis-target.js';
 import { SessionStoreWithDeadline } from './session-store-deadline.js';
 
 declare module 'express-session' {
@@ -43,8 +43,7 @@ export interface SessionLimits {
  * a request waits at most REDIS_REPLY_TIMEOUT_MS for its session, however Redis fails.
  */
 export async function createRedisSessionStore(redis: RedisAtStart & { prefix: string }, logger: Logger) {
-  const client = createClient({
-    url: redis.url,
+  const connection = await sessionClient(redis.target, {
     // While Redis is unreachable a session lookup fails at once (the request gets an error page)
     // instead of waiting in the offline queue, and so holding the request, until Redis is back.
     disableOfflineQueue: true,
@@ -57,11 +56,14 @@ export async function createRedisSessionStore(redis: RedisAtStart & { prefix: st
       reconnectStrategy: (retries) => Math.min(100 * 2 ** retries, 2000),
     },
   });
-  logReconnects(client, logger, 'sessions');
-  await untilConnected(client, client.connect(), redis, () => client.destroy());
+  logReconnects(connection.events, logger, 'sessions');
+  await untilConnected(connection.events, connection.connect(), redis, () => connection.destroy());
   // No `ttl`: connect-redis expires each key with its session's cookie.
-  const store = new SessionStoreWithDeadline(new RedisStore({ client, prefix: sessionKeyPrefix(redis.prefix) }), REDIS_REPLY_TIMEOUT_MS);
-  return { store, close: () => client.close() };
+  const store = new SessionStoreWithDeadline(
+    new RedisStore({ client: connection.client, prefix: sessionKeyPrefix(redis.prefix) }),
+    REDIS_REPLY_TIMEOUT_MS,
+  );
+  return { store, close: () => connection.close() };
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '../queue/redis-target.js';
 import { endSession, renewUserSession, sessionKeyPrefix, startUserSession, type SessionLimits } from './session.js';
 
 /**
@@ -24,7 +24,7 @@ export interface UserSessions {
 
 export interface UserSessionsDependencies {
   /** Commands fail at once while Redis is away (the producer connection), so a request never hangs. */
-  redis: Redis;
+  redis: RedisConnection;
   redisPrefix: string;
   limits: SessionLimits;
 }

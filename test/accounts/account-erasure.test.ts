@@ -1,4 +1,3 @@
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccountErasure, finishPendingErasures } from '../../src/accounts/account-erasure.js';
 import { createAttemptLimits } from '../../src/accounts/attempt-limits.js';
@@ -6,7 +5,8 @@ import { createDatabaseActivityFileStore } from '../../src/activities/activity-f
 import { freePort } from '../../src/dev/free-port.js';
 import { createLogger } from '../../src/logger.js';
 import { recordIncident } from '../../src/notices/notice.repository.js';
-import { createProducerConnection } from '../../src/queue/redis.js';
+import { createProducerConnection, createRedisConnection } from '../../src/queue/redis.js';
+import { redisServer, type RedisConnection } from '../../src/queue/redis-target.js';
 import { syncEntry } from '../../src/sync/jobs.js';
 import { LANES, queueTurns } from '../../src/sync/queue.js';
 import { takeTurn } from '../../src/sync/turn.js';
@@ -23,11 +23,11 @@ import { eventually } from '../helpers/wait.js';
 import { putWellness } from '../helpers/wellness.js';
 
 let stack: Stack;
-let redis: Redis;
+let redis: RedisConnection;
 
 beforeAll(async () => {
   stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
-  redis = new Redis(stack.config.redis.url);
+  redis = createRedisConnection(stack.config.redis.target);
 });
 afterAll(async () => {
   redis.disconnect();
@@ -213,7 +213,7 @@ describe('a sync job running at the moment of deletion', () => {
 describe('Redis away at the moment of deletion', () => {
   it('the store is emptied at once; the sessions end at the next sweep, and meanwhile nothing of the person is sent', async () => {
     const person = await personWithData('Cleo');
-    const unreachable = createProducerConnection(`redis://127.0.0.1:${await freePort()}`);
+    const unreachable = createProducerConnection(redisServer(`redis://127.0.0.1:${await freePort()}`));
     const sessionsThere = createUserSessions({ redis: unreachable, redisPrefix: stack.config.redis.prefix, limits: stack.config.session });
     const erasure = createAccountErasure({
       db: stack.db,

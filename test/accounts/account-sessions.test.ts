@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createRedisConnection } from '../../src/queue/redis.js';
 import { SESSION_COOKIE } from '../../src/web/session.js';
 import { PASSWORD, signedInAgain } from '../helpers/account.js';
 import { signUpNewUser } from '../helpers/flows.js';
@@ -159,8 +160,7 @@ describe('signing out everywhere', () => {
 });
 
 async function userSessionIds(userId: number): Promise<string[]> {
-  const { Redis } = await import('ioredis');
-  const redis = new Redis(stack.config.redis.url);
+  const redis = createRedisConnection(stack.config.redis.target);
   try {
     return await redis.smembers(`${stack.config.redis.prefix}:user-sessions:${userId}`);
   } finally {

@@ -10,13 +10,14 @@ import type { Db } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { createLogger } from '../../src/logger.js';
 import { createRedisConnection } from '../../src/queue/redis.js';
+import { redisServer } from '../../src/queue/redis-target.js';
 import { createTestDatabase, openDb, type TestDatabase } from '../helpers/database.js';
 import { fitFile } from '../helpers/fit-files.js';
 import { deleteKeys, testRedisPrefix } from '../helpers/redis-keys.js';
 
 let database: TestDatabase;
 let db: Db;
-const redis = createRedisConnection(inject('redisUrl'));
+const redis = createRedisConnection(redisServer(inject('redisUrl')));
 const prefix = testRedisPrefix();
 
 beforeAll(async () => {

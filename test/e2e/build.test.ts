@@ -9,7 +9,8 @@ import { MINIMAL_APP_ENVIRONMENT } from '../helpers/minimal-environment.js';
 
 /**
  * Each test builds a copy of the project, as a fresh clone would: the project's own dist/ is in
- * use by the test files that run the production npm scripts.
+ * use by the test files that run the production npm scripts. The two groups below run side by
+ * side (describe.concurrent), each on its own copy; a build is mostly tsc's time.
  */
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CHECKED_IN = ['package.json', 'tsconfig.json', 'tsconfig.build.json', 'scripts', 'src', 'migrations', 'views'];
@@ -36,7 +37,7 @@ function npmRun(clone: string, script: string, processEnv: NodeJS.ProcessEnv = M
   return run('npm', ['run', '--silent', '--prefix', clone, script], processEnv);
 }
 
-describe('npm run build', () => {
+describe.concurrent('npm run build', () => {
   let clone: string;
   let processEnv: NodeJS.ProcessEnv;
 
@@ -59,12 +60,13 @@ describe('npm run build', () => {
     expect(built.filter((path) => DEV_TOOLING.test(path))).toEqual([]);
   });
 
-  it('compiles the migrations, which plain node applies', async () => {
+  // In order: the web and the worker start only on a migrated database.
+  it.sequential('compiles the migrations, which plain node applies', async () => {
     const migrate = await run(process.execPath, [join(clone, 'dist/src/migrate.js')], processEnv);
     expect(migrate.stdout).toMatch(/^Applied: .*create_users/);
   });
 
-  it('compiles a web process that plain node runs: it answers /healthz and renders views/', async () => {
+  it.sequential('compiles a web process that plain node runs: it answers /healthz and renders views/', async () => {
     const web = start(process.execPath, [join(clone, 'dist/src/server.js')], processEnv);
     try {
       await web.waitForOutput(/web listening/);
@@ -79,7 +81,7 @@ describe('npm run build', () => {
     }
   });
 
-  it('compiles a worker that plain node runs', async () => {
+  it.sequential('compiles a worker that plain node runs', async () => {
     const worker = start(process.execPath, [join(clone, 'dist/src/worker.js')], processEnv);
     try {
       await worker.waitForOutput(/worker ready/);
@@ -89,7 +91,7 @@ describe('npm run build', () => {
   });
 });
 
-describe('the production npm scripts', () => {
+describe.concurrent('the production npm scripts', () => {
   it(
     'build dist/ first when it is missing or older than the sources, and only then',
     async () => {

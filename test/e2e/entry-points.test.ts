@@ -2,6 +2,9 @@ import { writeFileSync } from 'node:fs';
 import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { loadDatabaseConfig } from '../../src/config.js';
+import { createDb } from '../../src/db/database.js';
+import { migrateToLatest } from '../../src/db/migrate.js';
 import { freePort } from '../../src/dev/free-port.js';
 import { MINIMAL_APP_ENVIRONMENT } from '../helpers/minimal-environment.js';
 import { run, start } from '../helpers/processes.js';
@@ -18,10 +21,25 @@ function newDatabaseUrl(): string {
   return `sqlite:${join(temporaryFolder('athlete-sync-entry-'), 'app.db')}`;
 }
 
-describe.each([
+/** A database already migrated, for the tests whose subject comes after that check; the processes fail before they write. */
+let migratedDatabaseUrl: string;
+beforeAll(async () => {
+  migratedDatabaseUrl = newDatabaseUrl();
+  const db = createDb(loadDatabaseConfig({ DATABASE_URL: migratedDatabaseUrl }));
+  await migrateToLatest(db);
+  await db.destroy();
+});
+
+/**
+ * The tests run side by side (describe.concurrent): each starts processes of its own and mostly waits
+ * for them. Node loading the app takes seconds on a busy machine, and longer with all of them at once.
+ */
+const BUSY = { timeout: 60_000 };
+
+describe.concurrent.each([
   ['npm start', 'start'],
   ['npm run worker', 'worker'],
-])('%s', (_title, script) => {
+])('%s', BUSY, (_title, script) => {
   it('refuses a database with pending migrations and says to run npm run migrate', async () => {
     const result = await run('npm', ['run', '--silent', script], { ...MINIMAL_APP_ENVIRONMENT, DATABASE_URL: newDatabaseUrl() });
     expect(result.code).toBe(1);
@@ -42,13 +60,7 @@ describe.each([
 // The wait itself is timed in test/reach-at-start.test.ts; starting npm and node takes seconds on a busy machine.
 const STARTUP_TIMEOUT_S = 2;
 
-describe('npm start and npm run worker with what they need out of reach', () => {
-  let migratedDatabaseUrl: string;
-  beforeAll(async () => {
-    migratedDatabaseUrl = newDatabaseUrl();
-    await run('npm', ['run', '--silent', 'migrate'], { ...MINIMAL_APP_ENVIRONMENT, DATABASE_URL: migratedDatabaseUrl });
-  });
-
+describe.concurrent('npm start and npm run worker with what they need out of reach', BUSY, () => {
   /** Runs the script and returns all it printed, and how long it took to exit 1. */
   async function failedStart(script: string, env: Record<string, string>): Promise<{ output: string; ms: number }> {
     const startedAt = Date.now();
@@ -83,29 +95,27 @@ describe('npm start and npm run worker with what they need out of reach', () => 
   );
 });
 
-describe('npm start with METRICS_PORT equal to PORT', () => {
+describe.concurrent('npm start with METRICS_PORT equal to PORT', BUSY, () => {
   it('stops with one line naming the port in use', async () => {
     const port = String(await freePort());
-    const env = { ...MINIMAL_APP_ENVIRONMENT, DATABASE_URL: newDatabaseUrl(), REDIS_URL: inject('redisUrl'), PORT: port, METRICS_PORT: port };
-    await run('npm', ['run', '--silent', 'migrate'], env);
+    const env = { ...MINIMAL_APP_ENVIRONMENT, DATABASE_URL: migratedDatabaseUrl, REDIS_URL: inject('redisUrl'), PORT: port, METRICS_PORT: port };
     const result = await run('npm', ['run', '--silent', 'start'], env);
     expect(result.code).toBe(1);
     expect(result.stderr.trim()).toMatch(new RegExp(`^listen EADDRINUSE: address already in use .*:${port}: give PORT and METRICS_PORT free ports, each its own$`));
   });
 });
 
-describe('npm start with a HOST that is no address of this machine', () => {
+describe.concurrent('npm start with a HOST that is no address of this machine', BUSY, () => {
   it('stops with one line naming the address, not blaming the port', async () => {
     // 192.0.2.1 is TEST-NET-1 (RFC 5737): never an address of this machine.
-    const env = { ...MINIMAL_APP_ENVIRONMENT, DATABASE_URL: newDatabaseUrl(), REDIS_URL: inject('redisUrl'), HOST: '192.0.2.1' };
-    await run('npm', ['run', '--silent', 'migrate'], env);
+    const env = { ...MINIMAL_APP_ENVIRONMENT, DATABASE_URL: migratedDatabaseUrl, REDIS_URL: inject('redisUrl'), HOST: '192.0.2.1' };
     const result = await run('npm', ['run', '--silent', 'start'], env);
     expect(result.code).toBe(1);
     expect(result.stderr.trim()).toMatch(/^listen EADDRNOTAVAIL: address not available 192\.0\.2\.1:\d+: give HOST and METRICS_HOST addresses of this machine$/);
   });
 });
 
-describe('npm run migrate, then npm start and npm run worker', () => {
+describe.concurrent('npm run migrate, then npm start and npm run worker', BUSY, () => {
   it('migrates a new database, after which web (with its metrics) and worker start and stop on a signal', async () => {
     const env = {
       ...MINIMAL_APP_ENVIRONMENT,

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { createMeals, type MealView } from '../../src/nutrition/meals.js';
 import { WAITING_FOR_CONNECTION } from '../../src/sync/jobs.js';
 import { dailySyncStatuses } from '../../src/sync/outbox.js';
@@ -9,7 +9,7 @@ import type { Running } from '../helpers/processes.js';
 import { DisposableRedis } from '../helpers/redis-server.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 import { eventually } from '../helpers/wait.js';
-import { startWorkerProcess } from '../helpers/worker-process.js';
+import { startWorkerEntryPoint } from '../helpers/worker-process.js';
 
 let stack: Stack;
 const workers: Running[] = [];
@@ -94,7 +94,7 @@ describe('nutrition sync, worker in its own process', () => {
       await newPerson('berlin', 'Europe/Berlin'),
     ];
     await stack.changeSandbox({ faultRate: 0.2, faultKinds: ['500', '503', '429'], faultTargets: ['data'], faultSeed: 7 });
-    workers.push(await startWorkerProcess(stack, { SYNC_QUIET_MS: '300' }));
+    workers.push(await startWorkerEntryPoint(stack, { SYNC_QUIET_MS: '300' }));
 
     for (const [index, person] of people.entries()) {
       for (let i = 0; i < 12; i++) {
@@ -143,13 +143,15 @@ describe('nothing is lost when a part fails', () => {
     stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
     const person = await newPerson('Ana', 'Europe/Berlin');
     await stack.changeSandbox({ faultRate: 1, faultKinds: ['stall'], faultTargets: ['data'], stallMs: 60_000 });
-    const doomed = await startWorkerProcess(stack, { SYNC_QUIET_MS: '100' });
+    // A job whose worker died is taken up again within about twice the lock's duration.
+    const settings = { SYNC_QUIET_MS: '100', WORKER_LOCK_DURATION_MS: '1000' };
+    const doomed = await startWorkerEntryPoint(stack, settings);
     await add(person, { name: 'Toast', carbs: 30, logged_at: '2026-05-01T08:00:00+02:00' });
     await eventually('the upsert to be in flight', async () => ((await stack.syncQueues.fresh.getActiveCount()) > 0 ? true : undefined));
 
     await doomed.stop('SIGKILL');
     await stack.changeSandbox({ faultRate: 0 });
-    workers.push(await startWorkerProcess(stack));
+    workers.push(await startWorkerEntryPoint(stack, settings));
 
     await eventually('the day to be synced', () => serviceMatchesModel([person]), 60_000);
     expect((await syncStatus(person.client, '2026-05-01'))[0]).toMatchObject({ status: 'synced' });
@@ -162,9 +164,12 @@ describe('nothing is lost when a part fails', () => {
     ['a worker that ran through the outage (Redis back empty)', true],
   ])('a day written while Redis is down ends synced by %s', async (_, runningThrough) => {
     const redis = await DisposableRedis.start();
+    // After afterEach, which needs it to close the stack.
+    onTestFinished(() => redis.stop());
     stack = await startStack({ sandbox: { autoApprove: 'Ana' }, env: { REDIS_URL: redis.url } });
     const person = await newPerson('Ana', 'Europe/Berlin');
-    if (runningThrough) workers.push(await startWorkerProcess(stack));
+    const startWorker = async () => workers.push(await startWorkerEntryPoint(stack, { SYNC_QUIET_MS: '100' }));
+    if (runningThrough) await startWorker();
     const user = await stack.db.selectFrom('users').selectAll().where('id', '=', person.userId).executeTakeFirstOrThrow();
     // The meals of the web process, without its sessions (which need Redis): a change needs only the store.
     const meals = createMeals({ db: stack.db, limits: stack.config.meals, clock: () => new Date(), historyAdded: async () => {} });
@@ -179,12 +184,8 @@ describe('nothing is lost when a part fails', () => {
     expect(await stack.syncQueues.fresh.count().catch(() => 'unreachable')).toBe('unreachable');
 
     await redis.start();
-    if (!runningThrough) workers.push(await startWorkerProcess(stack));
+    if (!runningThrough) await startWorker();
     await eventually('the day to be synced', () => serviceMatchesModel([person]), 60_000);
-    await Promise.all(workers.splice(0).map((worker) => worker.stop('SIGTERM')));
-    await stack.close();
-    await redis.stop();
-    stack = await startStack();
   }, 90_000);
 });
 
@@ -195,13 +196,17 @@ describe('a revoked grant', () => {
     const stolen = (await stack.storedGrant(person.userId))!.refreshToken;
     for (let i = 0; i < 2; i++) await stack.presentRefreshToken(stolen); // reuse: the sandbox revokes the grant
     // No sweeps during the test: only reconnecting may resume the waiting day.
-    workers.push(await startWorkerProcess(stack, { SYNC_QUIET_MS: '100', SYNC_SWEEP_INTERVAL_MS: '600000' }));
+    workers.push(await startWorkerEntryPoint(stack, { SYNC_QUIET_MS: '100', SYNC_SWEEP_INTERVAL_MS: '600000' }));
 
     await add(person, { name: 'Pasta', carbs: 90, logged_at: '2026-05-03T19:00:00+02:00' });
     await eventually('the connection to need reconnecting', async () =>
       (await stack.storedGrant(person.userId))?.status === 'needs_reconnect' ? true : undefined,
     );
-    const [waiting] = await syncStatus(person.client, '2026-05-03');
+    // The day's reason is written a moment after the connection's status, by the same turn.
+    const waiting = await eventually('the day to say why it waits', async () => {
+      const [day] = await syncStatus(person.client, '2026-05-03');
+      return day?.error === undefined ? undefined : day;
+    });
     expect(waiting).toMatchObject({ status: 'pending', error: WAITING_FOR_CONNECTION });
     expect(await stack.syncQueues.fresh.getFailedCount()).toBe(0);
     expect(await (await person.client.get('/')).text()).toContain('Needs reconnecting');

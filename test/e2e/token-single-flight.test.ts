@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createRedisConnection } from '../../src/queue/redis.js';
+import type { RedisConnection } from '../../src/queue/redis-target.js';
 import { connectedUser } from '../helpers/flows.js';
 import { run } from '../helpers/processes.js';
 import { startStack, type Stack } from '../helpers/stack.js';
@@ -38,7 +39,7 @@ beforeAll(async () => {
   };
   const finished = Promise.all(Array.from({ length: PROCESSES }, () => run(process.execPath, ['--import', 'tsx', HAMMER], env)));
   // One window for all processes, once every one of them has booted, however long that took.
-  const redis = new Redis(stack.config.redis.url);
+  const redis = createRedisConnection(stack.config.redis.target);
   await eventually('every hammer process to be ready', async () => (Number(await redis.get(readyKey)) === PROCESSES ? true : undefined), 45_000);
   await redis.set(startKey, String(Date.now() + 200));
   redis.disconnect();
@@ -84,7 +85,7 @@ describe(`${PROCESSES} processes × ${CALLERS} concurrent callers, access tokens
 
   it('left no token in its output or in Redis (canary: sandbox tokens start with sbx_)', async () => {
     for (const output of outputs) expect(output.stdout + output.stderr).not.toMatch(/sbx_(at|rt|code)_/);
-    const redis = new Redis(stack.config.redis.url);
+    const redis = createRedisConnection(stack.config.redis.target);
     const keys = await redis.keys(`${stack.config.redis.prefix}*`);
     expect(keys.length).toBeGreaterThan(0);
     expect(keys.join('\n')).not.toMatch(/sbx_/);
@@ -94,7 +95,7 @@ describe(`${PROCESSES} processes × ${CALLERS} concurrent callers, access tokens
 });
 
 /** A key's value as text, whatever its type, so it can be searched. */
-async function dumpValue(redis: Redis, key: string): Promise<string> {
+async function dumpValue(redis: RedisConnection, key: string): Promise<string> {
   switch (await redis.type(key)) {
     case 'string':
       return (await redis.get(key)) ?? '';

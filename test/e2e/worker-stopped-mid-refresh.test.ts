@@ -13,12 +13,14 @@ import { eventually } from '../helpers/wait.js';
 import { startWorkerEntryPoint } from '../helpers/worker-process.js';
 
 /** Refreshed at half their life; longer than the hold, so a refreshed token is still fresh when its answer arrives. */
-const ACCESS_TOKEN_TTL_S = 10;
+const ACCESS_TOKEN_TTL_S = 6;
 /** The worker's patience with the token endpoint (ATHLETE_TIMEOUT_S); its refresh lease lasts 2 × this + 5 s. */
-const TOKEN_TIMEOUT_S = 5;
+const TOKEN_TIMEOUT_S = 3;
 /** How long the service holds the refresh: time to stop the worker before it would give up waiting. */
-const HELD_MS = 4000;
+const HELD_MS = 2000;
 const DATE = '2026-03-10';
+/** How often the next worker sweeps (SYNC_SWEEP_INTERVAL_MS), so that a few sweeps fit in a short wait. */
+const SWEEP_INTERVAL_MS = 500;
 
 const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
 
@@ -33,8 +35,8 @@ afterEach(async () => {
   await stack.close();
 });
 
-async function startWorker(): Promise<Running> {
-  const worker = await startWorkerEntryPoint(stack);
+async function startWorker(env: Record<string, string> = {}): Promise<Running> {
+  const worker = await startWorkerEntryPoint(stack, env);
   workers.push(worker);
   return worker;
 }
@@ -87,7 +89,7 @@ describe('a worker stopped while the service holds its refresh open (rotation, r
     await worker.stop('SIGKILL');
     await stack.changeSandbox({ tokenDelayMs: 0 });
 
-    const next = await startWorker();
+    const next = await startWorker({ SYNC_SWEEP_INTERVAL_MS: String(SWEEP_INTERVAL_MS) });
     // It waits for the killed worker's lease to run out, then presents the stored refresh token once.
     const connection = await eventually(
       'the connection to need reconnecting',
@@ -103,7 +105,7 @@ describe('a worker stopped while the service holds its refresh open (rotation, r
     expect(logLines(next)).toContainEqual(expect.objectContaining({ level: 40, userId, reason: 'refresh_interrupted' }));
 
     // Sweeps keep finding the day dirty; none asks the service for a token again.
-    await sleep(3000);
+    await sleep(3 * SWEEP_INTERVAL_MS);
     expect((await stack.sandboxState()).counters).toMatchObject({ refreshRequests: 2, reuseDetections: 1 });
     expect(await syncStatus(client, DATE)).toMatchObject([{ status: 'pending', error: WAITING_FOR_CONNECTION }]);
   }, 90_000);

@@ -1,11 +1,11 @@
-import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createRedisConnection } from '../../src/queue/redis.js';
+import { redisServer, type RedisConnection } from '../../src/queue/redis-target.js';
 import { deleteKeysUnder, failIfKeysLeftUnder, keysLeftUnder, testRedisPrefix } from './redis-keys.js';
 
-let redis: Redis;
+let redis: RedisConnection;
 beforeAll(() => {
-  redis = createRedisConnection(inject('redisUrl'));
+  redis = createRedisConnection(redisServer(inject('redisUrl')));
 });
 afterAll(() => redis.disconnect());
 

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import type { Redis } from 'ioredis';
 import { inject } from 'vitest';
+import { keyHolders, type RedisConnection } from '../../src/queue/redis-target.js';
 
 /**
  * Every Redis key a test writes lives under the run's prefix (test/global-setup.ts), then a part
@@ -29,21 +29,24 @@ function patternsUnder(prefix: string): string[] {
   return [`${prefix}*`, `{${prefix}*`];
 }
 
-async function* scanKeys(redis: Redis, pattern: string): AsyncGenerator<string[]> {
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
-    cursor = next;
-    if (keys.length > 0) yield keys;
-  } while (cursor !== '0');
+/** Batches of the keys matching `pattern`, from each server holding keys, with that server. */
+async function* scanKeys(redis: RedisConnection, pattern: string): AsyncGenerator<{ server: RedisConnection; keys: string[] }> {
+  for (const server of keyHolders(redis)) {
+    let cursor = '0';
+    do {
+      const [next, keys] = await server.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+      cursor = next;
+      if (keys.length > 0) yield { server, keys };
+    } while (cursor !== '0');
+  }
 }
 
 /** Deletes every key matching `pattern` (SCAN and UNLINK in batches, never KEYS). */
-export async function deleteKeys(redis: Redis, pattern: string): Promise<void> {
-  for await (const keys of scanKeys(redis, pattern)) await redis.unlink(...keys);
+export async function deleteKeys(redis: RedisConnection, pattern: string): Promise<void> {
+  for await (const { server, keys } of scanKeys(redis, pattern)) await server.unlink(...keys);
 }
 
-export async function deleteKeysUnder(redis: Redis, prefix: string): Promise<void> {
+export async function deleteKeysUnder(redis: RedisConnection, prefix: string): Promise<void> {
   for (const pattern of patternsUnder(prefix)) await deleteKeys(redis, pattern);
 }
 
@@ -53,10 +56,10 @@ export interface LeftKeys {
   sample: string[];
 }
 
-export async function keysLeftUnder(redis: Redis, prefix: string, sampleSize = 5): Promise<LeftKeys> {
+export async function keysLeftUnder(redis: RedisConnection, prefix: string, sampleSize = 5): Promise<LeftKeys> {
   const left: LeftKeys = { count: 0, sample: [] };
   for (const pattern of patternsUnder(prefix)) {
-    for await (const keys of scanKeys(redis, pattern)) {
+    for await (const { keys } of scanKeys(redis, pattern)) {
       left.count += keys.length;
       left.sample.push(...keys.slice(0, sampleSize - left.sample.length));
     }
@@ -65,7 +68,7 @@ export async function keysLeftUnder(redis: Redis, prefix: string, sampleSize = 5
 }
 
 /** Throws, naming a few keys and their count, when any key under `prefix` is left; then deletes them. */
-export async function failIfKeysLeftUnder(redis: Redis, prefix: string): Promise<void> {
+export async function failIfKeysLeftUnder(redis: RedisConnection, prefix: string): Promise<void> {
   const left = await keysLeftUnder(redis, prefix);
   if (left.count === 0) return;
   await deleteKeysUnder(redis, prefix);

@@ -2,7 +2,6 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Redis } from 'ioredis';
 import { inject } from 'vitest';
 import { createDatabaseActivityFileStore } from '../../src/activities/activity-file-store.js';
 import { createApp } from '../../src/app.js';
@@ -18,6 +17,7 @@ import { createPrometheusMetrics, type PrometheusMetrics } from '../../src/obser
 import { createServiceApi, type ServiceApi } from '../../src/provider/api.js';
 import { createOAuthClient, type OAuthClient } from '../../src/provider/oauth.js';
 import { createProducerConnection, createRedisConnection, logReconnects, logUnlessRedisUnreachable, untilReady } from '../../src/queue/redis.js';
+import type { RedisConnection } from '../../src/queue/redis-target.js';
 import { createRequestBudget, type RequestBudget } from '../../src/queue/request-budget.js';
 import { closeSyncQueues, createSyncQueues, type SyncQueues } from '../../src/sync/queue.js';
 import type { SyncEntryDependencies } from '../../src/sync/jobs.js';
@@ -62,7 +62,7 @@ export interface Stack {
   /** The app's queues (fresh and backfill lanes), on the stack's own Redis prefix. */
   syncQueues: SyncQueues;
   /** The web's connection to the stack's Redis. */
-  redis: Redis;
+  redis: RedisConnection;
   /** The request budget as the app's processes share it (ATHLETE_RATE_LIMIT_PER_S, on the stack's Redis prefix). */
   budget: RequestBudget;
   /** The environment the app was configured from: what a worker process of this stack needs. */
@@ -108,6 +108,8 @@ export interface SandboxState {
 
 export interface StackOptions {
   sandbox?: Partial<Settings>;
+  /** The settings that name Redis: by default REDIS_URL, the run's Redis (test/global-setup.ts). */
+  redis?: Record<string, string>;
   env?: Record<string, string>;
   /** Keep every log line the app writes (web and accessTokens), at this level, in `stack.logs`. */
   captureLogs?: LevelWithSilent;
@@ -151,7 +153,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     APP_BASE_URL: appUrl,
     PORT: String(appPort),
     DATABASE_URL: database.url,
-    REDIS_URL: inject('redisUrl'),
+    ...(options.redis ?? { REDIS_URL: inject('redisUrl') }),
     REDIS_PREFIX: testRedisPrefix(),
     SESSION_SECRET: randomUUID() + randomUUID(),
     TOKEN_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
@@ -169,11 +171,11 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     ? createLogger(options.captureLogs, 'athlete-sync', { write: (line: string) => void logs.push(line) })
     : createLogger(config.logLevel);
   const db = createDb(config.database);
-  const redis = createRedisConnection(config.redis.url);
+  const redis = createRedisConnection(config.redis.target);
   logReconnects(redis, logger, 'test stack');
   const cipher = createTokenCipher(config.tokenEncryption.key);
-  const redisAtStart = { url: config.redis.url, timeoutS: config.startupTimeoutS };
-  const producer = await untilReady(createProducerConnection(config.redis.url), redisAtStart);
+  const redisAtStart = { target: config.redis.target, timeoutS: config.startupTimeoutS };
+  const producer = await untilReady(createProducerConnection(config.redis.target), redisAtStart);
   const syncQueues = createSyncQueues(producer, config.redis.prefix);
   for (const queue of Object.values(syncQueues)) queue.on('error', logUnlessRedisUnreachable(logger, 'sync queue: Redis error'));
   const budget = createRequestBudget({ redis: producer, prefix: config.redis.prefix, ...config.requestBudget });
@@ -275,7 +277,9 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       await sessions.close();
       await closeSyncQueues(syncQueues);
       // Its sessions, attempt counts, OAuth states, locks and queue: under a REDIS_PREFIX a test chose too.
-      await deleteKeys(producer, `${config.redis.prefix}:*`);
+      // On the connection that waits through a reconnect: after a failover, sentinels that learn of
+      // it late make the clients reconnect once more.
+      await deleteKeys(redis, `${config.redis.prefix}:*`);
       producer.disconnect();
       redis.disconnect();
       await db.destroy();

@@ -15,7 +15,7 @@ export interface RunningSync {
  * stack's queues and settings, as worker.ts builds it. `deps` defaults to the stack's own.
  */
 export async function startSync(stack: Stack, deps: SyncEntryDependencies = stack.sendDependencies(), logger: Logger = createLogger('silent')): Promise<RunningSync> {
-  const connection = createRedisConnection(stack.config.redis.url);
+  const connection = createRedisConnection(stack.config.redis.target);
   const { sync, redis } = stack.config;
   const engine = await startSyncEngine({
     connection,

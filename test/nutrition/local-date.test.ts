@@ -2,6 +2,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { dateStyleFor } from '../../src/dates/date-style.js';
 import { describeLoggedAt, loggedAtInputSchema, placeLoggedAt, type PlacedTime } from '../../src/nutrition/local-date.js';
+import { seedProperties } from '../helpers/property-seed.js';
+
+seedProperties();
 
 // The expected values below come from Intl.DateTimeFormat and plain arithmetic, never from luxon,
 // so the tests check placeLoggedAt against an independent computation.

@@ -3,6 +3,8 @@ import { describe, expect, inject, it, onTestFinished } from 'vitest';
 import { freePort } from '../../src/dev/free-port.js';
 import { createLogger } from '../../src/logger.js';
 import { createProducerConnection, createRedisConnection, logReconnects, logUnlessRedisUnreachable, untilReady } from '../../src/queue/redis.js';
+import { redisServer, type RedisTarget } from '../../src/queue/redis-target.js';
+import { isRedisUnavailable } from '../../src/queue/redis-unavailable.js';
 import { UnreachableAtStartError } from '../../src/reach-at-start.js';
 import { createRedisSessionStore } from '../../src/web/session.js';
 import { DisposableRedis } from '../helpers/redis-server.js';
@@ -22,12 +24,13 @@ async function closedRedisUrl(): Promise<string> {
 
 describe('a producer connection', () => {
   it('refuses a command sent before it is connected, and answers once untilReady resolves', async () => {
-    const early = createProducerConnection(inject('redisUrl'));
+    const early = createProducerConnection(redisServer(inject('redisUrl')));
     // What a web process that listens at once would do with its first request.
     await expect(early.ping()).rejects.toThrow("Stream isn't writeable");
     early.disconnect();
 
-    const ready = await untilReady(createProducerConnection(inject('redisUrl')), { url: inject('redisUrl'), timeoutS: 5 });
+    const target = redisServer(inject('redisUrl'));
+    const ready = await untilReady(createProducerConnection(target), { target, timeoutS: 5 });
     expect(await ready.ping()).toBe('PONG');
     ready.disconnect();
   });
@@ -38,7 +41,7 @@ describe('at start, a Redis that cannot be reached', () => {
     const url = await closedRedisUrl();
     const port = new URL(url).port;
     const startedAt = Date.now();
-    const waiting = untilReady(createRedisConnection(url), { url, timeoutS: 1 });
+    const waiting = untilReady(createRedisConnection(redisServer(url)), { target: redisServer(url), timeoutS: 1 });
     await expect(waiting).rejects.toThrow(UnreachableAtStartError);
     await expect(waiting).rejects.toThrow(
       `Cannot reach Redis at redis://127.0.0.1:${port} within 1 s (STARTUP_TIMEOUT_S): connect ECONNREFUSED 127.0.0.1:${port}`,
@@ -49,8 +52,45 @@ describe('at start, a Redis that cannot be reached', () => {
 
   it('is named the same way by the session store', async () => {
     const url = await closedRedisUrl();
-    const waiting = createRedisSessionStore({ url, timeoutS: 1, prefix: 'unused' }, capturingLogger().logger);
+    const waiting = createRedisSessionStore({ target: redisServer(url), timeoutS: 1, prefix: 'unused' }, capturingLogger().logger);
     await expect(waiting).rejects.toThrow(/^Cannot reach Redis at redis:\/\/127\.0\.0\.1:\d+ within 1 s \(STARTUP_TIMEOUT_S\): connect ECONNREFUSED/);
+  });
+});
+
+/** A cluster, and a primary through Sentinel, whose only node (sentinel) does not answer, and how the start names it. */
+async function unreachableShapes(): Promise<Array<[string, RedisTarget, string]>> {
+  const [clusterPort, sentinelPort] = [await freePort(), await freePort()];
+  return [
+    ['cluster', { shape: 'cluster', seeds: { nodes: [{ host: '127.0.0.1', port: clusterPort }], password: 'hunter2' } }, `the Redis Cluster at redis://127.0.0.1:${clusterPort}`],
+    [
+      'Sentinel',
+      { shape: 'sentinel', sentinels: { nodes: [{ host: '127.0.0.1', port: sentinelPort }] }, master: { name: 'mymaster', password: 'hunter2', database: 0 } },
+      `the Redis primary "mymaster" through the sentinels at redis://127.0.0.1:${sentinelPort}`,
+    ],
+  ];
+}
+
+describe('a Redis Cluster or a Sentinel setup that cannot be reached', () => {
+  it('is waited for at start, then named in one line, by the ioredis connections and the session store alike', async () => {
+    for (const [, target, named] of await unreachableShapes()) {
+      const startedAt = Date.now();
+      const waiting = untilReady(createRedisConnection(target), { target, timeoutS: 1 });
+      await expect(waiting).rejects.toThrow(new RegExp(`^Cannot reach ${named} within 1 s \\(STARTUP_TIMEOUT_S\\): `));
+      expect(Date.now() - startedAt).toBeGreaterThanOrEqual(1000);
+      const session = createRedisSessionStore({ target, timeoutS: 1, prefix: 'unused' }, capturingLogger().logger);
+      await expect(session).rejects.toThrow(new RegExp(`^Cannot reach ${named} within 1 s \\(STARTUP_TIMEOUT_S\\): `));
+    }
+  });
+
+  it('fails a producer’s command at once, as Redis unavailable (a request answers 503)', async () => {
+    for (const [shape, target] of await unreachableShapes()) {
+      const producer = createProducerConnection(target);
+      onTestFinished(() => producer.disconnect());
+      const startedAt = Date.now();
+      const failure: unknown = await producer.ping().catch((error: unknown) => error);
+      expect(isRedisUnavailable(failure), `${shape}: ${String(failure)}`).toBe(true);
+      expect(Date.now() - startedAt).toBeLessThan(500);
+    }
   });
 });
 
@@ -59,14 +99,14 @@ describe('a Redis lost after start', () => {
     const server = await DisposableRedis.start();
     onTestFinished(() => server.stop());
     const { logger, lines } = capturingLogger();
-    const redis = createRedisConnection(server.url);
+    const redis = createRedisConnection(redisServer(server.url));
     onTestFinished(() => redis.disconnect());
     logReconnects(redis, logger, 'worker');
     // BullMQ repeats the connection's errors for each command; they are left to the lines above.
     const queue = new Queue('reconnect-test', { connection: redis, prefix: 'athlete-sync-test-reconnect' });
     queue.on('error', logUnlessRedisUnreachable(logger, 'queue error'));
     onTestFinished(() => queue.close());
-    await untilReady(redis, { url: server.url, timeoutS: 5 });
+    await untilReady(redis, { target: redisServer(server.url), timeoutS: 5 });
 
     const attempts: number[] = [];
     redis.on('reconnecting', () => attempts.push(Date.now()));

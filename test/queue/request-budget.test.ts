@@ -1,10 +1,11 @@
 import { performance } from 'node:perf_hooks';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { createRedisConnection } from '../../src/queue/redis.js';
+import { redisServer } from '../../src/queue/redis-target.js';
 import { createRequestBudget, type Lane, type RequestBudget } from '../../src/queue/request-budget.js';
 import { testRedisPrefix } from '../helpers/redis-keys.js';
 
-const connections = Array.from({ length: 3 }, () => createRedisConnection(inject('redisUrl')));
+const connections = Array.from({ length: 3 }, () => createRedisConnection(redisServer(inject('redisUrl'))));
 
 afterAll(() => {
   for (const connection of connections) connection.disconnect();
@@ -67,7 +68,7 @@ describe('the request budget', () => {
 
   it('drops from the line history whose process died, and history that stopped waiting', async () => {
     const prefix = testRedisPrefix();
-    const holder = connections[0]!.duplicate();
+    const holder = createRedisConnection(redisServer(inject('redisUrl')));
     const living = createRequestBudget({ redis: connections[1]!, prefix, ratePerS: 1000, waiterTtlMs: 400 });
     const dying = createRequestBudget({ redis: holder, prefix, ratePerS: 1000, waiterTtlMs: 400 });
     await living.pause(200);
@@ -108,7 +109,7 @@ describe('the request budget', () => {
 
   it('keeps a person’s lock while its request runs, however long, and frees it soon after its holder dies', async () => {
     const prefix = testRedisPrefix();
-    const holder = connections[0]!.duplicate();
+    const holder = createRedisConnection(redisServer(inject('redisUrl')));
     const living = createRequestBudget({ redis: connections[1]!, prefix, ratePerS: 1000, lockTtlMs: 1000 });
     const dying = createRequestBudget({ redis: holder, prefix, ratePerS: 1000, lockTtlMs: 1000 });
     const slow = (await living.take('backfill', 9))!;

@@ -9,6 +9,7 @@ import { freePort } from '../../src/dev/free-port.js';
 import { createLogger } from '../../src/logger.js';
 import { LockTimeoutError } from '../../src/queue/redis-lock.js';
 import { createProducerConnection } from '../../src/queue/redis.js';
+import { redisServer } from '../../src/queue/redis-target.js';
 import { createErrorHandler } from '../../src/web/error-handler.js';
 import { createPageRenderer } from '../../src/web/pages.js';
 import { createViewRenderer } from '../../src/web/views.js';
@@ -75,7 +76,7 @@ describe('the error handler', () => {
   }
 
   it('answers 503 with Retry-After when a command fails because ioredis cannot reach Redis', async () => {
-    const unreachable = createProducerConnection(`redis://127.0.0.1:${await freePort()}`);
+    const unreachable = createProducerConnection(redisServer(`redis://127.0.0.1:${await freePort()}`));
     const url = await appWith('/api/claim', async () => {
       await unreachable.set('claim', '1');
     });

@@ -38,7 +38,7 @@ function sessionKey(client: CookieClient): string {
 }
 
 async function withRedis<T>(use: (redis: ReturnType<typeof createRedisConnection>) => Promise<T>): Promise<T> {
-  const redis = createRedisConnection(stack.config.redis.url);
+  const redis = createRedisConnection(stack.config.redis.target);
   try {
     return await use(redis);
   } finally {
@@ -284,6 +284,28 @@ describe('HTML forms', () => {
     await client.get('/login');
     const response = await client.postForm('/login', { email, password });
     expect(response.status).toBe(403);
+  });
+
+  it("answer a signed-in person's post without its token with an error page whose sign-out form works", async () => {
+    stack = await startStack();
+    const client = stack.browser();
+    // Signed up through the JSON API: no page has given this session a form token yet.
+    await signUpNewUser(client);
+    const refused = await client.postForm('/settings/timezone', { timezone: 'UTC' });
+    expect(refused.status).toBe(403);
+    const signOut = await client.postForm('/logout', { _csrf: hiddenField(await refused.text(), '_csrf') });
+    expect(signOut.status).toBe(303);
+    expect((await client.get('/api/me')).status).toBe(401);
+  });
+
+  it('keep the token of the pages already open when a post without it is refused', async () => {
+    stack = await startStack();
+    const client = stack.browser();
+    await signUpNewUser(client);
+    const token = hiddenField(await (await client.get('/')).text(), '_csrf');
+    const refused = await client.postForm('/settings/timezone', { timezone: 'UTC' });
+    expect(hiddenField(await refused.text(), '_csrf')).toBe(token);
+    expect((await client.postForm('/settings/timezone', { timezone: 'UTC', _csrf: token })).status).toBe(303);
   });
 
   it('sign up, then show the dashboard with the time zone, which can be changed and is validated', async () => {

@@ -1,6 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { readWorkoutListing } from '../../src/workouts/workout-listing.js';
+import { seedProperties } from '../helpers/property-seed.js';
+
+seedProperties();
 
 const read = (value: unknown) => readWorkoutListing(JSON.stringify(value));
 

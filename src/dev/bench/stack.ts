@@ -45,7 +45,7 @@ export async function startBenchStack({ profiling, env = {} }: BenchStackOptions
     name: 'bench',
     webPort: await freePort(),
     sandboxPort: await freePort(),
-    redisUrl: redis.url,
+    redis: { REDIS_URL: redis.url },
     storage: { kind: 'throwaway' },
     code: 'compiled',
     // Started after the ingest, for the drain.

@@ -64,7 +64,7 @@ async function startChaosStack(flags: ChaosFlags, redisUrl: string): Promise<Dev
     name: 'chaos',
     webPort: await freePort(),
     sandboxPort: await freePort(),
-    redisUrl,
+    redis: { REDIS_URL: redisUrl },
     storage: { kind: 'throwaway' },
     code: 'compiled',
     workers: flags.workers,

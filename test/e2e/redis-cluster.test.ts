@@ -1,0 +1,152 @@
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../src/dev/free-port.js';
+import { createRedisConnection } from '../../src/queue/redis.js';
+import { keyHolders } from '../../src/queue/redis-target.js';
+import { connect, connectedUser, signedInToExistingAccount, signUpNewUser } from '../helpers/flows.js';
+import { bodyOf, CookieClient, type Me } from '../helpers/http-client.js';
+import { addMeal } from '../helpers/meals.js';
+import { MINIMAL_APP_ENVIRONMENT } from '../helpers/minimal-environment.js';
+import { run, start, type Running } from '../helpers/processes.js';
+import { startRedisCluster, type RedisCluster } from '../helpers/redis-cluster.js';
+import { testRedisPrefix } from '../helpers/redis-keys.js';
+import { startStack, type Stack } from '../helpers/stack.js';
+import { temporaryFolder } from '../helpers/temporary-folders.js';
+import { eventually } from '../helpers/wait.js';
+import { startWebEntryPoint, type WebProcess } from '../helpers/web-process.js';
+import { startWorkerProcess } from '../helpers/worker-process.js';
+
+/**
+ * The app on a Redis Cluster of three masters with a password, named by one node that does not
+ * serve the slot of its keys (a plain client there is answered MOVED): `npm start` and `npm run
+ * worker` in processes of their own, and the test's web app beside them, all on REDIS_CLUSTER_NODES.
+ */
+
+const CLUSTER_PASSWORD = 'cluster-secret';
+const ADMIN = 'ops@example.com';
+const PASSWORD = 'a long password';
+/** Short enough that the second meal is sent after a token refresh, under the refresh lock. */
+const ACCESS_TOKEN_TTL_S = 4;
+
+let cluster: RedisCluster;
+let seed: string;
+let prefix: string;
+let stack: Stack;
+let web: WebProcess;
+let worker: Running;
+
+beforeAll(async () => {
+  cluster = await startRedisCluster(CLUSTER_PASSWORD);
+  prefix = `{${testRedisPrefix()}}`;
+  // The URL's user and password are given to every node the app finds.
+  seed = `redis://default:${CLUSTER_PASSWORD}@${await cluster.nodeNotOwning(prefix)}`;
+  stack = await startStack({
+    sandbox: { autoApprove: 'Ana', accessTokenTtlS: ACCESS_TOKEN_TTL_S },
+    redis: { REDIS_CLUSTER_NODES: seed },
+    env: { REDIS_PREFIX: prefix, ADMIN_EMAILS: ADMIN, SYNC_QUIET_MS: '300' },
+  });
+  [web, worker] = await Promise.all([startWebEntryPoint(stack), startWorkerProcess(stack)]);
+}, 60_000);
+afterAll(async () => {
+  try {
+    await Promise.all([web?.running.stop('SIGTERM'), worker?.stop('SIGTERM')]);
+    await stack?.close();
+  } finally {
+    await cluster?.stop();
+  }
+});
+
+async function signedInOnWebProcess(email: string): Promise<CookieClient> {
+  const client = new CookieClient(web.url);
+  expect((await client.postJson('/api/login', { email, password: PASSWORD })).status).toBe(200);
+  return client;
+}
+
+describe('the app on a Redis Cluster, given a node that does not serve its slot', () => {
+  it('signs a person up and connects them, keeps them signed in on the other web process, and sends their meals, after a token refresh too', async () => {
+    const { userId } = await connectedUser(stack);
+    const { email } = await stack.db.selectFrom('users').select('email').where('id', '=', userId).executeTakeFirstOrThrow();
+    const person = await signedInOnWebProcess(email);
+    expect(await bodyOf<Me>(await person.get('/api/me'))).toMatchObject({ email, connection: { status: 'connected' } });
+
+    await addMeal(person, { name: 'Oats', carbs: 60, logged_at: '2026-03-10T08:00:00+01:00' });
+    await eventually('the first day at the service', async () => (await stack.sandboxState()).athletes.Ana?.nutrition['2026-03-10']);
+    // Past half the token's life: the worker refreshes it first.
+    await new Promise((resolve) => setTimeout(resolve, (ACCESS_TOKEN_TTL_S / 2) * 1000));
+    await addMeal(person, { name: 'Rice', carbs: 80, logged_at: '2026-03-11T12:00:00+01:00' });
+    await eventually('the second day at the service', async () => (await stack.sandboxState()).athletes.Ana?.nutrition['2026-03-11']);
+    expect((await stack.sandboxState()).counters.refreshRequests).toBeGreaterThanOrEqual(1);
+  }, 30_000);
+
+  it('answers /readyz, and shows an admin the queues', async () => {
+    expect(await (await fetch(`${web.url}/readyz`)).json()).toEqual({ ok: true });
+    await signedInToExistingAccount(stack, ADMIN);
+    const admin = await signedInOnWebProcess(ADMIN);
+    const queues = await admin.get('/admin/queues/api/queues');
+    expect(queues.status).toBe(200);
+    expect(await queues.json()).toMatchObject({ queues: [expect.objectContaining({ name: 'sync-fresh' }), expect.objectContaining({ name: 'sync-backfill' })] });
+  });
+
+  it('keeps every key of the app (BullMQ’s, the sessions’, the sign-in limits’) in the one slot of its braced prefix', async () => {
+    const redis = createRedisConnection(stack.config.redis.target);
+    try {
+      await eventually('the cluster connection', async () => (redis.status === 'ready' ? true : undefined));
+      const keys: string[] = [];
+      for (const master of keyHolders(redis)) keys.push(...(await master.keys(`${prefix}*`)));
+      for (const part of [':sync-fresh:', ':sync-backfill:', ':session:', ':user-sessions:', ':attempts:']) {
+        expect(keys.some((key) => key.includes(part)), part).toBe(true);
+      }
+      const slots = new Set(await Promise.all(keys.map((key) => redis.cluster('KEYSLOT', key))));
+      expect(slots).toEqual(new Set([await redis.cluster('KEYSLOT', prefix)]));
+    } finally {
+      redis.disconnect();
+    }
+  });
+
+  it('is refused at start with a REDIS_PREFIX out of braces, saying what to set', async () => {
+    const unbraced = testRedisPrefix();
+    const result = await run('npm', ['run', '--silent', 'worker'], { ...MINIMAL_APP_ENVIRONMENT, REDIS_PREFIX: unbraced, REDIS_CLUSTER_NODES: seed });
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim()).toBe(
+      `Invalid configuration: REDIS_PREFIX must be in braces with REDIS_CLUSTER_NODES, so that every key of the app is in one hash slot: REDIS_PREFIX={${unbraced}}`,
+    );
+  });
+});
+
+describe('npm run demo on a Redis Cluster', () => {
+  it('empties its keys there, starts on the cluster the environment names, and sends a person’s meal to its sandbox', async () => {
+    const demoPrefix = `{${testRedisPrefix()}}`;
+    const leftover = `${demoPrefix}:left-by-an-earlier-run`;
+    const redis = createRedisConnection(stack.config.redis.target);
+    await redis.set(leftover, '1');
+    const [webPort, sandboxPort] = [await freePort(), await freePort()];
+    const demo = start('npm', ['run', 'demo'], {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      MAIL_PAGE_PORT: String(await freePort()),
+      PORT: String(webPort),
+      SANDBOX_PORT: String(sandboxPort),
+      SANDBOX_AUTO_APPROVE: 'Ada',
+      DATABASE_URL: `sqlite:${join(temporaryFolder('athlete-sync-demo-'), 'demo.db')}`,
+      REDIS_CLUSTER_NODES: seed,
+      REDIS_PREFIX: demoPrefix,
+    });
+    try {
+      await demo.waitForOutput(/Open http:\/\/localhost:\d+/);
+      expect(demo.output()).toContain(`Redis: REDIS_CLUSTER_NODES=${seed.replace(CLUSTER_PASSWORD, '***')} (the environment).`);
+      expect(await redis.exists(leftover)).toBe(0);
+      const client = new CookieClient(`http://localhost:${webPort}`);
+      await signUpNewUser(client);
+      expect((await connect(client)).status).toBe(303);
+      await addMeal(client, { name: 'Oats', carbs: 60, logged_at: '2026-03-10T08:00:00+01:00' });
+      const sandboxDay = async () => {
+        const state = await bodyOf<{ athletes: Record<string, { nutrition: Record<string, unknown> }> }>(await fetch(`http://127.0.0.1:${sandboxPort}/_sandbox/state`));
+        return state.athletes.Ada?.nutrition['2026-03-10'];
+      };
+      await eventually('the day at the demo’s sandbox', sandboxDay);
+    } finally {
+      redis.disconnect();
+      await demo.stop('SIGINT');
+    }
+  }, 90_000);
+});
