@@ -29,7 +29,10 @@ function rebuildBoth(db: Kysely<any>, idColumn: RawBuilder<unknown>): Promise<vo
 }
 
 async function rebuildMealItems(db: Kysely<any>, idColumn: RawBuilder<unknown>): Promise<void> {
-  await rebuild(db, 'meal_items', sql`
+  await rebuild(
+    db,
+    'meal_items',
+    sql`
     id ${idColumn},
     user_id integer not null references users (id) on delete cascade,
     name text not null,
@@ -41,12 +44,16 @@ async function rebuildMealItems(db: Kysely<any>, idColumn: RawBuilder<unknown>):
     logged_at text not null,
     local_date text not null,
     created_at text not null,
-    updated_at text not null`);
+    updated_at text not null`,
+  );
   await db.schema.createIndex('meal_items_by_user_and_day').on('meal_items').columns(['user_id', 'local_date']).execute();
 }
 
 async function rebuildActivities(db: Kysely<any>, idColumn: RawBuilder<unknown>): Promise<void> {
-  await rebuild(db, 'activities', sql`
+  await rebuild(
+    db,
+    'activities',
+    sql`
     id ${idColumn},
     user_id integer not null references users (id) on delete cascade,
     sha256 text not null,
@@ -57,7 +64,8 @@ async function rebuildActivities(db: Kysely<any>, idColumn: RawBuilder<unknown>)
     file_stored integer not null,
     created_at text not null,
     updated_at text not null,
-    constraint activities_user_file_unique unique (user_id, sha256)`);
+    constraint activities_user_file_unique unique (user_id, sha256)`,
+  );
 }
 
 /** Builds the table again with these columns and copies its rows, ids included (same column order). */

@@ -22,7 +22,10 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
   await db.schema.createIndex('connection_notices_due').on('connection_notices').columns(['outcome', 'next_attempt_at']).execute();
   // 1 or 0: SQLite binds no booleans.
-  await db.schema.alterTable('users').addColumn('connection_mail', 'integer', (column) => column.notNull().defaultTo(1)).execute();
+  await db.schema
+    .alterTable('users')
+    .addColumn('connection_mail', 'integer', (column) => column.notNull().defaultTo(1))
+    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

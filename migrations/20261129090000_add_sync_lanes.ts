@@ -25,7 +25,12 @@ export async function up(db: Kysely<any>): Promise<void> {
     .expression((eb) =>
       eb
         .selectFrom('outbox')
-        .select(['user_id', sql<string>`min(updated_at)`.as('started_at'), sql<number>`count(*)`.as('total'), sql<string>`min(updated_at)`.as('last_turn_at')])
+        .select([
+          'user_id',
+          sql<string>`min(updated_at)`.as('started_at'),
+          sql<number>`count(*)`.as('total'),
+          sql<string>`min(updated_at)`.as('last_turn_at'),
+        ])
         .where((row) =>
           row.and([
             row.or([row('synced_version', 'is', null), row('synced_version', '<', row.ref('version'))]),

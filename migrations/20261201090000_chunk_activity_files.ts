@@ -17,14 +17,20 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('bytes', binaryColumnType(db), (column) => column.notNull())
     .addPrimaryKeyConstraint('activity_file_chunks_pkey', ['key', 'position'])
     .execute();
-  await db.schema.alterTable('activity_files').addColumn('size', 'integer', (column) => column.notNull().defaultTo(0)).execute();
+  await db.schema
+    .alterTable('activity_files')
+    .addColumn('size', 'integer', (column) => column.notNull().defaultTo(0))
+    .execute();
   const keys = await db.selectFrom('activity_files').select('key').execute();
   // One file in memory at a time.
   for (const { key } of keys) {
     const { bytes } = await db.selectFrom('activity_files').select('bytes').where('key', '=', key).executeTakeFirstOrThrow();
     for (let offset = 0; offset < bytes.length; offset += PIECE_BYTES) {
       const piece = bytes.subarray(offset, offset + PIECE_BYTES);
-      await db.insertInto('activity_file_chunks').values({ key, position: offset / PIECE_BYTES, bytes: piece }).execute();
+      await db
+        .insertInto('activity_file_chunks')
+        .values({ key, position: offset / PIECE_BYTES, bytes: piece })
+        .execute();
     }
     await db.updateTable('activity_files').set({ size: bytes.length }).where('key', '=', key).execute();
   }
@@ -36,7 +42,11 @@ export async function down(db: Kysely<any>): Promise<void> {
   const keys = await db.selectFrom('activity_files').select('key').execute();
   for (const { key } of keys) {
     const pieces = await db.selectFrom('activity_file_chunks').select('bytes').where('key', '=', key).orderBy('position').execute();
-    await db.updateTable('activity_files').set({ bytes: Buffer.concat(pieces.map((piece) => piece.bytes)) }).where('key', '=', key).execute();
+    await db
+      .updateTable('activity_files')
+      .set({ bytes: Buffer.concat(pieces.map((piece) => piece.bytes)) })
+      .where('key', '=', key)
+      .execute();
   }
   await db.schema.alterTable('activity_files').dropColumn('size').execute();
   await db.schema.dropTable('activity_file_chunks').execute();

@@ -82,7 +82,9 @@ if (!process.argv.includes('--if-stale')) {
   if (reason !== undefined) {
     const compiler =
       findCompiler() ??
-      fail(`${reason}, and TypeScript (a devDependency) is not installed to build it: build dist/ where devDependencies are installed (docs/production.md, Production builds).`);
+      fail(
+        `${reason}, and TypeScript (a devDependency) is not installed to build it: build dist/ where devDependencies are installed (docs/production.md, Production builds).`,
+      );
     console.error(`${reason}: building it.`);
     build(compiler);
   }

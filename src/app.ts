@@ -147,9 +147,7 @@ export function createApp(deps: AppDependencies): Express {
   if (secure) app.use(warnOfPlainHttp(logger));
   app.use(noStore);
   app.use(refuseForeignOrigin(config.appBaseUrl));
-  app.use(
-    createSessionMiddleware({ secret: config.sessionSecret, store: sessionStore, secure, limits: config.session, clock }),
-  );
+  app.use(createSessionMiddleware({ secret: config.sessionSecret, store: sessionStore, secure, limits: config.session, clock }));
   app.use(loadCurrentUser(db));
   // Before the forms' CSRF check: Bull Board sends JSON, guarded by the origin check above.
   app.use(queueDashboard({ queues: syncQueues, adminEmails: config.admin.emails, allowActions: config.admin.queueActions }));

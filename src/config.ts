@@ -15,17 +15,20 @@ const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 /** One wording for every variable: "X is required: <what>" when absent, "X must be <what>" when wrong. */
 function expecting(what: string) {
   return {
-    error: (issue: { input?: unknown }) =>
-      issue.input === undefined ? `is required: ${what}` : `must be ${what}`,
+    error: (issue: { input?: unknown }) => (issue.input === undefined ? `is required: ${what}` : `must be ${what}`),
   };
 }
 
 const REDIS_URL_HINT = 'a redis:// or rediss:// URL, with a database number as its path if any (redis://cache:6379/3)';
 const REDIS_PREFIX_HINT = 'letters, digits, "_", "." or "-", optionally in braces: {athlete-sync}';
-const CLUSTER_NODES_HINT = 'comma-separated host:port pairs or redis:// URLs of nodes of the cluster, e.g. redis://10.0.0.1:7000,redis://10.0.0.2:7000';
-const SENTINELS_HINT = 'comma-separated host:port pairs or redis:// URLs of the sentinels, e.g. redis://10.0.0.1:26379,redis://10.0.0.2:26379';
-const SENTINEL_MASTER_HINT = 'the name the sentinels know the primary by (mymaster), or a redis:// URL with that name as its host: redis://:password@mymaster/0';
-const ONE_REDIS = 'name one Redis: REDIS_URL (one server), REDIS_CLUSTER_NODES (a cluster) or REDIS_SENTINELS with REDIS_SENTINEL_MASTER (through Sentinel)';
+const CLUSTER_NODES_HINT =
+  'comma-separated host:port pairs or redis:// URLs of nodes of the cluster, e.g. redis://10.0.0.1:7000,redis://10.0.0.2:7000';
+const SENTINELS_HINT =
+  'comma-separated host:port pairs or redis:// URLs of the sentinels, e.g. redis://10.0.0.1:26379,redis://10.0.0.2:26379';
+const SENTINEL_MASTER_HINT =
+  'the name the sentinels know the primary by (mymaster), or a redis:// URL with that name as its host: redis://:password@mymaster/0';
+const ONE_REDIS =
+  'name one Redis: REDIS_URL (one server), REDIS_CLUSTER_NODES (a cluster) or REDIS_SENTINELS with REDIS_SENTINEL_MASTER (through Sentinel)';
 const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
 const ENCRYPTION_KEY_HINT = '32 random bytes in base64 (create one with: openssl rand -base64 32)';
 
@@ -53,7 +56,14 @@ function redisAddress(entry: string, defaultPort: number, hint: string): RedisAd
   const value = entry.includes('://') ? entry : `redis://${entry}`;
   const url = URL.canParse(value) ? new URL(value) : undefined;
   if (url?.protocol === 'rediss:') return { mustBe: 'redis:// URLs (TLS, rediss://, is taken with REDIS_URL only)' };
-  if (url?.protocol !== 'redis:' || url.hostname === '' || url.port === '0' || !/^\/?$/.test(url.pathname) || url.search !== '' || url.hash !== '') {
+  if (
+    url?.protocol !== 'redis:' ||
+    url.hostname === '' ||
+    url.port === '0' ||
+    !/^\/?$/.test(url.pathname) ||
+    url.search !== '' ||
+    url.hash !== ''
+  ) {
     return { mustBe: hint };
   }
   return {
@@ -76,9 +86,15 @@ function redisNodeList(defaultPort: number, hint: string) {
       return z.NEVER;
     }
     const parsed = addresses.filter((address): address is RedisAddress => 'node' in address);
-    const credentials = new Set(parsed.filter((address) => address.username || address.password).map((address) => `${address.username}:${address.password}`));
+    const credentials = new Set(
+      parsed.filter((address) => address.username || address.password).map((address) => `${address.username}:${address.password}`),
+    );
     if (credentials.size > 1) {
-      context.addIssue({ code: 'custom', message: 'must be URLs that give the same user and password (or give them once): each node is given the same', input: value });
+      context.addIssue({
+        code: 'custom',
+        message: 'must be URLs that give the same user and password (or give them once): each node is given the same',
+        input: value,
+      });
       return z.NEVER;
     }
     const { username, password } = parsed.find((address) => address.username || address.password) ?? {};
@@ -96,7 +112,14 @@ const MASTER_NAME = /^[A-Za-z0-9_.-]+$/;
 const sentinelMaster = z.string(expecting(SENTINEL_MASTER_HINT)).transform((value, context): SentinelMaster => {
   if (MASTER_NAME.test(value)) return { name: value, database: 0 };
   const url = URL.canParse(value) ? new URL(value) : undefined;
-  if (url?.protocol !== 'redis:' || !MASTER_NAME.test(url.hostname) || url.port !== '' || !/^\/?\d*$/.test(url.pathname) || url.search !== '' || url.hash !== '') {
+  if (
+    url?.protocol !== 'redis:' ||
+    !MASTER_NAME.test(url.hostname) ||
+    url.port !== '' ||
+    !/^\/?\d*$/.test(url.pathname) ||
+    url.search !== '' ||
+    url.hash !== ''
+  ) {
     context.addIssue({ code: 'custom', message: `must be ${SENTINEL_MASTER_HINT}`, input: value });
     return z.NEVER;
   }
@@ -115,9 +138,7 @@ const sqliteUrl = z
   .regex(/^sqlite:.+/)
   .transform((value) => ({ kind: 'sqlite' as const, path: value.slice('sqlite:'.length) }));
 
-const postgresUrl = z
-  .url({ protocol: /^postgres(ql)?$/ })
-  .transform((url) => ({ kind: 'postgres' as const, url }));
+const postgresUrl = z.url({ protocol: /^postgres(ql)?$/ }).transform((url) => ({ kind: 'postgres' as const, url }));
 
 const databaseUrl = z.union([sqliteUrl, postgresUrl], expecting(DATABASE_URL_HINT));
 
@@ -134,20 +155,19 @@ const TRUST_PROXY_HINT =
  * proxies' own addresses. Never "every address": a client could then claim any address and
  * escape the per-address sign-in limits.
  */
-const trustProxy = z.union([
-  z
-    .string()
-    .regex(/^\d+$/)
-    .transform((hops) => Number(hops)),
-  z
-    .string()
-    .transform((value) => value.split(',').map((entry) => entry.trim()))
-    .pipe(
-      z.array(
-        z.union([z.ipv4(), z.ipv6(), z.cidrv4(), z.cidrv6(), z.enum(['loopback', 'linklocal', 'uniquelocal'])]),
-      ),
-    ),
-], expecting(TRUST_PROXY_HINT));
+const trustProxy = z.union(
+  [
+    z
+      .string()
+      .regex(/^\d+$/)
+      .transform((hops) => Number(hops)),
+    z
+      .string()
+      .transform((value) => value.split(',').map((entry) => entry.trim()))
+      .pipe(z.array(z.union([z.ipv4(), z.ipv6(), z.cidrv4(), z.cidrv6(), z.enum(['loopback', 'linklocal', 'uniquelocal'])]))),
+  ],
+  expecting(TRUST_PROXY_HINT),
+);
 
 const SMTP_URL_HINT = 'an smtp:// or smtps:// URL, e.g. smtp://user:password@mail.example.com:587';
 const MAIL_FROM_HINT = 'the sender of the mails, e.g. "athlete-sync <no-reply@example.com>"';
@@ -207,15 +227,17 @@ const sharedSettings = {
   TOKEN_ENCRYPTION_PREVIOUS_KEYS: z
     .string()
     .default('')
-    .transform((value) => value.split(',').map((key) => key.trim()).filter((key) => key !== ''))
+    .transform((value) =>
+      value
+        .split(',')
+        .map((key) => key.trim())
+        .filter((key) => key !== ''),
+    )
     .pipe(z.array(encryptionKey)),
   ATHLETE_BASE_URL: serviceUrl,
   ATHLETE_CLIENT_ID: nonEmpty('the client id registered with the Athlete Data Service'),
   ATHLETE_CLIENT_SECRET: nonEmpty('the client secret registered with the Athlete Data Service'),
-  ATHLETE_SCOPES: z
-    .string()
-    .prefault('workout:read workout:write health:write nutrition:write')
-    .pipe(scopeListSchema),
+  ATHLETE_SCOPES: z.string().prefault('workout:read workout:write health:write nutrition:write').pipe(scopeListSchema),
   // Section 4.2 shows the code exchange as JSON; the refresh request is "not shown" and we assume
   // it is encoded the same way (docs/assumptions.md). 'form' is RFC 6749's own encoding.
   ATHLETE_TOKEN_REQUEST_ENCODING: z.enum(['json', 'form'], expecting('json or form')).default('json'),
@@ -244,21 +266,29 @@ const webSettings = {
   ADMIN_EMAILS: z
     .string()
     .default('')
-    .transform((value) => value.split(',').map((email) => email.trim().toLowerCase()).filter((email) => email !== ''))
+    .transform((value) =>
+      value
+        .split(',')
+        .map((email) => email.trim().toLowerCase())
+        .filter((email) => email !== ''),
+    )
     .pipe(z.array(z.email(expecting('comma-separated email addresses')))),
   ADMIN_QUEUE_ACTIONS: z
     .enum(['true', 'false'], expecting('true or false'))
     .default('false')
     .transform((value) => value === 'true'),
-  SESSION_SECRET: z
-    .string(expecting('at least 32 random characters'))
-    .min(32, expecting('at least 32 random characters')),
+  SESSION_SECRET: z.string(expecting('at least 32 random characters')).min(32, expecting('at least 32 random characters')),
   SESSION_IDLE_MINUTES: positiveInt('a number of minutes, e.g. 30', 30),
   SESSION_MAX_DAYS: positiveInt('a number of days, e.g. 7', 7),
   ABSORPTION_TYPES: z
     .string()
     .default('RAPID')
-    .transform((value) => value.split(',').map((type) => type.trim()).filter((type) => type !== ''))
+    .transform((value) =>
+      value
+        .split(',')
+        .map((type) => type.trim())
+        .filter((type) => type !== ''),
+    )
     .pipe(z.array(z.string().regex(/^[A-Z_]+$/, expecting(ABSORPTION_TYPES_HINT))).min(1, expecting(ABSORPTION_TYPES_HINT))),
   MEAL_MAX_ITEMS_PER_DAY: positiveInt('a number of items, e.g. 100', 100),
   MEAL_NAME_MAX_LENGTH: positiveInt('a number of characters, e.g. 120', 120),
@@ -267,7 +297,9 @@ const webSettings = {
   // Bounded: one import is one transaction holding the user's lock, and one insert of 11 values per item within SQLite's 32,766.
   MEALS_BATCH_MAX: wholeUpTo(2000, 'a number of items up to 2000, e.g. 500').default(500),
   // The document states no file size (§8): 25 MiB holds hours of second-by-second recording.
-  ACTIVITY_MAX_BYTES: wholeUpTo(100 * 1024 * 1024, 'a number of bytes up to 104857600 (100 MiB), e.g. 26214400 (25 MiB)').default(25 * 1024 * 1024),
+  ACTIVITY_MAX_BYTES: wholeUpTo(100 * 1024 * 1024, 'a number of bytes up to 104857600 (100 MiB), e.g. 26214400 (25 MiB)').default(
+    25 * 1024 * 1024,
+  ),
   // Each upload may hold ACTIVITY_MAX_BYTES in memory until it is stored (receive-upload.ts).
   ACTIVITY_MAX_CONCURRENT_UPLOADS: wholeUpTo(64, 'a number of uploads up to 64, e.g. 4').default(4),
   ACTIVITY_UPLOAD_TIMEOUT_S: wholeUpTo(3600, 'a number of seconds up to 3600, e.g. 120').default(120),
@@ -311,7 +343,10 @@ function withRedisTarget<Schema extends z.ZodType<RedisSettings>>(schema: Schema
   });
 }
 
-type RedisSettings = Pick<Settings<typeof sharedSettings>, 'REDIS_URL' | 'REDIS_CLUSTER_NODES' | 'REDIS_SENTINELS' | 'REDIS_SENTINEL_MASTER' | 'REDIS_PREFIX'>;
+type RedisSettings = Pick<
+  Settings<typeof sharedSettings>,
+  'REDIS_URL' | 'REDIS_CLUSTER_NODES' | 'REDIS_SENTINELS' | 'REDIS_SENTINEL_MASTER' | 'REDIS_PREFIX'
+>;
 
 /**
  * The one Redis the settings name, or what is wrong with them. A cluster needs a prefix in braces:
@@ -331,10 +366,12 @@ function redisTargetOf(env: RedisSettings): RedisTarget | { variable: keyof Redi
     return { shape: 'cluster', seeds: env.REDIS_CLUSTER_NODES };
   }
   if (env.REDIS_SENTINELS) {
-    if (!env.REDIS_SENTINEL_MASTER) return { variable: 'REDIS_SENTINEL_MASTER', problem: `is required with REDIS_SENTINELS: ${SENTINEL_MASTER_HINT}` };
+    if (!env.REDIS_SENTINEL_MASTER)
+      return { variable: 'REDIS_SENTINEL_MASTER', problem: `is required with REDIS_SENTINELS: ${SENTINEL_MASTER_HINT}` };
     return { shape: 'sentinel', sentinels: env.REDIS_SENTINELS, master: env.REDIS_SENTINEL_MASTER };
   }
-  if (env.REDIS_SENTINEL_MASTER) return { variable: 'REDIS_SENTINELS', problem: `is required with REDIS_SENTINEL_MASTER: ${SENTINELS_HINT}` };
+  if (env.REDIS_SENTINEL_MASTER)
+    return { variable: 'REDIS_SENTINELS', problem: `is required with REDIS_SENTINEL_MASTER: ${SENTINELS_HINT}` };
   return { shape: 'server', url: env.REDIS_URL ?? DEFAULT_REDIS_URL };
 }
 

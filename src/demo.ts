@@ -17,7 +17,9 @@ runEntryPoint(async () => {
   const redis = await findRedisForRun();
   const databaseUrl = process.env.DATABASE_URL ?? 'sqlite:./data/demo.db';
   const redisPrefix = process.env.REDIS_PREFIX ?? 'athlete-sync-demo';
-  console.log(`The demo starts empty every time (the sandbox remembers nothing between runs): emptying ${withoutPassword(databaseUrl)} and the Redis keys ${redisPrefix}:*.`);
+  console.log(
+    `The demo starts empty every time (the sandbox remembers nothing between runs): emptying ${withoutPassword(databaseUrl)} and the Redis keys ${redisPrefix}:*.`,
+  );
   console.log(`Redis: ${withoutPassword(redis.shown)} (${redis.source}).`);
   const sandboxPort = Number(process.env.SANDBOX_PORT ?? '4100');
   const mail = await startMailCatcher();

@@ -38,7 +38,14 @@ runEntryPoint(async () => {
   const { prefix } = config.redis;
 
   const accessTokens = accessTokensFromConfig(config, { db, redis, clock, logger, metrics });
-  const api = createServiceApi({ baseUrl: config.athlete.baseUrl, timeoutS: config.athlete.timeoutS, uploadMinBytesPerS: config.athlete.uploadMinBytesPerS, accessTokens, clock, metrics });
+  const api = createServiceApi({
+    baseUrl: config.athlete.baseUrl,
+    timeoutS: config.athlete.timeoutS,
+    uploadMinBytesPerS: config.athlete.uploadMinBytesPerS,
+    accessTokens,
+    clock,
+    metrics,
+  });
   const queues = createSyncQueues(redis, prefix);
   for (const queue of Object.values(queues)) queue.on('error', logUnlessRedisUnreachable(logger, 'sync queue: Redis error'));
   const sync = await startSyncEngine({
@@ -53,7 +60,11 @@ runEntryPoint(async () => {
     deps: {
       db,
       clock,
-      senders: createSenders({ db, api, activityFiles: { store: createDatabaseActivityFileStore(db), retention: config.activityRetention } }),
+      senders: createSenders({
+        db,
+        api,
+        activityFiles: { store: createDatabaseActivityFileStore(db), retention: config.activityRetention },
+      }),
       budget: createRequestBudget({ redis, prefix, ...config.requestBudget }),
       logger,
     },

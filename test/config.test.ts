@@ -118,8 +118,12 @@ describe('loadConfig', () => {
   it('refuses a start-up wait longer than an hour, which a timer would cut to nothing', () => {
     expect(configErrorFor({ ...validEnv, STARTUP_TIMEOUT_S: '1e9' })).toMatch(/^Invalid configuration: STARTUP_TIMEOUT_S must be [^\n]+$/);
     expect(loadConfig({ ...validEnv, STARTUP_TIMEOUT_S: '3600' })).toMatchObject({ startupTimeoutS: 3600 });
-    expect(configErrorFor({ ...validEnv, SHUTDOWN_TIMEOUT_MS: '1e12' })).toMatch(/^Invalid configuration: SHUTDOWN_TIMEOUT_MS must be [^\n]+$/);
-    expect(configErrorFor({ ...validEnv, ACTIVITY_MAX_BYTES: '1e12' })).toMatch(/^Invalid configuration: ACTIVITY_MAX_BYTES must be [^\n]+$/);
+    expect(configErrorFor({ ...validEnv, SHUTDOWN_TIMEOUT_MS: '1e12' })).toMatch(
+      /^Invalid configuration: SHUTDOWN_TIMEOUT_MS must be [^\n]+$/,
+    );
+    expect(configErrorFor({ ...validEnv, ACTIVITY_MAX_BYTES: '1e12' })).toMatch(
+      /^Invalid configuration: ACTIVITY_MAX_BYTES must be [^\n]+$/,
+    );
     expect(configErrorFor({ ...validEnv, MEALS_BATCH_MAX: '2001' })).toMatch(/^Invalid configuration: MEALS_BATCH_MAX must be [^\n]+$/);
   });
 
@@ -194,8 +198,16 @@ describe('loadConfig', () => {
   });
 
   it('takes .fit files up to 25 MiB, four uploads at once for 120 s each, and keeps their bytes by default', () => {
-    expect(loadConfig(validEnv)).toMatchObject({ activities: { maxBytes: 26_214_400, maxConcurrentUploads: 4, uploadTimeoutMs: 120_000 }, activityRetention: 'keep' });
-    const changed = { ACTIVITY_MAX_BYTES: '1048576', ACTIVITY_MAX_CONCURRENT_UPLOADS: '2', ACTIVITY_UPLOAD_TIMEOUT_S: '30', ACTIVITY_RETENTION: 'prune-after-upload' };
+    expect(loadConfig(validEnv)).toMatchObject({
+      activities: { maxBytes: 26_214_400, maxConcurrentUploads: 4, uploadTimeoutMs: 120_000 },
+      activityRetention: 'keep',
+    });
+    const changed = {
+      ACTIVITY_MAX_BYTES: '1048576',
+      ACTIVITY_MAX_CONCURRENT_UPLOADS: '2',
+      ACTIVITY_UPLOAD_TIMEOUT_S: '30',
+      ACTIVITY_RETENTION: 'prune-after-upload',
+    };
     expect(loadConfig({ ...validEnv, ...changed })).toMatchObject({
       activities: { maxBytes: 1_048_576, maxConcurrentUploads: 2, uploadTimeoutMs: 30_000 },
       activityRetention: 'prune-after-upload',
@@ -246,7 +258,10 @@ describe('loadConfig naming a Redis Cluster or Redis Sentinel', () => {
   const cluster = { ...validEnv, REDIS_PREFIX: '{athlete-sync}' };
 
   it('takes the seed nodes of a cluster as URLs or host:port, with the credentials a URL gives every node', () => {
-    const config = loadConfig({ ...cluster, REDIS_CLUSTER_NODES: 'redis://ops:s%40cret@10.0.0.1:7000, 10.0.0.2:7001,redis://[fd00::3],cache-4' });
+    const config = loadConfig({
+      ...cluster,
+      REDIS_CLUSTER_NODES: 'redis://ops:s%40cret@10.0.0.1:7000, 10.0.0.2:7001,redis://[fd00::3],cache-4',
+    });
     expect(config.redis).toEqual({
       target: {
         shape: 'cluster',
@@ -269,7 +284,9 @@ describe('loadConfig naming a Redis Cluster or Redis Sentinel', () => {
     expect(configErrorFor({ ...validEnv, REDIS_CLUSTER_NODES: 'redis://10.0.0.1:7000' })).toBe(
       'Invalid configuration: REDIS_PREFIX must be in braces with REDIS_CLUSTER_NODES, so that every key of the app is in one hash slot: REDIS_PREFIX={athlete-sync}',
     );
-    expect(configErrorFor({ ...validEnv, REDIS_PREFIX: 'partner-a', REDIS_CLUSTER_NODES: '10.0.0.1:7000' })).toContain('REDIS_PREFIX={partner-a}');
+    expect(configErrorFor({ ...validEnv, REDIS_PREFIX: 'partner-a', REDIS_CLUSTER_NODES: '10.0.0.1:7000' })).toContain(
+      'REDIS_PREFIX={partner-a}',
+    );
   });
 
   it.each([
@@ -289,7 +306,11 @@ describe('loadConfig naming a Redis Cluster or Redis Sentinel', () => {
   });
 
   it('takes the sentinels, with their own credentials, and the primary by name or as a URL with its credentials and database', () => {
-    const byName = loadConfig({ ...validEnv, REDIS_SENTINELS: 'redis://:watch@10.0.0.1:26380,10.0.0.2', REDIS_SENTINEL_MASTER: 'mymaster' });
+    const byName = loadConfig({
+      ...validEnv,
+      REDIS_SENTINELS: 'redis://:watch@10.0.0.1:26380,10.0.0.2',
+      REDIS_SENTINEL_MASTER: 'mymaster',
+    });
     expect(byName.redis.target).toEqual({
       shape: 'sentinel',
       sentinels: {
@@ -322,8 +343,14 @@ describe('loadConfig naming a Redis Cluster or Redis Sentinel', () => {
 
   it.each([
     [{ REDIS_URL: 'redis://cache:6379', REDIS_CLUSTER_NODES: '10.0.0.1:7000' }, 'REDIS_CLUSTER_NODES must not be set with REDIS_URL'],
-    [{ REDIS_URL: 'redis://cache:6379', REDIS_SENTINELS: '10.0.0.1:26379', REDIS_SENTINEL_MASTER: 'mymaster' }, 'REDIS_SENTINELS must not be set with REDIS_URL'],
-    [{ REDIS_CLUSTER_NODES: '10.0.0.1:7000', REDIS_SENTINELS: '10.0.0.1:26379', REDIS_SENTINEL_MASTER: 'mymaster' }, 'REDIS_SENTINELS must not be set with REDIS_CLUSTER_NODES'],
+    [
+      { REDIS_URL: 'redis://cache:6379', REDIS_SENTINELS: '10.0.0.1:26379', REDIS_SENTINEL_MASTER: 'mymaster' },
+      'REDIS_SENTINELS must not be set with REDIS_URL',
+    ],
+    [
+      { REDIS_CLUSTER_NODES: '10.0.0.1:7000', REDIS_SENTINELS: '10.0.0.1:26379', REDIS_SENTINEL_MASTER: 'mymaster' },
+      'REDIS_SENTINELS must not be set with REDIS_CLUSTER_NODES',
+    ],
   ])('refuses two ways of naming Redis at once (%j)', (env, expectation) => {
     const message = configErrorFor({ ...cluster, ...env });
     expect(message).toBe(
@@ -371,6 +398,7 @@ describe('each process reads only its own settings', () => {
     expect(() => loadWebConfig({ ...validEnv, MEALS_BATCH_MAX: 'lots' })).toThrow('MEALS_BATCH_MAX must be');
     expect(() => loadWorkerConfig({ ...validEnv, SYNC_ATTEMPTS: 'many' })).toThrow('SYNC_ATTEMPTS must be');
     expect(() => loadWorkerConfig({ ...validEnv, SMTP_URL: 'smtp://mail.example.com' })).toThrow('MAIL_FROM is required with SMTP_URL');
-    for (const load of [loadWebConfig, loadWorkerConfig]) expect(() => load({ ...validEnv, REDIS_URL: 'http://cache' })).toThrow('REDIS_URL must be');
+    for (const load of [loadWebConfig, loadWorkerConfig])
+      expect(() => load({ ...validEnv, REDIS_URL: 'http://cache' })).toThrow('REDIS_URL must be');
   });
 });

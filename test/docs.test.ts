@@ -4,7 +4,14 @@ import { amountNames } from '../src/nutrition/amount-declaration.js';
 import { MEAL_AMOUNTS } from '../src/nutrition/meal.fields.js';
 import { measurementNames } from '../src/wellness/measurement-declaration.js';
 import { WELLNESS_MEASUREMENTS } from '../src/wellness/wellness.fields.js';
-import { brokenLinkReason, documentationFiles, headingAnchors, markdownSection, readProjectFile, relativeLinks } from './helpers/project-docs.js';
+import {
+  brokenLinkReason,
+  documentationFiles,
+  headingAnchors,
+  markdownSection,
+  readProjectFile,
+  relativeLinks,
+} from './helpers/project-docs.js';
 
 /** A setting as `.env.example` shows it: set to a value, or commented out (unset, with an example). */
 interface ExampleSetting {
@@ -34,7 +41,8 @@ function readmeDefaults(): Map<string, string> {
 
 /** How the README writes a setting's readers: `web`, `worker` or `both`, then `, scripts` if they read it too. */
 function readByCell(readers: SettingReader[]): string {
-  const processes = readers.includes('web') && readers.includes('worker') ? 'both' : readers.filter((reader) => reader !== 'scripts').join('');
+  const processes =
+    readers.includes('web') && readers.includes('worker') ? 'both' : readers.filter((reader) => reader !== 'scripts').join('');
   return readers.includes('scripts') ? `${processes}, scripts` : processes;
 }
 
@@ -52,15 +60,12 @@ describe('.env.example and the README', () => {
     expect([...example.keys()].sort()).toEqual([...readme.keys()].sort());
   });
 
-  it.each([...example].filter(([, setting]) => !setting.commentedOut))(
-    'agree on the default of %s',
-    (key, { value }) => {
-      const cell = readme.get(key) ?? '';
-      // A required setting has no default: .env.example shows an example of it, or leaves it to fill in.
-      if (cell === '(required)') return;
-      expect(singleDefault(cell), `README's default: ${cell}`).toBe(value);
-    },
-  );
+  it.each([...example].filter(([, setting]) => !setting.commentedOut))('agree on the default of %s', (key, { value }) => {
+    const cell = readme.get(key) ?? '';
+    // A required setting has no default: .env.example shows an example of it, or leaves it to fill in.
+    if (cell === '(required)') return;
+    expect(singleDefault(cell), `README's default: ${cell}`).toBe(value);
+  });
 
   it('comment out every setting that is off, or worked out from others, unless set', () => {
     const offOrWorkedOut = [...readme].filter(([, cell]) => cell !== '(required)' && singleDefault(cell) === undefined);
@@ -97,11 +102,14 @@ describe('the links of README.md and docs/', () => {
     expect(brokenLinkReason({ from: 'docs/testing.md', target: '../README.md#configuration' })).toBeUndefined();
     expect(brokenLinkReason({ from: 'README.md', target: 'docs/nowhere.md' })).toBe('docs/nowhere.md does not exist');
     expect(brokenLinkReason({ from: 'README.md', target: '#no-such-heading' })).toBe('README.md has no heading #no-such-heading');
-    expect(brokenLinkReason({ from: 'README.md', target: 'package.json#scripts' })).toBe('package.json is not Markdown, so it has no #scripts');
+    expect(brokenLinkReason({ from: 'README.md', target: 'package.json#scripts' })).toBe(
+      'package.json is not Markdown, so it has no #scripts',
+    );
   });
 
-  it("spell anchors as GitHub does: lower case, punctuation and code marks dropped, a repeat numbered", () => {
-    const headings = '## The JSON API: rules every request follows\n### 4. Who waits: two lanes, one budget\n## The production commands and `dist/`\n## Notes\n## Notes\n';
+  it('spell anchors as GitHub does: lower case, punctuation and code marks dropped, a repeat numbered', () => {
+    const headings =
+      '## The JSON API: rules every request follows\n### 4. Who waits: two lanes, one budget\n## The production commands and `dist/`\n## Notes\n## Notes\n';
     expect([...headingAnchors(headings)]).toEqual([
       'the-json-api-rules-every-request-follows',
       '4-who-waits-two-lanes-one-budget',

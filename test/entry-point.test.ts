@@ -22,7 +22,9 @@ describe('a graceful stop that never finishes', () => {
     const startedAt = Date.now();
     expect(await stuck.stop('SIGTERM')).toBe(1);
     expect(Date.now() - startedAt).toBeGreaterThanOrEqual(SHUTDOWN_TIMEOUT_MS);
-    expect(stuck.output()).toMatch(/shutdown took longer than SHUTDOWN_TIMEOUT_MS \(1500 ms\): gave up waiting for a step that never finishes/);
+    expect(stuck.output()).toMatch(
+      /shutdown took longer than SHUTDOWN_TIMEOUT_MS \(1500 ms\): gave up waiting for a step that never finishes/,
+    );
   });
 
   it('is given up at once by a second signal, after the window in which npm relays the first', async () => {

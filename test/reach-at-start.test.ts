@@ -24,7 +24,11 @@ describe('retryUntilReachable', () => {
 
   it('gives up after the timeout with one line: what, where without the password, and the last failure', async () => {
     const startedAt = Date.now();
-    const reaching = retryUntilReachable(target, () => Promise.reject(new Unreachable('connect ECONNREFUSED 10.0.0.5:5432')), isUnreachable);
+    const reaching = retryUntilReachable(
+      target,
+      () => Promise.reject(new Unreachable('connect ECONNREFUSED 10.0.0.5:5432')),
+      isUnreachable,
+    );
     await expect(reaching).rejects.toThrow(UnreachableAtStartError);
     await expect(reaching).rejects.toThrow(
       'Cannot reach the database at postgres://app@db.internal:5432/app within 1 s (STARTUP_TIMEOUT_S): connect ECONNREFUSED 10.0.0.5:5432',

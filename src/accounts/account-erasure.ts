@@ -21,7 +21,15 @@ export interface AccountErasureDependencies {
 }
 
 /** Every table with rows of a person, by `user_id`, children before `users` itself. */
-const TABLES_OF_A_PERSON = ['activities', 'meal_items', 'wellness_days', 'outbox', 'connection_notices', 'last_workout_lists', 'connections'] as const;
+const TABLES_OF_A_PERSON = [
+  'activities',
+  'meal_items',
+  'wellness_days',
+  'outbox',
+  'connection_notices',
+  'last_workout_lists',
+  'connections',
+] as const;
 
 /** How many deletions whose Redis part was left undone one sweep finishes. */
 const SWEEP_BATCH = 100;
@@ -51,9 +59,9 @@ export function createAccountErasure(deps: AccountErasureDependencies) {
   return {
     /** Deletes the account; its Redis part is finished now, or by a later sweep if Redis is away. */
     async erase(user: Pick<User, 'id' | 'email'>): Promise<void> {
-      await deps.forgetQueuedWork(user.id).catch((error: unknown) =>
-        log.warn({ err: error, userId: user.id }, 'queued jobs not dropped; they will find nothing to send'),
-      );
+      await deps
+        .forgetQueuedWork(user.id)
+        .catch((error: unknown) => log.warn({ err: error, userId: user.id }, 'queued jobs not dropped; they will find nothing to send'));
       await deleteFromStore(user.id);
       log.info({ userId: user.id }, 'account deleted');
       try {

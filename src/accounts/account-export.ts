@@ -43,11 +43,20 @@ export async function* accountExport(db: Db, user: User, now: Date): AsyncGenera
   yield* arrayField('wellness', wellnessOf(db, user.id));
   yield* arrayField('activities', activitiesOf(db, user.id));
   const days = await dailySyncStatuses(db, user.id, SUPPORTED_DATES.first, SUPPORTED_DATES.last);
-  yield field('syncDays', days.map((status) => ({ kind: status.kind, date: status.subject, ...syncFactsOf(status) })));
+  yield field(
+    'syncDays',
+    days.map((status) => ({ kind: status.kind, date: status.subject, ...syncFactsOf(status) })),
+  );
   const notices = await noticesOf(db, user.id);
   yield field(
     'connectionMails',
-    notices.map((notice) => ({ kind: notice.kind, detail: notice.detail, happenedAt: notice.created_at, outcome: notice.outcome, settledAt: notice.settled_at })),
+    notices.map((notice) => ({
+      kind: notice.kind,
+      detail: notice.detail,
+      happenedAt: notice.created_at,
+      outcome: notice.outcome,
+      settledAt: notice.settled_at,
+    })),
   );
   const lastList = await lastWorkoutList(db, user.id);
   yield field('lastWorkoutList', lastList && { ...lastList, fetchedAt: lastList.fetchedAt.toISOString() });
@@ -84,7 +93,14 @@ async function* keyed<Row, Key>(next: (after: Key | undefined) => Promise<Row[]>
 async function* mealsOf(db: Db, userId: number): AsyncGenerator<unknown[]> {
   const batches = keyed(
     (after: number | undefined) =>
-      db.selectFrom('meal_items').selectAll().where('user_id', '=', userId).where('id', '>', after ?? 0).orderBy('id').limit(BATCH).execute(),
+      db
+        .selectFrom('meal_items')
+        .selectAll()
+        .where('user_id', '=', userId)
+        .where('id', '>', after ?? 0)
+        .orderBy('id')
+        .limit(BATCH)
+        .execute(),
     (item) => item.id,
   );
   for await (const items of batches) yield items.map(mealView);
@@ -93,7 +109,14 @@ async function* mealsOf(db: Db, userId: number): AsyncGenerator<unknown[]> {
 async function* wellnessOf(db: Db, userId: number): AsyncGenerator<unknown[]> {
   const batches = keyed(
     (after: string | undefined) =>
-      db.selectFrom('wellness_days').selectAll().where('user_id', '=', userId).where('date', '>', after ?? '').orderBy('date').limit(BATCH).execute(),
+      db
+        .selectFrom('wellness_days')
+        .selectAll()
+        .where('user_id', '=', userId)
+        .where('date', '>', after ?? '')
+        .orderBy('date')
+        .limit(BATCH)
+        .execute(),
     (day) => day.date,
   );
   for await (const days of batches) yield days.map(wellnessRecordView);
@@ -102,7 +125,14 @@ async function* wellnessOf(db: Db, userId: number): AsyncGenerator<unknown[]> {
 async function* activitiesOf(db: Db, userId: number): AsyncGenerator<unknown[]> {
   const batches = keyed(
     (after: number | undefined) =>
-      db.selectFrom('activities').selectAll().where('user_id', '=', userId).where('id', '>', after ?? 0).orderBy('id').limit(BATCH).execute(),
+      db
+        .selectFrom('activities')
+        .selectAll()
+        .where('user_id', '=', userId)
+        .where('id', '>', after ?? 0)
+        .orderBy('id')
+        .limit(BATCH)
+        .execute(),
     (activity) => activity.id,
   );
   for await (const activities of batches) {

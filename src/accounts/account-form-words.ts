@@ -1,7 +1,11 @@
 import type { FieldWords, FormWords } from '../web/form-problems.js';
 
 /** The time zone as the sign-up and dashboard forms name it; the JSON API keeps the schema's message. */
-export const TIME_ZONE_WORDS: FieldWords = { label: 'Time zone', input: 'timezone', refused: 'must be one from the list, such as Europe/Berlin' };
+export const TIME_ZONE_WORDS: FieldWords = {
+  label: 'Time zone',
+  input: 'timezone',
+  refused: 'must be one from the list, such as Europe/Berlin',
+};
 
 export const SIGN_UP_WORDS: FormWords = {
   fields: {

@@ -76,7 +76,13 @@ export function accountPages({ db, accounts, erasure, sessions, renderPage }: De
   router.post('/account/delete', requireUserPage, async (req, res) => {
     const input = passwordConfirmationSchema.safeParse({ password: formFields(req).password });
     if (!input.success) {
-      return renderPage(req, res, 'delete-account', { title: 'Delete your account', error: describeInvalidFields(input.error).message }, 400);
+      return renderPage(
+        req,
+        res,
+        'delete-account',
+        { title: 'Delete your account', error: describeInvalidFields(input.error).message },
+        400,
+      );
     }
     const user = currentUser(res);
     const check = await accounts.confirmPassword(user, input.data.password, clientAddress(req));

@@ -67,7 +67,11 @@ export function signInPages({ accounts, sessions, renderPage: renderAnyPage, for
 
   // Signing out ends the session, so its confirmation travels in the address.
   router.get('/login', (req, res) =>
-    renderPage(req, res, 'login', { title: 'Sign in', next: sameSitePath(req.query.next), ...(req.query.signed_out === '1' && { flash: 'You are signed out.' }) }),
+    renderPage(req, res, 'login', {
+      title: 'Sign in',
+      next: sameSitePath(req.query.next),
+      ...(req.query.signed_out === '1' && { flash: 'You are signed out.' }),
+    }),
   );
   router.post('/login', async (req, res) => {
     const body = formFields(req);

@@ -66,8 +66,7 @@ export function createAttemptLimits({ redis, redisPrefix, settings }: AttemptLim
 
   async function takeSignIn(email: string, address: string): Promise<RetryAfter | undefined> {
     return (
-      (await take(signInFailuresByAddress, address)) ??
-      (await take(signInFailuresByAccountAndAddress, accountAtAddress(email, address)))
+      (await take(signInFailuresByAddress, address)) ?? (await take(signInFailuresByAccountAndAddress, accountAtAddress(email, address)))
     );
   }
 

@@ -36,8 +36,7 @@ export function createPasswordHasher(): PasswordHasher {
   const isArgon2id = (stored: string) => stored.startsWith('$argon2id$');
 
   // NFKC, so that the same password typed on different keyboards (composed or decomposed) matches.
-  const hashPassword = (password: string) =>
-    limit(() => hash(password.normalize('NFKC'), { type: argon2id, ...ARGON2ID_COST }));
+  const hashPassword = (password: string) => limit(() => hash(password.normalize('NFKC'), { type: argon2id, ...ARGON2ID_COST }));
 
   const verifyPassword = (password: string, stored: string): Promise<boolean> => {
     const normalized = password.normalize('NFKC');

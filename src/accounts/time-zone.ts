@@ -10,7 +10,10 @@ const ZONE_NAME = /^[A-Za-z0-9/_+-]{1,64}$/;
  * first spelling for ever (Node 20: Europe/Kiev, Asia/Calcutta, America/Godthab).
  */
 const TZ_DATABASE = new Map(
-  Object.values(getAllTimezones({ deprecated: true })).map((zone) => [zone.name.toLowerCase(), { name: zone.name, linkTo: zone.aliasOf ?? undefined }]),
+  Object.values(getAllTimezones({ deprecated: true })).map((zone) => [
+    zone.name.toLowerCase(),
+    { name: zone.name, linkTo: zone.aliasOf ?? undefined },
+  ]),
 );
 
 const storedNameByName = new Map<string, string | undefined>();
@@ -44,7 +47,9 @@ export function ianaTimeZoneName(zone: string): string | undefined {
  * (Europe/Kyiv, not Europe/Kiev too), so the list offers no two spellings of one zone.
  */
 export function timeZoneNames(): readonly string[] {
-  pickableNames ??= [...new Set([...TZ_DATABASE.values()].map(({ name }) => ianaTimeZoneName(name)).filter((name) => name !== undefined))].sort();
+  pickableNames ??= [
+    ...new Set([...TZ_DATABASE.values()].map(({ name }) => ianaTimeZoneName(name)).filter((name) => name !== undefined)),
+  ].sort();
   return pickableNames;
 }
 

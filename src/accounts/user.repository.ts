@@ -58,5 +58,9 @@ export async function lockSignedInUser(trx: Transaction<Database>, id: number): 
 
 /** Whether the person gets a mail when their connection needs them (src/notices/). */
 export async function updateConnectionMail(db: Db, id: number, wanted: boolean): Promise<void> {
-  await db.updateTable('users').set({ connection_mail: wanted ? 1 : 0 }).where('id', '=', id).execute();
+  await db
+    .updateTable('users')
+    .set({ connection_mail: wanted ? 1 : 0 })
+    .where('id', '=', id)
+    .execute();
 }

@@ -97,7 +97,12 @@ export function activityUploadPage(deps: Dependencies & { uploads: UploadRecepti
       const outcome = await deps.activities.upload(currentUser(res), { ...uploadedFile(req), ...fields.data }, signalOnClientLeaving(res));
       if (!outcome.ok && outcome.reason === 'account_gone') return res.redirect(303, '/login');
       if (!outcome.ok) return renderActivities(deps, req, res, { message: outcome.message, field: 'file', status: 400 });
-      flash(req, outcome.created ? `Uploaded ${outcome.activity.name}.` : `This file was already uploaded: it is kept once, as ${outcome.activity.name}.`);
+      flash(
+        req,
+        outcome.created
+          ? `Uploaded ${outcome.activity.name}.`
+          : `This file was already uploaded: it is kept once, as ${outcome.activity.name}.`,
+      );
       res.redirect(303, '/activities');
     },
   );
@@ -118,7 +123,9 @@ export function activitiesPages(deps: Dependencies): Router {
     if (!activity) return renderNoSuchActivity(req, res);
     renderConfirmation(deps.renderPage, req, res, {
       heading: `Delete ${activity.name}?`,
-      lines: ['It is deleted from this app. The Athlete Data Service documents no way to delete an upload, so it keeps any copy it was sent.'],
+      lines: [
+        'It is deleted from this app. The Athlete Data Service documents no way to delete an upload, so it keeps any copy it was sent.',
+      ],
       action: `/activities/${activity.id}/delete`,
       confirm: 'Delete',
       cancel: '/activities',

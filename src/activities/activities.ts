@@ -1,7 +1,15 @@
 import { findUserById, lockSignedInUser, lockUser } from '../accounts/user.repository.js';
 import type { User } from '../accounts/user.table.js';
 import type { Db } from '../db/database.js';
-import { forgetEntry, markDirty, syncFactsOf, syncStatusesOf, type EntrySyncStatus, type OutboxKey, type SyncFacts } from '../sync/outbox.js';
+import {
+  forgetEntry,
+  markDirty,
+  syncFactsOf,
+  syncStatusesOf,
+  type EntrySyncStatus,
+  type OutboxKey,
+  type SyncFacts,
+} from '../sync/outbox.js';
 import type { ActivityFileLock } from './activity-file-lock.js';
 import { activityFileKey, readWhole, sha256Hex, type ActivityFileStore } from './activity-file-store.js';
 import {
@@ -45,14 +53,10 @@ export type UploadOutcome =
   | { ok: false; reason: 'account_gone' };
 
 export type FileOutcome =
-  | { ok: true; bytes: Uint8Array; fileName: string }
-  | { ok: false; reason: 'not_found' }
-  | { ok: false; reason: 'pruned'; message: string };
+  { ok: true; bytes: Uint8Array; fileName: string } | { ok: false; reason: 'not_found' } | { ok: false; reason: 'pruned'; message: string };
 
 export type ChangeOutcome =
-  | { ok: true; activity: ActivityView }
-  | { ok: false; reason: 'not_found' }
-  | { ok: false; reason: 'pruned'; message: string };
+  { ok: true; activity: ActivityView } | { ok: false; reason: 'not_found' } | { ok: false; reason: 'pruned'; message: string };
 
 export interface ActivitiesDependencies {
   db: Db;
@@ -211,7 +215,12 @@ export async function newestActivityViews(db: Db, userId: number): Promise<Activ
 
 /** The activities as the API shows them, each with where its upload stands. */
 export async function activityViews(db: Db, userId: number, activities: Activity[]): Promise<ActivityView[]> {
-  const statuses = await syncStatusesOf(db, userId, 'activities', activities.map((activity) => String(activity.id)));
+  const statuses = await syncStatusesOf(
+    db,
+    userId,
+    'activities',
+    activities.map((activity) => String(activity.id)),
+  );
   const bySubject = new Map(statuses.map((status) => [status.subject, status]));
   return activities.map((activity) => toView(activity, bySubject.get(String(activity.id))));
 }

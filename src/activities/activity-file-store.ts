@@ -94,7 +94,10 @@ export function createDatabaseActivityFileStore(db: Db): ActivityFileStore {
         await trx.deleteFrom('activity_file_chunks').where('key', '=', key).execute();
         for (let offset = 0; offset < buffer.length; offset += STORED_PIECE_BYTES) {
           const bytes = buffer.subarray(offset, offset + STORED_PIECE_BYTES);
-          await trx.insertInto('activity_file_chunks').values({ key, position: offset / STORED_PIECE_BYTES, bytes }).execute();
+          await trx
+            .insertInto('activity_file_chunks')
+            .values({ key, position: offset / STORED_PIECE_BYTES, bytes })
+            .execute();
         }
         await trx
           .insertInto('activity_files')

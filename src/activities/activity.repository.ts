@@ -16,12 +16,7 @@ export async function findActivityByFile(db: Reader, userId: number, sha256: str
   return db.selectFrom('activities').selectAll().where('user_id', '=', userId).where('sha256', '=', sha256).executeTakeFirst();
 }
 
-export async function updateActivity(
-  trx: Reader,
-  userId: number,
-  id: number,
-  changes: Updateable<ActivityTable>,
-): Promise<Activity> {
+export async function updateActivity(trx: Reader, userId: number, id: number, changes: Updateable<ActivityTable>): Promise<Activity> {
   return trx
     .updateTable('activities')
     .set(changes)

@@ -79,7 +79,12 @@ export function receiveUpload({ maxBytes, timeoutMs }: { maxBytes: number; timeo
     };
     const deadline = setTimeout(() => {
       res.set('Connection', 'close');
-      once(new UploadRefusedError(408, `The upload did not arrive within ${timeoutMs / 1000} s: send it again, on a faster connection if you can.`));
+      once(
+        new UploadRefusedError(
+          408,
+          `The upload did not arrive within ${timeoutMs / 1000} s: send it again, on a faster connection if you can.`,
+        ),
+      );
     }, timeoutMs);
     parseForm(req, res, (error?: unknown) => {
       if (error !== undefined) return once(refusalFor(error, maxBytes));
@@ -108,7 +113,10 @@ function tooLarge(maxBytes: number): UploadRefusedError {
 function refusalFor(error: unknown, maxBytes: number): UploadRefusedError {
   if (!(error instanceof multer.MulterError)) {
     // busboy's own: a malformed or unfinished multipart body.
-    return new UploadRefusedError(400, `The upload is not a readable multipart form: ${error instanceof Error ? error.message : String(error)}.`);
+    return new UploadRefusedError(
+      400,
+      `The upload is not a readable multipart form: ${error instanceof Error ? error.message : String(error)}.`,
+    );
   }
   switch (error.code) {
     case 'LIMIT_FILE_SIZE':

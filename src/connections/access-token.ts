@@ -134,11 +134,8 @@ export function createAccessTokens(deps: AccessTokenDependencies): AccessTokens 
   function refreshSingleFlight(userId: number, stillNeeded: (grant: StoredGrant) => boolean): Promise<string> {
     const running = inFlight.get(userId);
     if (running) return running;
-    const refresh = withRedisLock(
-      redis,
-      `${redisPrefix}:lock:refresh:${userId}`,
-      { ttlMs: leaseMs, waitMs: leaseMs + 5000 },
-      () => refreshUnderLease(userId, stillNeeded),
+    const refresh = withRedisLock(redis, `${redisPrefix}:lock:refresh:${userId}`, { ttlMs: leaseMs, waitMs: leaseMs + 5000 }, () =>
+      refreshUnderLease(userId, stillNeeded),
     ).finally(() => inFlight.delete(userId));
     inFlight.set(userId, refresh);
     return refresh;

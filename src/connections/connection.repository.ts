@@ -91,13 +91,7 @@ function tokenColumns(cipher: TokenCipher, userId: number, tokens: IssuedTokens,
  * grant id, so any writer still holding the old grant loses its compare-and-swap, even after a
  * Disconnect deleted the row and its version count.
  */
-export async function saveConnection(
-  db: Db,
-  cipher: TokenCipher,
-  userId: number,
-  tokens: IssuedTokens,
-  now: Date,
-): Promise<void> {
+export async function saveConnection(db: Db, cipher: TokenCipher, userId: number, tokens: IssuedTokens, now: Date): Promise<void> {
   const grant = {
     grant_id: randomUUID(),
     ...tokenColumns(cipher, userId, tokens, now),
@@ -107,9 +101,7 @@ export async function saveConnection(
   await db
     .insertInto('connections')
     .values({ user_id: userId, ...grant, version: 1, created_at: now.toISOString() })
-    .onConflict((conflict) =>
-      conflict.column('user_id').doUpdateSet((eb) => ({ ...grant, version: eb('connections.version', '+', 1) })),
-    )
+    .onConflict((conflict) => conflict.column('user_id').doUpdateSet((eb) => ({ ...grant, version: eb('connections.version', '+', 1) })))
     .execute();
 }
 
@@ -128,11 +120,7 @@ function isAsRead(read: ReadState) {
  * the same row, exactly one takes it. The version is not bumped: the tokens have not changed, so
  * `npm run reseal` may still seal them again meanwhile. True when taken.
  */
-export async function takeRefreshLease(
-  db: Db,
-  read: ReadState & Pick<Connection, 'refreshLease'>,
-  lease: RefreshLease,
-): Promise<boolean> {
+export async function takeRefreshLease(db: Db, read: ReadState & Pick<Connection, 'refreshLease'>, lease: RefreshLease): Promise<boolean> {
   const result = await db
     .updateTable('connections')
     .set({ refresh_lease_owner: lease.owner, refresh_lease_until: lease.until.toISOString() })

@@ -10,11 +10,7 @@ export const PENDING_CONNECT_TTL_MS = 10 * 60 * 1000;
 const MAX_PENDING_CONNECTS = 5;
 
 /** Adds an attempt, dropping expired ones and, past the limit, the oldest. */
-export function addPendingConnect(
-  pending: PendingConnects | undefined,
-  attempt: AuthorizationRequest,
-  now: Date,
-): PendingConnects {
+export function addPendingConnect(pending: PendingConnects | undefined, attempt: AuthorizationRequest, now: Date): PendingConnects {
   const live = Object.entries(pending ?? {})
     .filter(([, entry]) => entry.expiresAt > now.getTime())
     .sort(([, a], [, b]) => a.expiresAt - b.expiresAt)

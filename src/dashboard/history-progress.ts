@@ -12,11 +12,21 @@ import { SYNC_KINDS, isDailyKind } from '../sync/sync-kinds.js';
  * as others' histories start and end: hence "about"). Undefined when no history waits, or while the
  * connection cannot send it (the dashboard says why).
  */
-export async function historyWords(db: Db, userId: number, connection: Connection | undefined, timezone: string, now: Date): Promise<string | undefined> {
+export async function historyWords(
+  db: Db,
+  userId: number,
+  connection: Connection | undefined,
+  timezone: string,
+  now: Date,
+): Promise<string | undefined> {
   if (connection?.status !== 'connected') return undefined;
   const progress = await historyProgress(db, userId);
   if (!progress) return undefined;
-  const waiting = await historyWaitingByKind(db, userId, SYNC_KINDS.filter((kind) => hasCapability(connection.scopes, kind)));
+  const waiting = await historyWaitingByKind(
+    db,
+    userId,
+    SYNC_KINDS.filter((kind) => hasCapability(connection.scopes, kind)),
+  );
   const left = [...waiting.values()].reduce((sum, count) => sum + count, 0);
   if (left === 0) return undefined;
   const total = Math.max(progress.total, left);
@@ -25,7 +35,9 @@ export async function historyWords(db: Db, userId: number, connection: Connectio
   const sent = `History: ${count(sentSoFar)} of ${count(total)} ${what} sent`;
   const elapsedMs = now.getTime() - progress.startedAt.getTime();
   if (sentSoFar === 0 || elapsedMs <= 0) return `${sent}, starting.`;
-  const done = DateTime.fromJSDate(now).plus({ milliseconds: (left * elapsedMs) / sentSoFar }).setZone(timezone);
+  const done = DateTime.fromJSDate(now)
+    .plus({ milliseconds: (left * elapsedMs) / sentSoFar })
+    .setZone(timezone);
   return `${sent}, about ${timeLeft(done, now)} left (done around ${done.toFormat('HH:mm')}).`;
 }
 

@@ -48,7 +48,13 @@ export interface SyncOverview {
  * while a kind is not granted): the last 14 days of each daily kind, the newest activities, how
  * many entries wait, how far their history has come, and the last thing that went wrong.
  */
-export async function syncOverview(db: Db, user: User, connection: Connection | undefined, now: Date, style: DateStyle): Promise<SyncOverview> {
+export async function syncOverview(
+  db: Db,
+  user: User,
+  connection: Connection | undefined,
+  now: Date,
+  style: DateStyle,
+): Promise<SyncOverview> {
   const grantedScopes = connection?.scopes ?? [];
   const counts = await entryCountsOf(db, user.id);
   const shown = SYNC_KINDS.filter((kind) => hasCapability(grantedScopes, kind) || counts.some((row) => row.kind === kind));

@@ -18,4 +18,3 @@ export const calendarDateSchema = z.iso
 export function isSupportedDate(value: string): boolean {
   return calendarDateSchema.safeParse(value).success;
 }
-

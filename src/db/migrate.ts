@@ -10,9 +10,7 @@ const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../migrations', import.meta.
 export class PendingMigrationsError extends StartupError {
   override name = 'PendingMigrationsError';
   constructor(readonly pending: string[]) {
-    super(
-      `The database has ${pending.length} pending migration(s) (${pending.join(', ')}): run \`npm run migrate\` first.`,
-    );
+    super(`The database has ${pending.length} pending migration(s) (${pending.join(', ')}): run \`npm run migrate\` first.`);
   }
 }
 

@@ -34,7 +34,16 @@ const BUSY_SQLSTATES = new Set(['55P03', '40001', '40P01', '53300', '57014']);
  * cannot_connect_now (starting up or shutting down), or no answer at the socket at all.
  */
 const UNREACHABLE_SQLSTATE = /^(08...|57P0[123])$/;
-const UNREACHABLE_SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE']);
+const UNREACHABLE_SOCKET_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EPIPE',
+]);
 /** read_only_sql_transaction: a hot standby, or default_transaction_read_only. */
 const READ_ONLY_SQLSTATE = '25006';
 

@@ -30,7 +30,12 @@ export function startEntryPoint(label: string, file: string, env: NodeJS.Process
  * it: through scripts/run.sh, with its memory settings, and `nodeOptions` of Node's own. The script
  * execs Node: the child's pid is the Node process's.
  */
-export function startCompiledEntryPoint(label: string, name: 'server' | 'worker', env: NodeJS.ProcessEnv, nodeOptions: string[] = []): ChildProcess {
+export function startCompiledEntryPoint(
+  label: string,
+  name: 'server' | 'worker',
+  env: NodeJS.ProcessEnv,
+  nodeOptions: string[] = [],
+): ChildProcess {
   return startProcess(label, 'sh', [fileURLToPath(new URL('../../scripts/run.sh', import.meta.url)), name, ...nodeOptions], env);
 }
 

@@ -34,10 +34,7 @@ export interface FindRedisOptions {
   localUrl?: string;
 }
 
-export async function findRedis({
-  env = process.env,
-  localUrl = 'redis://127.0.0.1:6379',
-}: FindRedisOptions = {}): Promise<FoundRedis> {
+export async function findRedis({ env = process.env, localUrl = 'redis://127.0.0.1:6379' }: FindRedisOptions = {}): Promise<FoundRedis> {
   const configured = env.REDIS_URL;
   if (configured) return { url: configured, source: 'REDIS_URL', stop: async () => {} };
   if (await redisAnswers(localUrl)) return { url: localUrl, source: `found answering on ${new URL(localUrl).host}`, stop: async () => {} };

@@ -3,7 +3,10 @@ import { z } from 'zod';
 
 /** A `--name` flag holding a whole number, written out in digits (not `''`, `0x10` or `1e3`). */
 export const wholeNumberFlag = (name: string) =>
-  z.string().regex(/^-?\d+$/, { error: `--${name} must be a whole number` }).transform(Number);
+  z
+    .string()
+    .regex(/^-?\d+$/, { error: `--${name} must be a whole number` })
+    .transform(Number);
 
 /** A `--name` flag holding a whole number from 1. */
 export const countFlag = (name: string) => wholeNumberFlag(name).pipe(z.number().min(1, { error: `--${name} must be at least 1` }));
@@ -25,7 +28,10 @@ export function parseFlags<Schema extends z.ZodType>(
   defaults: Record<string, string | undefined>,
 ): FlagsResult<z.infer<Schema>> {
   const options = Object.fromEntries(
-    Object.entries(defaults).map(([name, value]) => [name, value === undefined ? { type: 'string' as const } : { type: 'string' as const, default: value }]),
+    Object.entries(defaults).map(([name, value]) => [
+      name,
+      value === undefined ? { type: 'string' as const } : { type: 'string' as const, default: value },
+    ]),
   );
   let values: Record<string, unknown>;
   try {

@@ -58,7 +58,14 @@ export async function serveMailPage(catcher: MailCatcher, port: number): Promise
     const mails = [...catcher.mails].reverse().map((mail) => {
       const unsubscribe = mail.headerLines.find((header) => header.key === 'list-unsubscribe')?.line;
       return `<article><h2>${escape(mail.subject ?? '(no subject)')}</h2>
-<p>To ${escape(mail.to ? [mail.to].flat().map((to) => to.text).join(', ') : '')}, ${escape(mail.date?.toISOString() ?? '')}${
+<p>To ${escape(
+        mail.to
+          ? [mail.to]
+              .flat()
+              .map((to) => to.text)
+              .join(', ')
+          : '',
+      )}, ${escape(mail.date?.toISOString() ?? '')}${
         unsubscribe ? `; ${escape(unsubscribe)}` : ''
       }</p><pre>${escape(mail.text ?? '')}</pre></article>`;
     });

@@ -55,7 +55,8 @@ function summarize(profiles: z.infer<typeof profileSchema>[], windows: Window[] 
       add(selfByModule, moduleOf(frame), ms);
       add(selfByFunction, `${frame.functionName || '(anonymous)'} ${moduleOf(frame)}:${frame.lineNumber + 1}`, ms);
       const onStack = new Set<string>();
-      for (let node: number | undefined = id; node !== undefined; node = parentOf.get(node)) onStack.add(moduleOf(byId.get(node)!.callFrame));
+      for (let node: number | undefined = id; node !== undefined; node = parentOf.get(node))
+        onStack.add(moduleOf(byId.get(node)!.callFrame));
       for (const module of onStack) add(totalByModule, module, ms);
     });
   }
@@ -89,7 +90,11 @@ async function main(): Promise<void> {
   ];
   console.log(`${profilePaths.join(', ')}: ${counted.toFixed(0)} ms sampled${windows ? ' during the single-item ingest' : ''}`);
   console.log(
-    [...lines('self, by package', selfByModule), ...lines('total, by package', totalByModule), ...lines('self, by function', selfByFunction)].join('\n'),
+    [
+      ...lines('self, by package', selfByModule),
+      ...lines('total, by package', totalByModule),
+      ...lines('self, by function', selfByFunction),
+    ].join('\n'),
   );
 }
 

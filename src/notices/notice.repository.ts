@@ -86,7 +86,13 @@ export async function claimNotice(db: Db, id: number, owner: string, now: Date, 
 }
 
 /** Ends the notice with its outcome; only the attempt that holds it may. */
-export async function settleNotice(db: Db, claimed: Pick<ConnectionNotice, 'id' | 'claim_owner'>, outcome: NoticeOutcome, now: Date, error?: string): Promise<void> {
+export async function settleNotice(
+  db: Db,
+  claimed: Pick<ConnectionNotice, 'id' | 'claim_owner'>,
+  outcome: NoticeOutcome,
+  now: Date,
+  error?: string,
+): Promise<void> {
   await db
     .updateTable('connection_notices')
     .set({ outcome, settled_at: now.toISOString(), claim_owner: null, ...(error !== undefined && { last_error: error }) })
@@ -96,7 +102,12 @@ export async function settleNotice(db: Db, claimed: Pick<ConnectionNotice, 'id' 
 }
 
 /** A failed attempt that may succeed later: the notice is due again at `retryAt`. */
-export async function postponeNotice(db: Db, claimed: Pick<ConnectionNotice, 'id' | 'claim_owner'>, retryAt: Date, error: string): Promise<void> {
+export async function postponeNotice(
+  db: Db,
+  claimed: Pick<ConnectionNotice, 'id' | 'claim_owner'>,
+  retryAt: Date,
+  error: string,
+): Promise<void> {
   await db
     .updateTable('connection_notices')
     .set({ next_attempt_at: retryAt.toISOString(), claim_owner: null, last_error: error })

@@ -51,7 +51,11 @@ async function deliver(deps: NoticeSendingDependencies, notice: ConnectionNotice
     await settleNotice(db, notice, outcome, clock(), error);
     return outcome === 'sent';
   };
-  const person = await db.selectFrom('users').select(['email', 'timezone', 'connection_mail']).where('id', '=', notice.user_id).executeTakeFirst();
+  const person = await db
+    .selectFrom('users')
+    .select(['email', 'timezone', 'connection_mail'])
+    .where('id', '=', notice.user_id)
+    .executeTakeFirst();
   // A deleted account's notices went with it.
   if (!person) return false;
   if (mailer === undefined) return settle('mail_off');

@@ -29,8 +29,8 @@ function writtenOffsetMinutes(input: string): number | undefined {
 }
 
 /** ISO 8601 date-time with an offset, Z, or none; at most millisecond precision, so the instant is kept exactly. */
-export const loggedAtInputSchema = z
-  .iso.datetime({ offset: true, local: true, error: 'must be an ISO 8601 date-time such as 2026-11-21T08:30:00+01:00' })
+export const loggedAtInputSchema = z.iso
+  .datetime({ offset: true, local: true, error: 'must be an ISO 8601 date-time such as 2026-11-21T08:30:00+01:00' })
   .refine((value) => !/\.\d{4,}/.test(value), { error: 'must have at most millisecond precision' })
   .refine((value) => Math.abs(writtenOffsetMinutes(value) ?? 0) <= MAX_OFFSET_MINUTES, {
     error: 'must have an offset between -14:00 and +14:00',
@@ -45,9 +45,7 @@ export interface PlacedTime {
 
 /** The outcome of placing a time; a refusal's message follows the field's name ("logged_at must …"). */
 export type Placement =
-  | { ok: true; placed: PlacedTime }
-  | { ok: false; reason: 'outside_supported_dates' | 'offset_with_seconds'; message: string };
-
+  { ok: true; placed: PlacedTime } | { ok: false; reason: 'outside_supported_dates' | 'offset_with_seconds'; message: string };
 
 export function placeLoggedAt(input: string, userZone: string): Placement {
   const local = localDateTime(input, userZone);

@@ -34,12 +34,7 @@ export async function deleteMeal(trx: Reader, userId: number, id: number): Promi
 
 /** Every item of the user's local day, in the order they were eaten. */
 export async function mealsOfDay(db: Reader, userId: number, date: string): Promise<MealItem[]> {
-  const items = await db
-    .selectFrom('meal_items')
-    .selectAll()
-    .where('user_id', '=', userId)
-    .where('local_date', '=', date)
-    .execute();
+  const items = await db.selectFrom('meal_items').selectAll().where('user_id', '=', userId).where('local_date', '=', date).execute();
   // Offsets differ within a day (travel, DST), so order by instant, not by the text.
   return items.sort((a, b) => Date.parse(a.logged_at) - Date.parse(b.logged_at) || a.id - b.id);
 }

@@ -19,7 +19,10 @@ function amountSchema({ unit, symbol, example, max }: Pick<AmountDeclaration, 'u
 
 /** Each declared amount's schema, as `make` turns it (optional, or nullable too). */
 function amountSchemas<Schema>(limits: MealLimits, make: (schema: z.ZodNumber) => Schema): Record<AmountName, Schema> {
-  return Object.fromEntries(amountNames(MEAL_AMOUNTS).map((name) => [name, make(amountSchema(MEAL_AMOUNTS[name], limits))])) as Record<AmountName, Schema>;
+  return Object.fromEntries(amountNames(MEAL_AMOUNTS).map((name) => [name, make(amountSchema(MEAL_AMOUNTS[name], limits))])) as Record<
+    AmountName,
+    Schema
+  >;
 }
 
 /** The JSON of POST and PATCH /api/meals, with the configured limits. Unknown fields are refused. */

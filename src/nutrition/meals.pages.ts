@@ -79,7 +79,10 @@ export function mealsPages({ db, meals, limits, renderPage, clock }: Dependencie
         previous: dayLink(supportedOrNone(addDays(date, -1))),
         next: dayLink(supportedOrNone(addDays(date, 1))),
         items: list.map((meal) => itemOf(meal, user.timezone, style, draftFor(meal.id))),
-        added: { values: draftFor('new')?.form ?? { ...readMealForm({}), time: localTimeOfDay(clock(), user.timezone) }, problems: draftFor('new')?.problems.fields ?? {} },
+        added: {
+          values: draftFor('new')?.form ?? { ...readMealForm({}), time: localTimeOfDay(clock(), user.timezone) },
+          problems: draftFor('new')?.problems.fields ?? {},
+        },
         sync: sync && describeSync(sync, user.timezone, clock()),
         absorptionTypes: limits.absorptionTypes,
         amounts: amountNames(MEAL_AMOUNTS).map((name) => ({ name, label: MEAL_AMOUNTS[name].label })),
@@ -122,7 +125,8 @@ export function mealsPages({ db, meals, limits, renderPage, clock }: Dependencie
     const id = mealIdSchema.safeParse(req.params.id);
     if (!id.success) return renderDay(req, res, date, { form, problems: problemsOf({ ok: false, reason: 'not_found' }, form) });
     const changes = schemas.update.safeParse(mealChangesFromForm(form));
-    if (!changes.success) return renderDay(req, res, date, { target: id.data, form, problems: formProblemsOf(changes.error, MEAL_WORDS, form) });
+    if (!changes.success)
+      return renderDay(req, res, date, { target: id.data, form, problems: formProblemsOf(changes.error, MEAL_WORDS, form) });
     await afterWrite(req, res, date, { target: id.data, form }, await meals.change(currentUser(res), id.data, changes.data), 'Saved');
   });
 

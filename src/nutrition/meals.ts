@@ -106,8 +106,16 @@ export function createMeals({ db, limits, clock, historyAdded }: MealsDependenci
         const held = await countMealsOfDays(trx, user.id, days);
         const overfull = days.find((day) => (held.get(day) ?? 0) + (added.get(day) ?? 0) > limits.maxItemsPerDay);
         if (overfull !== undefined) return dayOverfull(overfull, held.get(overfull) ?? 0, added.get(overfull) ?? 0);
-        const items = await insertMeals(trx, inputs.map((input, index) => newMealItem(user, input, placed[index]!, now)));
-        await markHistoryDirty(trx, user.id, days.map((day) => ({ kind: 'nutrition' as const, subject: day })), now);
+        const items = await insertMeals(
+          trx,
+          inputs.map((input, index) => newMealItem(user, input, placed[index]!, now)),
+        );
+        await markHistoryDirty(
+          trx,
+          user.id,
+          days.map((day) => ({ kind: 'nutrition' as const, subject: day })),
+          now,
+        );
         return { ok: true as const, meals: items.map(mealView), days };
       });
       if (outcome.ok) await historyAdded(user.id);

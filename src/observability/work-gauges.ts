@@ -55,7 +55,7 @@ export function observeWaitingWork(registry: Registry, { db, queues, clock, logg
   });
   new Gauge({
     name: `${METRIC_PREFIX}queue_jobs`,
-    help: 'Jobs (people\'s turns) in the sync queues, by lane (fresh, backfill) and state.',
+    help: "Jobs (people's turns) in the sync queues, by lane (fresh, backfill) and state.",
     labelNames: ['lane', 'state'],
     registers,
     async collect() {

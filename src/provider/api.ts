@@ -53,7 +53,12 @@ export function createServiceApi({ baseUrl, timeoutS, uploadMinBytesPerS, access
     const answered = (status: number | 'no_answer') => metrics.serviceAnswered({ path, status }, (performance.now() - started) / 1000);
     const { method, headers, body, timeoutMs } = init();
     try {
-      const response = await request(new URL(`${baseUrl}${path}`), { method, headers: { authorization: `Bearer ${token}`, ...headers }, body, timeoutMs });
+      const response = await request(new URL(`${baseUrl}${path}`), {
+        method,
+        headers: { authorization: `Bearer ${token}`, ...headers },
+        body,
+        timeoutMs,
+      });
       answered(response.status);
       return response;
     } catch (error) {
@@ -79,21 +84,25 @@ export function createServiceApi({ baseUrl, timeoutS, uploadMinBytesPerS, access
     await call(userId, path, init);
   }
 
-  const json = (body: unknown): RequestInit => () => ({
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
+  const json =
+    (body: unknown): RequestInit =>
+    () => ({
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
 
   /** The file is read from its store as it is sent, once per request (multipart-body.ts). */
-  const multipart = ({ file, fileName, name, metadata }: ActivityUpload): RequestInit => () => ({
-    method: 'POST',
-    body: multipartBody([
-      ['file', { fileName, content: file }],
-      ['name', name],
-      ['metadata', JSON.stringify(metadata)],
-    ]),
-  });
+  const multipart =
+    ({ file, fileName, name, metadata }: ActivityUpload): RequestInit =>
+    () => ({
+      method: 'POST',
+      body: multipartBody([
+        ['file', { fileName, content: file }],
+        ['name', name],
+        ['metadata', JSON.stringify(metadata)],
+      ]),
+    });
 
   return {
     upsertNutrition: (userId, record) => post(userId, '/api/nutrition', json(record)),

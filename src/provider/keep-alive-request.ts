@@ -52,8 +52,17 @@ export function keepAliveRequests(timeouts: RequestTimeouts): (url: URL, request
     // AbortSignal.timeout takes whole milliseconds only.
     const boundMs = Math.ceil(Math.min(timeoutMs, deadlineMs ?? timeoutMs));
     for (let attempt = 1; ; attempt++) {
-      const sent = sendOnce(client, agent, url, { method, timeoutMs: boundMs, headers: { ...headers, ...encoded?.headers } }, encoded?.content);
-      const outcome = await sent.answer.then((answer) => ({ answer }), (error: unknown) => ({ error }));
+      const sent = sendOnce(
+        client,
+        agent,
+        url,
+        { method, timeoutMs: boundMs, headers: { ...headers, ...encoded?.headers } },
+        encoded?.content,
+      );
+      const outcome = await sent.answer.then(
+        (answer) => ({ answer }),
+        (error: unknown) => ({ error }),
+      );
       if ('answer' in outcome) return outcome.answer;
       if (!(closedUnderUs(outcome.error) && sent.onReusedSocket() && attempt < MAX_SENDS_ON_STALE_SOCKETS)) throw outcome.error;
     }
@@ -109,8 +118,15 @@ function sendOnce(
 function answerOf(incoming: http.IncomingMessage, text: string): ServiceAnswer {
   const status = incoming.statusCode ?? 0;
   const headers = new Headers();
-  for (let index = 0; index < incoming.rawHeaders.length; index += 2) headers.append(incoming.rawHeaders[index]!, incoming.rawHeaders[index + 1]!);
-  return { status, ok: status >= 200 && status < 300, statusText: incoming.statusMessage ?? '', headers, text: () => Promise.resolve(text) };
+  for (let index = 0; index < incoming.rawHeaders.length; index += 2)
+    headers.append(incoming.rawHeaders[index]!, incoming.rawHeaders[index + 1]!);
+  return {
+    status,
+    ok: status >= 200 && status < 300,
+    statusText: incoming.statusMessage ?? '',
+    headers,
+    text: () => Promise.resolve(text),
+  };
 }
 
 /** A string is sent whole; a streamed body as it is read, its length announced. */

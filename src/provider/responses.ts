@@ -25,7 +25,8 @@ export async function failureOf(response: ServiceAnswer, now: Date): Promise<Ser
 
 /** A request that got no answer (reset, timeout, refused connection) may be tried again. */
 export function transportFailure(error: unknown): ServiceError {
-  const reason = error instanceof Error ? `${error.name}: ${error.cause instanceof Error ? error.cause.message : error.message}` : 'unknown';
+  const reason =
+    error instanceof Error ? `${error.name}: ${error.cause instanceof Error ? error.cause.message : error.message}` : 'unknown';
   return new ServiceError('retryable', `no answer from the Athlete Data Service (${reason})`, { unanswered: true });
 }
 

@@ -1,14 +1,7 @@
 import { z } from 'zod';
 
 /** The scope table of the interface document, section 5. */
-export const SCOPES = [
-  'profile:read',
-  'workout:read',
-  'workout:write',
-  'health:write',
-  'nutrition:write',
-  'profile:write',
-] as const;
+export const SCOPES = ['profile:read', 'workout:read', 'workout:write', 'health:write', 'nutrition:write', 'profile:write'] as const;
 
 export type Scope = (typeof SCOPES)[number];
 
@@ -19,8 +12,4 @@ export const scopeListSchema = z
   .string()
   .trim()
   .transform((value) => (value === '' ? [] : value.split(/ +/)))
-  .pipe(
-    z
-      .array(z.enum(SCOPES, { error: `must be ${SCOPE_LIST_EXPECTED}` }))
-      .min(1, { error: `must be ${SCOPE_LIST_EXPECTED}` }),
-  );
+  .pipe(z.array(z.enum(SCOPES, { error: `must be ${SCOPE_LIST_EXPECTED}` })).min(1, { error: `must be ${SCOPE_LIST_EXPECTED}` }));

@@ -60,7 +60,8 @@ export function toServiceError(failure: TokenRequestFailure): ServiceError {
     const message = `token endpoint unavailable (${failure.status ?? 'no answer'}: ${failure.reason})`;
     return new ServiceError('retryable', message, { retryAfterMs: failure.retryAfterMs });
   }
-  const refusal = 'error' in failure ? `token endpoint refused: ${serviceWords(failure)}` : `token endpoint answered unusably: ${failure.reason}`;
+  const refusal =
+    'error' in failure ? `token endpoint refused: ${serviceWords(failure)}` : `token endpoint answered unusably: ${failure.reason}`;
   return new ServiceError(failure.kind === 'needs-reconnect' ? 'needs-reconnect' : 'retryable', refusal);
 }
 

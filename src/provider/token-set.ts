@@ -39,8 +39,7 @@ export function parseTokenResponse(body: unknown, scopesIfOmitted: readonly Scop
     refreshToken: response.refresh_token,
     issuedAt: now,
     expiresAt: secondsAfter(now, response.expires_in),
-    refreshExpiresAt:
-      response.refresh_token_expires_in === undefined ? undefined : secondsAfter(now, response.refresh_token_expires_in),
+    refreshExpiresAt: response.refresh_token_expires_in === undefined ? undefined : secondsAfter(now, response.refresh_token_expires_in),
     scopes: granted.filter((scope): scope is Scope => KNOWN_SCOPES.has(scope)),
   };
 }

@@ -145,7 +145,9 @@ export async function sessionClient(target: RedisTarget, options: SessionClientO
         events: {
           on: (event: string, listener: (error: Error) => void) => {
             // It reports some failures as text rather than as an Error.
-            sentinel.on(event, (reason?: unknown) => listener(reason instanceof Error || reason === undefined ? (reason as Error) : new Error(String(reason))));
+            sentinel.on(event, (reason?: unknown) =>
+              listener(reason instanceof Error || reason === undefined ? (reason as Error) : new Error(String(reason))),
+            );
           },
         },
         connect: () => sentinel.connect(),

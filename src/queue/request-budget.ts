@@ -203,7 +203,17 @@ export function createRequestBudget({
     for (;;) {
       const leftUs = (giveUpAt - performance.now()) * 1000;
       const horizon = Math.floor(Math.min(laneHorizonUs, Math.max(leftUs, 0)));
-      const [answer, ms] = await redis.budgetTakeSlot(scheduleKey, key, ...lineKeys, intervalUs, horizon, owner, lockTtlMs, queued, waiterTtlMs);
+      const [answer, ms] = await redis.budgetTakeSlot(
+        scheduleKey,
+        key,
+        ...lineKeys,
+        intervalUs,
+        horizon,
+        owner,
+        lockTtlMs,
+        queued,
+        waiterTtlMs,
+      );
       if (answer === GRANTED) return holdLock(key, owner, ms);
       // History gives way to the person's other request; the script has taken it out of the line.
       if (answer === PERSON_BUSY && lane === 'backfill') return undefined;

@@ -1,12 +1,23 @@
 import { z } from 'zod';
 import { DEFAULT_SETTINGS, overfullFaultTarget, settingsSchema, type Settings } from './settings.js';
 
-const integer = z.string().regex(/^-?\d+$/, { error: 'expected an integer' }).transform(Number);
-const decimal = z.string().regex(/^\d+(\.\d+)?$/, { error: 'expected a number such as 0.25' }).transform(Number);
+const integer = z
+  .string()
+  .regex(/^-?\d+$/, { error: 'expected an integer' })
+  .transform(Number);
+const decimal = z
+  .string()
+  .regex(/^\d+(\.\d+)?$/, { error: 'expected a number such as 0.25' })
+  .transform(Number);
 const boolean = z.stringbool({ truthy: ['true', '1'], falsy: ['false', '0'], error: 'expected true, false, 1 or 0' });
 const text = z.string();
 const listSplitBy = (separator: string) =>
-  z.string().transform((value) => value.split(separator).map((item) => item.trim()).filter((item) => item !== ''));
+  z.string().transform((value) =>
+    value
+      .split(separator)
+      .map((item) => item.trim())
+      .filter((item) => item !== ''),
+  );
 
 const FAULT_RATES_PART = /^\w+:\w+=\d+(\.\d+)?(,\w+=\d+(\.\d+)?)*$/;
 const FAULT_RATES_FORMAT = 'expected target:kind=share,... such as data:500=0.1,429=0.05 token:500=0.05';
@@ -31,7 +42,9 @@ const faultRates = z.string().transform((value, context) => {
     context.addIssue({ code: 'custom', message: `names ${twice} twice` });
     return z.NEVER;
   }
-  const rates = byTarget.map(([target, pairs]) => [target, Object.fromEntries(pairs.map(([kind, share]) => [kind, Number(share)] as const))] as const);
+  const rates = byTarget.map(
+    ([target, pairs]) => [target, Object.fromEntries(pairs.map(([kind, share]) => [kind, Number(share)] as const))] as const,
+  );
   return { data: {}, token: {}, ...Object.fromEntries(rates) };
 });
 
@@ -88,7 +101,10 @@ export function settingsFromEnvironment(environment: NodeJS.ProcessEnv): Environ
   }
   const overfull = overfullFaultTarget(settings.data);
   if (overfull !== undefined) {
-    return { ok: false, problem: `Invalid SANDBOX_FAULT_RATES: ${overfull}'s shares, SANDBOX_FAULT_RATE's included, add up to more than 1` };
+    return {
+      ok: false,
+      problem: `Invalid SANDBOX_FAULT_RATES: ${overfull}'s shares, SANDBOX_FAULT_RATE's included, add up to more than 1`,
+    };
   }
   return { ok: true, settings: settings.data };
 }

@@ -39,9 +39,7 @@ export const settingsSchema = z.object({
   clientId: z.string().min(1),
   clientSecret: z.string().min(1),
   redirectUris: z
-    .array(
-      z.url().refine((uri) => !uri.includes('#'), { error: 'must not contain a fragment (RFC 6749 §3.1.2)' }),
-    )
+    .array(z.url().refine((uri) => !uri.includes('#'), { error: 'must not contain a fragment (RFC 6749 §3.1.2)' }))
     .min(1, { error: 'expected at least one redirect URI' }),
   /** Athlete name to approve as at once, skipping the consent page; null shows the page. */
   autoApprove: z.string().min(1).nullable(),
@@ -113,10 +111,7 @@ export const DEFAULT_SETTINGS: Settings = {
 };
 
 /** What POST /_sandbox/settings may change: everything but what only matters at start-up. */
-export const settingsPatchSchema = settingsSchema
-  .omit({ port: true, host: true, mode: true, logLevel: true })
-  .partial()
-  .strict();
+export const settingsPatchSchema = settingsSchema.omit({ port: true, host: true, mode: true, logLevel: true }).partial().strict();
 
 /**
  * A target whose shares of faults (the shorthand's and its own) add up to more than 1, if any: one

@@ -91,7 +91,12 @@ export async function markDirty(trx: Writer, key: OutboxKey, now: Date): Promise
  * the entries that were not waiting already to the person's history. An entry with a fresh change
  * still waiting keeps its lane: its whole record goes out promptly, the history included.
  */
-export async function markHistoryDirty(trx: Transaction<Database>, userId: number, keys: Omit<OutboxKey, 'userId'>[], now: Date): Promise<void> {
+export async function markHistoryDirty(
+  trx: Transaction<Database>,
+  userId: number,
+  keys: Omit<OutboxKey, 'userId'>[],
+  now: Date,
+): Promise<void> {
   let alreadyWaiting = 0;
   for (const kind of new Set(keys.map((key) => key.kind))) {
     const subjects = keys.filter((key) => key.kind === kind).map((key) => key.subject);
@@ -111,7 +116,12 @@ async function bumpVersion(trx: Writer, key: OutboxKey, now: Date, freshAt: stri
         .columns(['user_id', 'kind', 'subject'])
         // A new version has not been tried yet: whatever went wrong before no longer describes it.
         // A clean entry's fresh_at is null already, so history leaves a waiting fresh change as it is.
-        .doUpdateSet((eb) => ({ version: eb('outbox.version', '+', 1), ...NO_FAILURE, updated_at: at, ...(freshAt && { fresh_at: freshAt }) })),
+        .doUpdateSet((eb) => ({
+          version: eb('outbox.version', '+', 1),
+          ...NO_FAILURE,
+          updated_at: at,
+          ...(freshAt && { fresh_at: freshAt }),
+        })),
     )
     .execute();
 }
@@ -149,7 +159,13 @@ export async function markSynced(db: Db, key: OutboxKey, version: number, now: D
   // The row as this write left it says whether it is clean: one query per sync, not two.
   const written = await db
     .updateTable('outbox')
-    .set((eb) => ({ synced_version: version, synced_at: now.toISOString(), ...NO_FAILURE, fresh_at: leftFresh(eb, version), updated_at: now.toISOString() }))
+    .set((eb) => ({
+      synced_version: version,
+      synced_at: now.toISOString(),
+      ...NO_FAILURE,
+      fresh_at: leftFresh(eb, version),
+      updated_at: now.toISOString(),
+    }))
     .where(isEntry(key))
     .where((eb) => eb.or([eb('synced_version', 'is', null), eb('synced_version', '<', version)]))
     .returning((eb) => needsSending(eb).as('dirty'))
@@ -162,7 +178,13 @@ export async function markSynced(db: Db, key: OutboxKey, version: number, now: D
 export async function markFailed(db: Db, key: OutboxKey, version: number, failure: SyncFailure, now: Date): Promise<void> {
   await db
     .updateTable('outbox')
-    .set((eb) => ({ failed_version: version, ...failureColumns(failure), next_attempt_at: null, fresh_at: leftFresh(eb, version), updated_at: now.toISOString() }))
+    .set((eb) => ({
+      failed_version: version,
+      ...failureColumns(failure),
+      next_attempt_at: null,
+      fresh_at: leftFresh(eb, version),
+      updated_at: now.toISOString(),
+    }))
     .where(isEntry(key))
     .execute();
 }
@@ -197,7 +219,12 @@ export async function forgetScheduledRetries(db: Db): Promise<void> {
 
 /** Once `version` is settled, nothing of the person's waits in the fresh lane unless they changed the entry since. */
 function leftFresh(eb: ExpressionBuilder<Database, 'outbox'>, version: number) {
-  return eb.case().when('outbox.version', '=', version).then(sql<null>`null`).else(eb.ref('outbox.fresh_at')).end();
+  return eb
+    .case()
+    .when('outbox.version', '=', version)
+    .then(sql<null>`null`)
+    .else(eb.ref('outbox.fresh_at'))
+    .end();
 }
 
 function failureColumns({ problem, text }: SyncFailure) {
@@ -210,7 +237,12 @@ function failureColumns({ problem, text }: SyncFailure) {
  * first, at most `limit`. Only kinds this version sends: another's would never be sent and would
  * come back at every look. The fresh lane's index keeps this cheap however much history waits.
  */
-export async function peopleWithFreshChangesDue(db: Db, dueBefore: Date, now: Date, limit: number): Promise<Array<{ userId: number; connected: boolean }>> {
+export async function peopleWithFreshChangesDue(
+  db: Db,
+  dueBefore: Date,
+  now: Date,
+  limit: number,
+): Promise<Array<{ userId: number; connected: boolean }>> {
   const rows = await db
     .selectFrom('outbox')
     .leftJoin('connections', 'connections.user_id', 'outbox.user_id')
@@ -242,7 +274,13 @@ export async function nextFreshChangeAfter(db: Db, dueBefore: Date): Promise<Dat
  * The person's fresh changes due to be sent, of these kinds: the one changed or tried least recently
  * first, so an entry the service keeps failing goes behind the person's other changes.
  */
-export async function freshEntriesDue(db: Db, userId: number, kinds: readonly SyncKind[], dueBefore: Date, limit: number): Promise<DirtyEntry[]> {
+export async function freshEntriesDue(
+  db: Db,
+  userId: number,
+  kinds: readonly SyncKind[],
+  dueBefore: Date,
+  limit: number,
+): Promise<DirtyEntry[]> {
   if (kinds.length === 0) return [];
   const rows = await db
     .selectFrom('outbox')
@@ -335,7 +373,11 @@ export async function moveToHistory(trx: Transaction<Database>, userId: number, 
 }
 
 /** How many of the person's entries of the kinds this version knows wait to be sent, of those `which` selects. */
-async function countWaiting(trx: Writer, userId: number, which: (eb: ExpressionBuilder<Database, 'outbox'>) => Expression<SqlBool>): Promise<number> {
+async function countWaiting(
+  trx: Writer,
+  userId: number,
+  which: (eb: ExpressionBuilder<Database, 'outbox'>) => Expression<SqlBool>,
+): Promise<number> {
   const row = await trx
     .selectFrom('outbox')
     .select((eb) => eb.fn.countAll().as('waiting'))
@@ -373,10 +415,7 @@ export async function dailySyncStatuses(db: Db, userId: number, from: string, to
 /** Where the sync of these entries of one kind stands; entries never changed are left out. */
 export async function syncStatusesOf(db: Db, userId: number, kind: SyncKind, subjects: string[]): Promise<EntrySyncStatus[]> {
   if (subjects.length === 0) return [];
-  const rows = await entriesOf(db, userId)
-    .where('kind', '=', kind)
-    .where('subject', 'in', subjects)
-    .execute();
+  const rows = await entriesOf(db, userId).where('kind', '=', kind).where('subject', 'in', subjects).execute();
   return rows.map(statusOf);
 }
 
@@ -386,8 +425,7 @@ function entriesOf(db: Db, userId: number) {
 }
 
 function statusOf(row: Selectable<Database['outbox']>): EntrySyncStatus {
-  const status: SyncState =
-    row.version === row.synced_version ? 'synced' : row.version === row.failed_version ? 'failed' : 'pending';
+  const status: SyncState = row.version === row.synced_version ? 'synced' : row.version === row.failed_version ? 'failed' : 'pending';
   return {
     kind: row.kind,
     subject: row.subject,
@@ -421,10 +459,6 @@ export async function entryCountsOf(db: Db, userId: number): Promise<Array<{ kin
 
 /** The user's entries of one kind that changed last, newest first, with where their sync stands. */
 export async function recentSyncStatuses(db: Db, userId: number, kind: SyncKind, limit: number): Promise<EntrySyncStatus[]> {
-  const rows = await entriesOf(db, userId)
-    .where('kind', '=', kind)
-    .orderBy('updated_at', 'desc')
-    .limit(limit)
-    .execute();
+  const rows = await entriesOf(db, userId).where('kind', '=', kind).orderBy('updated_at', 'desc').limit(limit).execute();
   return rows.map(statusOf);
 }

@@ -95,7 +95,11 @@ export async function removeQueuedTurns(queues: SyncQueues, userId: number): Pro
 
 /** The keep-alive, run once an hour whatever the number of worker processes (a BullMQ job scheduler). */
 export async function scheduleKeepAlive(queues: SyncQueues): Promise<void> {
-  await queues.backfill.upsertJobScheduler(JOB.keepAlive, { every: KEEP_ALIVE_INTERVAL_MS }, { name: JOB.keepAlive, opts: { attempts: 1 } });
+  await queues.backfill.upsertJobScheduler(
+    JOB.keepAlive,
+    { every: KEEP_ALIVE_INTERVAL_MS },
+    { name: JOB.keepAlive, opts: { attempts: 1 } },
+  );
 }
 
 export async function closeSyncQueues(queues: SyncQueues): Promise<void> {

@@ -30,7 +30,7 @@ export async function sweepHistory({ db, queues, redis, redisPrefix }: SweepDepe
   const lost = (await redis.exists(markKey)) === 0;
   if (lost) await forgetScheduledRetries(db);
   let queued = 0;
-  for (let after: TurnPosition | undefined; ; ) {
+  for (let after: TurnPosition | undefined; ;) {
     const people = await peopleInTurnOrder(db, SWEEP_BATCH, after);
     const ready = people.map((person) => person.userId).filter(canTakeTurns);
     // A user id no turn can be queued for (a hand edit) would come first in every sweep.

@@ -68,7 +68,13 @@ export function backoffMs(failures: number, random = Math.random): number {
   return ceiling * (0.5 + random() / 2);
 }
 
-export async function takeTurn(deps: TurnDependencies, settings: TurnSettings, lane: Lane, userId: number, failures: number): Promise<TurnOutcome> {
+export async function takeTurn(
+  deps: TurnDependencies,
+  settings: TurnSettings,
+  lane: Lane,
+  userId: number,
+  failures: number,
+): Promise<TurnOutcome> {
   const connection = await findConnection(deps.db, userId);
   if (connection?.status !== 'connected') {
     // Connect or Reconnect moves all that waits into history and starts it again (connection-changes.ts).
@@ -77,7 +83,8 @@ export async function takeTurn(deps: TurnDependencies, settings: TurnSettings, l
   }
   const granted = SYNC_KINDS.filter((kind) => hasCapability(connection.scopes, kind));
   const turn = { ...deps, connection };
-  const { run, next } = lane === 'fresh' ? await freshTurn(turn, settings, userId, granted, failures) : await historyTurn(turn, userId, granted, failures);
+  const { run, next } =
+    lane === 'fresh' ? await freshTurn(turn, settings, userId, granted, failures) : await historyTurn(turn, userId, granted, failures);
   // For the pages: when the entry that failed is tried again (it goes first in the person's next turn).
   if (run.failed && (next.next === 'retry' || next.next === 'again')) {
     const afterMs = next.next === 'retry' ? next.afterMs : (run.failed.retryAfterMs ?? 0);
@@ -96,7 +103,13 @@ interface LaneTurn {
 /** A turn's dependencies with the person's connection, as read when the turn began. */
 type OneTurn = TurnDependencies & { connection: Connection };
 
-async function freshTurn(deps: OneTurn, { quietMs, freshAttempts }: TurnSettings, userId: number, granted: SyncKind[], failures: number): Promise<LaneTurn> {
+async function freshTurn(
+  deps: OneTurn,
+  { quietMs, freshAttempts }: TurnSettings,
+  userId: number,
+  granted: SyncKind[],
+  failures: number,
+): Promise<LaneTurn> {
   // A kind the person has not granted waits for their Reconnect, which sends it as history.
   await leaveFreshLane(deps.db, userId, { kinds: SYNC_KINDS.filter((kind) => !granted.includes(kind)) });
   const dueBefore = new Date(deps.clock().getTime() - quietMs);
@@ -117,7 +130,12 @@ async function freshTurn(deps: OneTurn, { quietMs, freshAttempts }: TurnSettings
 async function historyTurn(deps: OneTurn, userId: number, granted: SyncKind[], failures: number): Promise<LaneTurn> {
   const started = performance.now();
   const entries = await historyEntries(deps.db, userId, granted, HISTORY_TURN_ENTRIES);
-  const run = await sendEntries(deps, 'backfill', await setAsideUnsendableEntries(deps, entries), () => performance.now() - started < HISTORY_TURN_MS);
+  const run = await sendEntries(
+    deps,
+    'backfill',
+    await setAsideUnsendableEntries(deps, entries),
+    () => performance.now() - started < HISTORY_TURN_MS,
+  );
   await recordTurn(deps.db, userId, deps.clock());
   const more = run.stoppedEarly || entries.length === HISTORY_TURN_ENTRIES || !(await endHistoryIfSent(deps, userId, granted));
   return { run, next: nextAfter(run, failures, more) };

@@ -15,7 +15,10 @@ export interface OutboxLoopDependencies {
  * logged, marked failed with the reason, and left out: one bad row never stops a turn at the
  * entries after it, and no turn picks it again.
  */
-export async function setAsideUnsendableEntries({ db, logger, clock }: OutboxLoopDependencies, entries: DirtyEntry[]): Promise<DirtyEntry[]> {
+export async function setAsideUnsendableEntries(
+  { db, logger, clock }: OutboxLoopDependencies,
+  entries: DirtyEntry[],
+): Promise<DirtyEntry[]> {
   const sendable: DirtyEntry[] = [];
   for (const entry of entries) {
     const reason = unsendableReason(entry);
@@ -23,7 +26,10 @@ export async function setAsideUnsendableEntries({ db, logger, clock }: OutboxLoo
       sendable.push(entry);
       continue;
     }
-    logger.warn({ userId: entry.userId, kind: entry.kind, subject: entry.subject, version: entry.version }, 'outbox entry cannot be sent; marked failed');
+    logger.warn(
+      { userId: entry.userId, kind: entry.kind, subject: entry.subject, version: entry.version },
+      'outbox entry cannot be sent; marked failed',
+    );
     await markFailed(db, entry, entry.version, { problem: 'unsendable', text: reason }, clock());
   }
   return sendable;

@@ -93,7 +93,13 @@ function createLaneWorker(settings: SyncWorkerSettings, lane: Lane): Worker {
     });
   }
 
-  const worker = new Worker(SYNC_QUEUES[lane], observedJob, { connection, prefix, concurrency, lockDuration: lockDurationMs, stalledInterval: lockDurationMs });
+  const worker = new Worker(SYNC_QUEUES[lane], observedJob, {
+    connection,
+    prefix,
+    concurrency,
+    lockDuration: lockDurationMs,
+    stalledInterval: lockDurationMs,
+  });
   worker.on('error', logUnlessRedisUnreachable(log, 'worker error'));
   worker.on('failed', (job, error) => {
     if (job?.name !== JOB.turn) log.error({ job: job?.name, err: error }, 'repeating job failed');

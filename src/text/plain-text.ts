@@ -24,7 +24,8 @@ export function plainTextSchema({ maxLength }: { maxLength: number }) {
     .min(1, { error: 'must not be empty' })
     .max(maxLength, { error: `must be at most ${maxLength} characters` })
     .refine((text) => !NOT_PLAIN.test(text), {
-      error: (issue) => `must be plain text, without control, text-direction or unreadable characters (found ${notPlainIn(String(issue.input))})`,
+      error: (issue) =>
+        `must be plain text, without control, text-direction or unreadable characters (found ${notPlainIn(String(issue.input))})`,
     })
     .refine((text) => VISIBLE.test(text), { error: 'must have a visible character' });
 }

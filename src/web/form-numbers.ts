@@ -21,4 +21,3 @@ export const numberFromForm = (value: string): number | string => {
   if (DECIMAL_COMMA.test(text)) return Number(text.replace(',', '.'));
   return DECIMAL.test(text) ? Number(text) : value;
 };
-

@@ -3,13 +3,7 @@ import type { FormProtection } from './csrf.js';
 import { takeFlash } from './flash.js';
 import type { RenderView } from './views.js';
 
-export type RenderPage = (
-  req: Request,
-  res: Response,
-  view: string,
-  data?: Record<string, unknown>,
-  status?: number,
-) => void;
+export type RenderPage = (req: Request, res: Response, view: string, data?: Record<string, unknown>, status?: number) => void;
 
 /**
  * Renders a page with what every page needs: the signed-in user and, for a signed-in user, the

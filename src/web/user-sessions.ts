@@ -45,7 +45,11 @@ async function endSessions({ redis, redisPrefix }: SessionsPlace, userId: number
   const set = setOf(redisPrefix, userId);
   const ended = (await redis.smembers(set)).filter((id) => id !== keep);
   if (ended.length === 0) return;
-  await redis.multi().del(...ended.map((id) => sessionKey(redisPrefix, id))).srem(set, ...ended).exec();
+  await redis
+    .multi()
+    .del(...ended.map((id) => sessionKey(redisPrefix, id)))
+    .srem(set, ...ended)
+    .exec();
 }
 
 /** Ends every session of the person, for an account that may no longer exist (the workers' sweep of deleted accounts). */

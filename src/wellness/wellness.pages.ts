@@ -79,7 +79,14 @@ export function wellnessPages({ wellness, renderPage, clock }: Dependencies): Ro
         earlier: earlierPage(last),
         later: laterPage(last, newest),
         rows: dates.map((date) =>
-          rowOf(date, style.day(date), recorded.get(date), draft?.date === date ? draft : undefined, deleted?.date === date ? deleted : undefined, syncWords),
+          rowOf(
+            date,
+            style.day(date),
+            recorded.get(date),
+            draft?.date === date ? draft : undefined,
+            deleted?.date === date ? deleted : undefined,
+            syncWords,
+          ),
         ),
         problem: draft && `${style.day(draft.date)} was not saved: ${draft.problems.all.join(' ')}`,
         deleted,
@@ -94,11 +101,20 @@ export function wellnessPages({ wellness, renderPage, clock }: Dependencies): Ro
     const last = dateFromQuery(req.query.date);
     if (!last.ok) return renderBadDate(renderPage, req, res, last.problem, toLatest);
     if (last.date !== undefined && last.date > tomorrow(res)) {
-      return renderBadDate(renderPage, req, res, `The address asks for ${last.date}; the latest day with wellness is tomorrow, ${tomorrow(res)}.`, toLatest);
+      return renderBadDate(
+        renderPage,
+        req,
+        res,
+        `The address asks for ${last.date}; the latest day with wellness is tomorrow, ${tomorrow(res)}.`,
+        toLatest,
+      );
     }
     const deleted = dateFromQuery(req.query.deleted);
     if (!deleted.ok) return renderBadDate(renderPage, req, res, deleted.problem, toLatest);
-    await renderDays(req, res, { last: last.date, deleted: deleted.date === undefined ? undefined : { date: deleted.date, sentBefore: req.query.sent === '1' } });
+    await renderDays(req, res, {
+      last: last.date,
+      deleted: deleted.date === undefined ? undefined : { date: deleted.date, sentBefore: req.query.sent === '1' },
+    });
   });
 
   router.post('/wellness/:date', async (req, res) => {
@@ -123,7 +139,9 @@ export function wellnessPages({ wellness, renderPage, clock }: Dependencies): Ro
     if (!date.success || !recorded) return renderNotFound(req, res);
     renderConfirmation(renderPage, req, res, {
       heading: `Delete your wellness of ${dateStyleOf(req).day(date.data)}?`,
-      lines: ['It is deleted here and no longer synced. The Athlete Data Service offers no delete: it keeps what it was last sent for that day, if anything.'],
+      lines: [
+        'It is deleted here and no longer synced. The Athlete Data Service offers no delete: it keeps what it was last sent for that day, if anything.',
+      ],
       action: `/wellness/${date.data}/delete`,
       confirm: 'Delete',
       cancel: pageHolding(date.data, tomorrow(res)),
@@ -149,7 +167,9 @@ export function wellnessPages({ wellness, renderPage, clock }: Dependencies): Ro
 
 /** The last day of the page that holds `date`: pages are counted back from the newest, so each day is on one page. */
 function pageEndingWith(date: string, newest: string): string {
-  const pagesBack = Math.floor(DateTime.fromISO(newest, { zone: 'utc' }).diff(DateTime.fromISO(date, { zone: 'utc' }), 'days').days / DAYS_SHOWN);
+  const pagesBack = Math.floor(
+    DateTime.fromISO(newest, { zone: 'utc' }).diff(DateTime.fromISO(date, { zone: 'utc' }), 'days').days / DAYS_SHOWN,
+  );
   return addDays(newest, -Math.max(0, pagesBack) * DAYS_SHOWN);
 }
 

@@ -44,7 +44,12 @@ export function createWellness({ db, clock }: WellnessDependencies) {
     /** The recorded days from `from` to `to` inclusive, oldest first, each with its sync status. */
     async days(user: User, from: string, to: string): Promise<WellnessDayView[]> {
       const days = await wellnessDaysBetween(db, user.id, from, to);
-      const statuses = await syncStatusesOf(db, user.id, 'wellness', days.map((day) => day.date));
+      const statuses = await syncStatusesOf(
+        db,
+        user.id,
+        'wellness',
+        days.map((day) => day.date),
+      );
       const syncOf = new Map(statuses.map((status) => [status.subject, syncFactsOf(status)]));
       return days.map((day) => ({ ...wellnessRecordView(day), ...(syncOf.has(day.date) && { sync: syncOf.get(day.date) }) }));
     },

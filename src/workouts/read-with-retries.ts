@@ -39,7 +39,11 @@ export type ReadResult<T> = { ok: true; value: T } | { ok: false; error: Service
  * bound its request by. A wait that would end past the deadline (a backoff, a Retry-After, the next
  * slot of the budget) is not waited: the result is the failure so far.
  */
-export async function readWithRetries<T>(policy: ReadRetryPolicy, deps: ReadRetryDependencies, read: (timeoutMs: number) => Promise<T>): Promise<ReadResult<T>> {
+export async function readWithRetries<T>(
+  policy: ReadRetryPolicy,
+  deps: ReadRetryDependencies,
+  read: (timeoutMs: number) => Promise<T>,
+): Promise<ReadResult<T>> {
   const { now = () => performance.now(), sleep = (ms: number) => sleepFor(ms), random = Math.random } = deps;
   const deadline = now() + policy.deadlineMs;
   let lastError: ServiceError | undefined;

@@ -95,12 +95,20 @@ describe('DELETE /api/account', () => {
     expect(signup.status).toBe(201);
     expect(await signup.json()).toMatchObject({ email: person.email, connection: null });
     const exported = await (await again.get('/api/account/export')).json();
-    expect(exported).toMatchObject({ connection: null, meals: [], wellness: [], activities: [], syncDays: [], connectionMails: [], lastWorkoutList: null });
+    expect(exported).toMatchObject({
+      connection: null,
+      meals: [],
+      wellness: [],
+      activities: [],
+      syncDays: [],
+      connectionMails: [],
+      lastWorkoutList: null,
+    });
     const { id } = await stack.db.selectFrom('users').select('id').where('email', '=', person.email).executeTakeFirstOrThrow();
     expect(id).toBeGreaterThan(person.id);
   });
 
-  it('drops the person\'s queued turns before the delete', async () => {
+  it("drops the person's queued turns before the delete", async () => {
     const person = await personWithData();
     const queuedFor = async () => {
       const jobs = await Promise.all(LANES.map((lane) => stack.syncQueues[lane].getJobs(['delayed', 'waiting', 'prioritized'])));
@@ -220,7 +228,11 @@ describe('Redis away at the moment of deletion', () => {
       files: createDatabaseActivityFileStore(stack.db),
       forgetQueuedWork: () => Promise.reject(new Error('Connection is closed.')),
       endSessions: sessionsThere.endAll,
-      attemptLimits: createAttemptLimits({ redis: unreachable, redisPrefix: stack.config.redis.prefix, settings: stack.config.attemptLimits }),
+      attemptLimits: createAttemptLimits({
+        redis: unreachable,
+        redisPrefix: stack.config.redis.prefix,
+        settings: stack.config.attemptLimits,
+      }),
       clock: () => new Date(),
       logger: createLogger('silent'),
     });

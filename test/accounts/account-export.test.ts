@@ -44,7 +44,15 @@ describe('GET /api/account/export', () => {
       connection: { status: 'connected', scopes: expect.arrayContaining(['nutrition:write']) },
       meals: [meal],
       wellness: [{ date: '2026-03-10', hrv: 61, sleepSecs: 27000 }],
-      activities: [{ id: activity.id, name: 'Morning ride', metadata: { bike: 'gravel' }, sha256: activity.sha256, file: `/api/activities/${activity.id}/file` }],
+      activities: [
+        {
+          id: activity.id,
+          name: 'Morning ride',
+          metadata: { bike: 'gravel' },
+          sha256: activity.sha256,
+          file: `/api/activities/${activity.id}/file`,
+        },
+      ],
       syncDays: expect.arrayContaining([
         expect.objectContaining({ kind: 'nutrition', date: '2026-03-10', status: 'pending' }),
         expect.objectContaining({ kind: 'wellness', date: '2026-03-10', status: 'pending' }),
@@ -58,7 +66,14 @@ describe('GET /api/account/export', () => {
     const stored = await stack.db.selectFrom('connections').selectAll().where('user_id', '=', id).executeTakeFirstOrThrow();
     const { password_hash } = await stack.db.selectFrom('users').select('password_hash').where('id', '=', id).executeTakeFirstOrThrow();
     const grant = (await stack.storedGrant(id))!;
-    for (const secret of [grant.accessToken, grant.refreshToken, stored.access_token_sealed, stored.refresh_token_sealed, password_hash, stored.grant_id]) {
+    for (const secret of [
+      grant.accessToken,
+      grant.refreshToken,
+      stored.access_token_sealed,
+      stored.refresh_token_sealed,
+      password_hash,
+      stored.grant_id,
+    ]) {
       expect(text).not.toContain(secret);
     }
     expect(text).not.toMatch(/sbx_(at|rt|code)_|\$argon2|password/i);
@@ -71,14 +86,24 @@ describe('GET /api/account/export', () => {
     expect((await connect(client)).status).toBe(303);
     expect(JSON.parse((await exportOf(client)).text).lastWorkoutList).toBeNull();
     const listed = (await (await client.get('/api/workouts')).json()) as { fetchedAt: string; workouts: unknown[]; notes: string[] };
-    expect(JSON.parse((await exportOf(client)).text).lastWorkoutList).toEqual({ fetchedAt: listed.fetchedAt, workouts: listed.workouts, notes: listed.notes });
+    expect(JSON.parse((await exportOf(client)).text).lastWorkoutList).toEqual({
+      fetchedAt: listed.fetchedAt,
+      workouts: listed.workouts,
+      notes: listed.notes,
+    });
   });
 
   it('holds every row however many there are (read in batches)', async () => {
     const client = stack.browser();
     await signUpNewUser(client, 'UTC');
     const days = Array.from({ length: 12 }, (_, day) => `2026-01-${String(day + 1).padStart(2, '0')}`);
-    const items = days.flatMap((date) => Array.from({ length: 100 }, (_, n) => ({ name: `Item ${n}`, carbs: 1, logged_at: `${date}T10:${String(n % 60).padStart(2, '0')}:00Z` })));
+    const items = days.flatMap((date) =>
+      Array.from({ length: 100 }, (_, n) => ({
+        name: `Item ${n}`,
+        carbs: 1,
+        logged_at: `${date}T10:${String(n % 60).padStart(2, '0')}:00Z`,
+      })),
+    );
     for (let start = 0; start < items.length; start += 500) {
       expect((await client.postJson('/api/meals/batch', { items: items.slice(start, start + 500) })).status).toBe(201);
     }
@@ -106,13 +131,18 @@ describe('GET /api/activities/:id/file', () => {
     expect(new Uint8Array(await response.arrayBuffer())).toEqual(bytes);
   });
 
-  it('is 404 for another person\'s activity and for ids that are not ids, 410 once the bytes were pruned', async () => {
+  it("is 404 for another person's activity and for ids that are not ids, 410 once the bytes were pruned", async () => {
     const owner = stack.browser();
     await signUpNewUser(owner);
     const activity = await uploadActivity(owner, fitFile(78));
     const stranger = stack.browser();
     await signUpNewUser(stranger);
-    for (const path of [`/api/activities/${activity.id}/file`, '/api/activities/0/file', '/api/activities/abc/file', '/api/activities/99999999999999999999/file']) {
+    for (const path of [
+      `/api/activities/${activity.id}/file`,
+      '/api/activities/0/file',
+      '/api/activities/abc/file',
+      '/api/activities/99999999999999999999/file',
+    ]) {
       expect((await stranger.get(path)).status).toBe(404);
     }
     await stack.db.updateTable('activities').set({ file_stored: 0 }).where('id', '=', activity.id).execute();

@@ -70,7 +70,9 @@ describe('POST /api/account/password', () => {
   });
 
   it('answers 401 signed out, and 415 to a body that is not JSON', async () => {
-    expect((await stack.browser().postJson('/api/account/password', { current_password: PASSWORD, new_password: NEW_PASSWORD })).status).toBe(401);
+    expect(
+      (await stack.browser().postJson('/api/account/password', { current_password: PASSWORD, new_password: NEW_PASSWORD })).status,
+    ).toBe(401);
     const client = stack.browser();
     await signUpNewUser(client);
     const form = await client.postForm('/api/account/password', { current_password: PASSWORD, new_password: NEW_PASSWORD });
@@ -96,7 +98,7 @@ describe('POST /api/account/password', () => {
 });
 
 describe('signing out everywhere', () => {
-  it('POST /api/account/logout-everywhere ends every session of the person, this one too, and no one else\'s', async () => {
+  it("POST /api/account/logout-everywhere ends every session of the person, this one too, and no one else's", async () => {
     const client = stack.browser();
     const email = await signUpNewUser(client);
     const others = [await signedInAgain(client, email), await signedInAgain(client, email)];
@@ -118,7 +120,7 @@ describe('signing out everywhere', () => {
     expect((await client.get('/api/me')).status).toBe(401);
   });
 
-  it('the account page\'s button, which sends the person to sign in', async () => {
+  it("the account page's button, which sends the person to sign in", async () => {
     const client = stack.browser();
     const email = await signUpNewUser(client);
     const other = await signedInAgain(client, email);
@@ -146,7 +148,7 @@ describe('signing out everywhere', () => {
     expect((await signedIn.get('/api/me')).status).toBe(401);
   });
 
-  it('finds the sessions without scanning Redis: the person\'s set holds the live ones, pruned of those that ended', async () => {
+  it("finds the sessions without scanning Redis: the person's set holds the live ones, pruned of those that ended", async () => {
     const client = stack.browser();
     const email = await signUpNewUser(client);
     const { id } = await stack.db.selectFrom('users').select('id').where('email', '=', email).executeTakeFirstOrThrow();

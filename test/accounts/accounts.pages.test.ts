@@ -26,7 +26,9 @@ describe('the sign-up page', () => {
   it('offers the time zone as a searchable list of IANA’s zones, each under its current name', async () => {
     const page = await (await stack.browser().get('/signup')).text();
     expect(fieldOf(page, 'timezone')).toContain('list="signup-zones"');
-    const zones = [...(page.match(/<datalist id="signup-zones">([\s\S]*?)<\/datalist>/)?.[1] ?? '').matchAll(/<option value="([^"]+)">/g)].map((m) => m[1]);
+    const zones = [
+      ...(page.match(/<datalist id="signup-zones">([\s\S]*?)<\/datalist>/)?.[1] ?? '').matchAll(/<option value="([^"]+)">/g),
+    ].map((m) => m[1]);
     expect(zones).toContain('Europe/Berlin');
     expect(zones).toContain('Europe/Kyiv');
     expect(zones).not.toContain('Europe/Kiev');
@@ -41,10 +43,14 @@ describe('the sign-up page', () => {
     const email = fieldOf(page, 'email');
     expect(email).toContain('value="ana@"');
     expect(email).toContain('aria-invalid="true" aria-describedby="signup-email-problem"');
-    expect(email).toContain('<span class="field-problem" id="signup-email-problem">Email must be an email address, such as ana@example.com.</span>');
+    expect(email).toContain(
+      '<span class="field-problem" id="signup-email-problem">Email must be an email address, such as ana@example.com.</span>',
+    );
     const timezone = fieldOf(page, 'timezone');
     expect(timezone).toContain('value="Berlin"');
-    expect(timezone).toContain('<span class="field-problem" id="signup-timezone-problem">Time zone must be one from the list, such as Europe/Berlin.</span>');
+    expect(timezone).toContain(
+      '<span class="field-problem" id="signup-timezone-problem">Time zone must be one from the list, such as Europe/Berlin.</span>',
+    );
     expect(fieldOf(page, 'password')).not.toContain('aria-invalid');
     expect(fieldOf(page, 'password')).not.toContain('a long password');
   });

@@ -14,11 +14,7 @@ afterAll(async () => {
 const password = 'a long password';
 
 async function storedHash(email: string): Promise<string> {
-  const user = await stack.db
-    .selectFrom('users')
-    .select('password_hash')
-    .where('email', '=', email)
-    .executeTakeFirstOrThrow();
+  const user = await stack.db.selectFrom('users').select('password_hash').where('email', '=', email).executeTakeFirstOrThrow();
   return user.password_hash;
 }
 

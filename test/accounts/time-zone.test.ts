@@ -60,7 +60,7 @@ describe('the time zone field', () => {
   });
 });
 
-describe('zones taken from people are stored in IANA\'s spelling', () => {
+describe("zones taken from people are stored in IANA's spelling", () => {
   let stack: Stack;
   beforeAll(async () => {
     stack = await startStack();
@@ -129,7 +129,13 @@ describe('the migration of zones stored before', () => {
 
   it('renames each to its canonical name, and leaves a zone it does not know as it was', async () => {
     const typed = ['europe/berlin', 'EUROPE/BERLIN', 'Asia/Tokyo', 'utc', 'Atlantis/Capital'];
-    expect(await zonesAfter(canonicalizeStoredZones, typed)).toEqual(['Europe/Berlin', 'Europe/Berlin', 'Asia/Tokyo', 'UTC', 'Atlantis/Capital']);
+    expect(await zonesAfter(canonicalizeStoredZones, typed)).toEqual([
+      'Europe/Berlin',
+      'Europe/Berlin',
+      'Asia/Tokyo',
+      'UTC',
+      'Atlantis/Capital',
+    ]);
   });
 
   it('then spells each as IANA does now, and leaves a zone it does not know as it was', async () => {

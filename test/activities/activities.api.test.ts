@@ -2,13 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256Hex, activityFileKey, createDatabaseActivityFileStore, readWhole } from '../../src/activities/activity-file-store.js';
 import { activitySender } from '../../src/activities/activity-sender.js';
 import { SESSION_COOKIE } from '../../src/web/session.js';
-import {
-  activityTraces,
-  listActivities,
-  postActivity,
-  renameActivity,
-  uploadActivity,
-} from '../helpers/activities.js';
+import { activityTraces, listActivities, postActivity, renameActivity, uploadActivity } from '../helpers/activities.js';
 import {
   emptyFile,
   fitFile,
@@ -125,7 +119,11 @@ describe('POST /api/activities', () => {
     const { client, userId } = await newUser();
     const response = await postActivity(client, file(), { name: 'Ride' });
     expect(response.status).toBe(400);
-    expect(await bodyOf<ApiError>(response)).toEqual({ error: 'invalid_request', fields: ['file'], message: expect.stringMatching(reason) });
+    expect(await bodyOf<ApiError>(response)).toEqual({
+      error: 'invalid_request',
+      fields: ['file'],
+      message: expect.stringMatching(reason),
+    });
     expect(await activityTraces(stack, userId)).toEqual(nothing);
   });
 
@@ -146,13 +144,18 @@ describe('POST /api/activities', () => {
     const { client, userId } = await newUser();
     const response = await postActivity(client, fitFile(108), { metadata: nestedJson(depth) });
     expect(response.status).toBe(400);
-    expect(await bodyOf<ApiError>(response)).toMatchObject({ fields: ['metadata'], message: expect.stringContaining('nested more than 32 deep') });
+    expect(await bodyOf<ApiError>(response)).toMatchObject({
+      fields: ['metadata'],
+      message: expect.stringContaining('nested more than 32 deep'),
+    });
     expect(await activityTraces(stack, userId)).toEqual(nothing);
   });
 
   it('takes a metadata part nested 32 deep', async () => {
     const { client } = await newUser();
-    expect(await uploadActivity(client, fitFile(109), { metadata: nestedJson(32) })).toMatchObject({ metadata: JSON.parse(nestedJson(32)) });
+    expect(await uploadActivity(client, fitFile(109), { metadata: nestedJson(32) })).toMatchObject({
+      metadata: JSON.parse(nestedJson(32)),
+    });
   });
 
   it('answers 413 to a body declared too large before reading it, storing nothing', async () => {
@@ -162,7 +165,10 @@ describe('POST /api/activities', () => {
       declare: true,
       headers: { cookie: `${SESSION_COOKIE}=${client.cookie(SESSION_COOKIE)}` },
     });
-    expect(upload).toMatchObject({ status: 413, json: { error: 'payload_too_large', message: 'The file is larger than the limit of 64 KiB.' } });
+    expect(upload).toMatchObject({
+      status: 413,
+      json: { error: 'payload_too_large', message: 'The file is larger than the limit of 64 KiB.' },
+    });
     // The kernel's socket buffers take some megabytes whether or not the server reads them.
     expect(upload.sentWhenAnswered).toBeLessThan(declared / 4);
     expect(await activityTraces(stack, userId)).toEqual(nothing);
@@ -210,7 +216,10 @@ describe('PATCH /api/activities/:id', () => {
 
     const response = await renameActivity(client, activity.id, { name: 'Another name' });
     expect(response.status).toBe(409);
-    expect(await bodyOf<ApiError>(response)).toEqual({ error: 'file_pruned', message: expect.stringMatching(/upload the file again to change it/) });
+    expect(await bodyOf<ApiError>(response)).toEqual({
+      error: 'file_pruned',
+      message: expect.stringMatching(/upload the file again to change it/),
+    });
 
     expect(await uploadActivity(client, file, {}, 200)).toMatchObject({ id: activity.id, fileStored: true });
     expect((await activityTraces(stack, userId)).files).toBe(1);
@@ -225,7 +234,10 @@ describe('PATCH /api/activities/:id', () => {
       body: `{"metadata":${nestedJson(depth - 1)}}`,
     });
     expect(response.status).toBe(400);
-    expect(await bodyOf<ApiError>(response)).toMatchObject({ error: 'bad_request', message: expect.stringContaining('nested more than 32 deep') });
+    expect(await bodyOf<ApiError>(response)).toMatchObject({
+      error: 'bad_request',
+      message: expect.stringContaining('nested more than 32 deep'),
+    });
     expect(await listActivities(client)).toMatchObject([{ id: activity.id, metadata: {} }]);
   });
 

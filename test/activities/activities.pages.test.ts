@@ -50,8 +50,12 @@ describe('the Activities page', () => {
     expect(response.status).toBe(400);
     const page = await response.text();
     expect(page).toContain('<input name="name" value="Ride" id="upload-name">');
-    expect(page).toMatch(/<input name="file" value="" type="file" accept=".fit" id="upload-file" required aria-invalid="true" aria-describedby="upload-file-problem">/);
-    expect(page).toContain('<span class="field-problem" id="upload-file-problem">This is not a .fit file: it does not start with a FIT file header.</span>');
+    expect(page).toMatch(
+      /<input name="file" value="" type="file" accept=".fit" id="upload-file" required aria-invalid="true" aria-describedby="upload-file-problem">/,
+    );
+    expect(page).toContain(
+      '<span class="field-problem" id="upload-file-problem">This is not a .fit file: it does not start with a FIT file header.</span>',
+    );
     expect(await listActivities(client)).toEqual([]);
   });
 
@@ -76,7 +80,8 @@ describe('the Activities page', () => {
     const tooLarge = await refuse(fitFile(5), 'HTTP 413: invalid_request: file too large (maxFitBytes)');
     const refused = await refuse(fitFile(6), 'HTTP 400: invalid_request: FIT file CRC does not match');
     const page = await (await client.get('/activities')).text();
-    const entryOf = (id: number) => page.slice(page.indexOf(`data-activity="${id}"`), page.indexOf('</form>', page.indexOf(`data-activity="${id}"`)));
+    const entryOf = (id: number) =>
+      page.slice(page.indexOf(`data-activity="${id}"`), page.indexOf('</form>', page.indexOf(`data-activity="${id}"`)));
     for (const activity of [tooLarge, refused]) {
       const entry = entryOf(activity.id);
       expect(entry).toMatch(new RegExp(`<summary>Details</summary>[\\s\\S]*<li>File SHA-256: ${activity.sha256}</li>[\\s\\S]*</details>`));

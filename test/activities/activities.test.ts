@@ -55,8 +55,19 @@ function storeHeldAfterPut(): { store: ActivityFileStore; stored: Promise<void>;
 
 describe('a delete racing an upload of the same file', () => {
   it('never leaves an activity without its bytes: the two run one after the other', async () => {
-    const user = (await insertUser(db, { email: 'race@example.com', password_hash: 'x', timezone: 'UTC', created_at: new Date().toISOString() }))!;
-    const common = { db, checkFile: async () => undefined, clock: () => new Date(), changed: async () => {}, lockFile: createActivityFileLock(redis, prefix) };
+    const user = (await insertUser(db, {
+      email: 'race@example.com',
+      password_hash: 'x',
+      timezone: 'UTC',
+      created_at: new Date().toISOString(),
+    }))!;
+    const common = {
+      db,
+      checkFile: async () => undefined,
+      clock: () => new Date(),
+      changed: async () => {},
+      lockFile: createActivityFileLock(redis, prefix),
+    };
     const plain = createActivities({ ...common, files: createDatabaseActivityFileStore(db) });
     const file = fitFile(1);
     const first = await plain.upload(user, { bytes: file, fileName: 'ride.fit' });
@@ -80,7 +91,12 @@ describe('a delete racing an upload of the same file', () => {
 
 describe('an upload whose account is deleted while its bytes are stored', () => {
   it('keeps none of them, and says the account is gone', async () => {
-    const user = (await insertUser(db, { email: 'gone@example.com', password_hash: 'x', timezone: 'UTC', created_at: new Date().toISOString() }))!;
+    const user = (await insertUser(db, {
+      email: 'gone@example.com',
+      password_hash: 'x',
+      timezone: 'UTC',
+      created_at: new Date().toISOString(),
+    }))!;
     const held = storeHeldAfterPut();
     const uploading = createActivities({
       db,

@@ -27,7 +27,12 @@ async function longestStall(work: () => Promise<unknown>, everyMs = 5): Promise<
 describe('the .fit check off the event loop', () => {
   it('answers as fitFileProblem does, for files sent at once', async () => {
     const check = createFitFileChecker();
-    const answers = await Promise.all([check(fitFile(1)), check(fitFileWithBadCrc(1)), check(truncatedFitFile(1)), check(new Uint8Array())]);
+    const answers = await Promise.all([
+      check(fitFile(1)),
+      check(fitFileWithBadCrc(1)),
+      check(truncatedFitFile(1)),
+      check(new Uint8Array()),
+    ]);
     expect(answers[0]).toBeUndefined();
     expect(answers[1]).toMatch(/checksum \(CRC\) does not match/);
     expect(answers[2]).toMatch(/cut short/);
@@ -65,7 +70,14 @@ describe('the .fit check, fair to every client', () => {
 
   /** Which of the two settles first, by name. */
   function first(racers: Record<string, Promise<unknown>>): Promise<string> {
-    return Promise.race(Object.entries(racers).map(([name, racer]) => racer.then(() => name, () => name)));
+    return Promise.race(
+      Object.entries(racers).map(([name, racer]) =>
+        racer.then(
+          () => name,
+          () => name,
+        ),
+      ),
+    );
   }
 
   it('checks a small file while a large one is being checked, instead of after it', async () => {
@@ -99,4 +111,3 @@ describe('the .fit check, fair to every client', () => {
     expect(await check(fitFileWithBadCrc(1))).toMatch(/checksum \(CRC\) does not match/);
   });
 });
-

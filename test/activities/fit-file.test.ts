@@ -67,12 +67,10 @@ describe('fitFileProblem', () => {
 
   it('refuses a file whose header checksum does not match', () => {
     const valid = fitFile();
-    expect(fitFileProblem(withByte(valid, 12, 0xff ^ (valid[12] ?? 0)))).toBe(
-      'The file is damaged: its checksum (CRC) does not match',
-    );
+    expect(fitFileProblem(withByte(valid, 12, 0xff ^ (valid[12] ?? 0)))).toBe('The file is damaged: its checksum (CRC) does not match');
   });
 
-  it('refuses a file whose checksums match but whose records do not decode, with the SDK\'s reason', () => {
+  it("refuses a file whose checksums match but whose records do not decode, with the SDK's reason", () => {
     expect(fitFileProblem(fitFileWithUndecodableRecords())).toMatch(/^The file could not be read: FIT Runtime Error at byte \d+/);
   });
 
@@ -85,7 +83,8 @@ describe('fitFileProblem', () => {
         const flipped = `byte ${index} xor ${mask}`;
         try {
           const problem = fitFileProblem(withByte(valid, index, (valid[index] ?? 0) ^ mask));
-          if (problem === '' || (index >= HEADER_SIZE && problem === undefined)) wrong.push(`${flipped}: ${problem === '' ? 'an empty problem' : 'accepted'}`);
+          if (problem === '' || (index >= HEADER_SIZE && problem === undefined))
+            wrong.push(`${flipped}: ${problem === '' ? 'an empty problem' : 'accepted'}`);
         } catch (error) {
           wrong.push(`${flipped}: threw ${String(error)}`);
         }

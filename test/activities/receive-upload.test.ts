@@ -83,10 +83,17 @@ describe('receiveUpload', () => {
     ['no file', () => post(form({ name: 'Ride' })), /has no file/],
     ['a JSON body', () => post('{"file":"x"}', { 'Content-Type': 'application/json' }), /multipart\/form-data/],
     ['too many text parts', () => post(form({ file: fitFile(), name: 'a', metadata: '{}', _csrf: 't', extra: 'x' })), /too many parts/],
-    ['a text part over 16 KiB', () => post(form({ file: fitFile(), metadata: 'x'.repeat(16 * 1024 + 1) })), /"metadata" is longer than 16 KiB/],
+    [
+      'a text part over 16 KiB',
+      () => post(form({ file: fitFile(), metadata: 'x'.repeat(16 * 1024 + 1) })),
+      /"metadata" is longer than 16 KiB/,
+    ],
     [
       'an unfinished multipart body',
-      () => post(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="name"\r\n\r\nRide`, { 'Content-Type': `multipart/form-data; boundary=${BOUNDARY}` }),
+      () =>
+        post(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="name"\r\n\r\nRide`, {
+          'Content-Type': `multipart/form-data; boundary=${BOUNDARY}`,
+        }),
       /not a readable multipart form/,
     ],
   ])('answers 400 with what to change for %s', async (_case, send, message) => {
@@ -107,7 +114,10 @@ describe('receiveUpload', () => {
     expect(response.statusCode).toBe(408);
     expect(response.headers.connection).toBe('close');
     const body = await new Response(Readable.toWeb(response) as ReadableStream).json();
-    expect(body).toEqual({ error: 'request_timeout', message: `The upload did not arrive within ${TIMEOUT_MS / 1000} s: send it again, on a faster connection if you can.` });
+    expect(body).toEqual({
+      error: 'request_timeout',
+      message: `The upload did not arrive within ${TIMEOUT_MS / 1000} s: send it again, on a faster connection if you can.`,
+    });
     stalled.destroy();
   });
 });

@@ -25,7 +25,12 @@ beforeAll(async () => {
 afterAll(() => served.close());
 
 function upload(user: number, name: string, signal?: AbortSignal): Promise<Response> {
-  return fetch(`${baseUrl}/api/upload`, { method: 'POST', headers: { 'x-user': String(user), 'x-upload': name, 'content-type': 'application/json' }, body: '{}', signal });
+  return fetch(`${baseUrl}/api/upload`, {
+    method: 'POST',
+    headers: { 'x-user': String(user), 'x-upload': name, 'content-type': 'application/json' },
+    body: '{}',
+    signal,
+  });
 }
 
 /** Starts an upload and resolves, with its answer to come, once the app has admitted it. */

@@ -48,7 +48,10 @@ describe('the queue dashboard', () => {
     const api = await admin.get('/admin/queues/api/queues');
     expect(api.status).toBe(200);
     expect(await api.json()).toMatchObject({
-      queues: [expect.objectContaining({ name: 'sync-fresh', readOnlyMode: true }), expect.objectContaining({ name: 'sync-backfill', readOnlyMode: true })],
+      queues: [
+        expect.objectContaining({ name: 'sync-fresh', readOnlyMode: true }),
+        expect.objectContaining({ name: 'sync-backfill', readOnlyMode: true }),
+      ],
     });
   });
 

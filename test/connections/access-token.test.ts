@@ -48,7 +48,6 @@ async function failure(promise: Promise<unknown>): Promise<ServiceError> {
   return error as ServiceError;
 }
 
-
 describe('accessTokenFor', () => {
   it('returns the stored token while it is fresh, without calling the service', async () => {
     stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
@@ -185,7 +184,9 @@ describe('when a refresh fails', () => {
     const error = await failure(stack.accessTokens({ clock: later(3600) }).accessTokenFor(userId));
     expect(error.kind).toBe('needs-reconnect');
     expect((await stack.storedGrant(userId))!.status).toBe('needs_reconnect');
-    expect(await (await client.get('/api/me')).json()).toMatchObject({ connection: { status: 'needs_reconnect', reason: 'grant_revoked' } });
+    expect(await (await client.get('/api/me')).json()).toMatchObject({
+      connection: { status: 'needs_reconnect', reason: 'grant_revoked' },
+    });
     expect((await failure(stack.accessTokens().accessTokenFor(userId))).kind).toBe('needs-reconnect');
 
     expect((await connect(client)).status).toBe(303);
@@ -291,7 +292,9 @@ describe('the refresh lease on the connection row (docs/architecture.md, decisio
     const logged = stack.logs.map((line) => JSON.parse(line) as { userId?: number; reason?: string });
     expect(logged).toContainEqual(expect.objectContaining({ userId, reason: 'refresh_interrupted' }));
     expect(await (await client.get('/')).text()).toContain('A refresh of your authorization was interrupted');
-    expect(await (await client.get('/api/me')).json()).toMatchObject({ connection: { status: 'needs_reconnect', reason: 'refresh_interrupted' } });
+    expect(await (await client.get('/api/me')).json()).toMatchObject({
+      connection: { status: 'needs_reconnect', reason: 'refresh_interrupted' },
+    });
   });
 
   it('when a refresh was interrupted and the service grants a reuse grace period: recovers, still connected', async () => {

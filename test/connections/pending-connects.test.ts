@@ -1,9 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  PENDING_CONNECT_TTL_MS,
-  addPendingConnect,
-  takePendingConnect,
-} from '../../src/connections/pending-connects.js';
+import { PENDING_CONNECT_TTL_MS, addPendingConnect, takePendingConnect } from '../../src/connections/pending-connects.js';
 
 const now = new Date('2026-11-21T12:00:00Z');
 const attempt = (state: string) => ({ url: new URL('https://example.com'), state, codeVerifier: `verifier-${state}` });

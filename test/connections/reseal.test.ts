@@ -1,6 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { findConnection, loadGrant, storeRefreshedTokens, storeResealedTokens, type StoredGrant } from '../../src/connections/connection.repository.js';
+import {
+  findConnection,
+  loadGrant,
+  storeRefreshedTokens,
+  storeResealedTokens,
+  type StoredGrant,
+} from '../../src/connections/connection.repository.js';
 import { resealAllTokens } from '../../src/connections/reseal.js';
 import { createTokenCipher, type TokenCipher } from '../../src/connections/token-crypto.js';
 import { createLogger } from '../../src/logger.js';

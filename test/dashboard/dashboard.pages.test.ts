@@ -46,8 +46,12 @@ describe('the dashboard', () => {
     const page = await refused.text();
     expect(page).toMatch(/role="alert">Your time zone was not saved: <a href="#settings-timezone">Time zone must be one from the list/);
     const field = page.slice(page.indexOf('<input name="timezone"'));
-    expect(field).toMatch(/^<input name="timezone" value="Kathmandoo"[^>]* id="settings-timezone"[^>]*aria-invalid="true" aria-describedby="settings-timezone-problem">/);
-    expect(field).toMatch(/^[^\n]*\n\s*<span class="field-problem" id="settings-timezone-problem">Time zone must be one from the list, such as Europe\/Berlin.<\/span>/);
+    expect(field).toMatch(
+      /^<input name="timezone" value="Kathmandoo"[^>]* id="settings-timezone"[^>]*aria-invalid="true" aria-describedby="settings-timezone-problem">/,
+    );
+    expect(field).toMatch(
+      /^[^\n]*\n\s*<span class="field-problem" id="settings-timezone-problem">Time zone must be one from the list, such as Europe\/Berlin.<\/span>/,
+    );
   });
 
   it('shows a connection whose scope the service withdrew as needing attention, with Reconnect as the main action', async () => {
@@ -62,8 +66,12 @@ describe('the dashboard', () => {
     await stack.changeSandbox({ withdrawnScopes: ['nutrition:write'] });
     await syncEntry(stack.sendDependencies(), nutritionDay(userId, date));
     const dashboard = await (await client.get('/')).text();
-    expect(dashboard).toContain('<span class="status needs_attention" data-testid="connection-status">Connected, with Nutrition off</span>');
-    expect(dashboard).toMatch(/role="alert" data-testid="withdrawn-permission">The Athlete Data Service withdrew this app's permission for\s+Nutrition:/);
+    expect(dashboard).toContain(
+      '<span class="status needs_attention" data-testid="connection-status">Connected, with Nutrition off</span>',
+    );
+    expect(dashboard).toMatch(
+      /role="alert" data-testid="withdrawn-permission">The Athlete Data Service withdrew this app's permission for\s+Nutrition:/,
+    );
     expect(dashboard).toContain('<a class="button" href="/connect">Reconnect</a>');
   });
 
@@ -80,14 +88,22 @@ describe('the dashboard', () => {
     expect(entryOf(dashboard, tomorrow)).toContain('data-sync-state="synced">Sent just now<');
     expect(dashboard.indexOf(`nutrition-${tomorrow}`)).toBeLessThan(dashboard.indexOf(`nutrition-${today}`));
     const overview = await bodyOf<SyncOverview>(await client.get('/api/sync/overview'));
-    expect(overview.kinds.find((kind) => kind.kind === 'nutrition')?.entries.map((entry) => entry.id)).toEqual([`nutrition-${tomorrow}`, `nutrition-${today}`]);
+    expect(overview.kinds.find((kind) => kind.kind === 'nutrition')?.entries.map((entry) => entry.id)).toEqual([
+      `nutrition-${tomorrow}`,
+      `nutrition-${today}`,
+    ]);
   });
 
   it('links every capability that is on to its page', async () => {
     stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
     const { client } = await connectedUser(stack);
     const dashboard = await (await client.get('/')).text();
-    for (const [id, page] of [['nutrition', '/meals'], ['wellness', '/wellness'], ['activities', '/activities'], ['workouts', '/workouts']]) {
+    for (const [id, page] of [
+      ['nutrition', '/meals'],
+      ['wellness', '/wellness'],
+      ['activities', '/activities'],
+      ['workouts', '/workouts'],
+    ]) {
       expect(dashboard).toMatch(new RegExp(`data-capability="${id}">\\s*<span><a href="${page}">[\\s\\S]*?class="on">On`));
     }
   });
@@ -101,7 +117,10 @@ describe('the dashboard', () => {
     for (const date of [old, sent, refused, busy]) await addMeal(client, { name: 'Oats', carbs: 60, logged_at: `${date}T08:00:00+05:45` });
     const sentAt = new Date(now.getTime() - 120_000);
     await syncEntry({ ...stack.sendDependencies(), clock: () => sentAt }, nutritionDay(userId, sent));
-    await syncEntry(stack.sendDependencies(failingWith(new ServiceError('permanent', 'HTTP 400: invalid_request: items.0.carbs: too many'))), nutritionDay(userId, refused));
+    await syncEntry(
+      stack.sendDependencies(failingWith(new ServiceError('permanent', 'HTTP 400: invalid_request: items.0.carbs: too many'))),
+      nutritionDay(userId, refused),
+    );
     const unavailable = new ServiceError('retryable', 'HTTP 503: temporarily_unavailable: injected fault: service unavailable');
     await expect(syncEntry(stack.sendDependencies(failingWith(unavailable)), nutritionDay(userId, busy))).rejects.toBe(unavailable);
     // What the worker records as BullMQ schedules the retry (worker.ts).
@@ -119,7 +138,9 @@ describe('the dashboard', () => {
     );
     const waiting = entryOf(dashboard, busy);
     expect(waiting).toMatch(/data-sync-state="pending">Waiting: the service is busy, next try in about (29|30) s</);
-    expect(waiting).toMatch(/<details class="sync-details"><summary>Details<\/summary>\s*<ul><li>Reason recorded: HTTP 503: temporarily_unavailable/);
+    expect(waiting).toMatch(
+      /<details class="sync-details"><summary>Details<\/summary>\s*<ul><li>Reason recorded: HTTP 503: temporarily_unavailable/,
+    );
     expect(dashboard).not.toContain(`nutrition-${old}`);
     expect(dashboard).toContain('<script src="/assets/sync-overview.js" defer></script>');
   });
@@ -169,9 +190,24 @@ describe('the dashboard', () => {
     const { client, userId } = await connectedUser(stack, { timezone: ZONE });
     await stack.db
       .insertInto('outbox')
-      .values({ user_id: userId, kind: 'sleep' as never, subject: '2026-11-20', version: 1, synced_version: null, synced_at: null, failed_version: null, last_error: null, problem: null, next_attempt_at: null, updated_at: new Date().toISOString() })
+      .values({
+        user_id: userId,
+        kind: 'sleep' as never,
+        subject: '2026-11-20',
+        version: 1,
+        synced_version: null,
+        synced_at: null,
+        failed_version: null,
+        last_error: null,
+        problem: null,
+        next_attempt_at: null,
+        updated_at: new Date().toISOString(),
+      })
       .execute();
-    expect(await bodyOf<SyncOverview>(await client.get('/api/sync/overview'))).toMatchObject({ pending: false, counts: 'Nothing waits to be sent.' });
+    expect(await bodyOf<SyncOverview>(await client.get('/api/sync/overview'))).toMatchObject({
+      pending: false,
+      counts: 'Nothing waits to be sent.',
+    });
   });
 
   it('shows an activity entry whose subject names no row there can be (a hand edit) by its subject, on every database', async () => {

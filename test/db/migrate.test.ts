@@ -81,7 +81,9 @@ describe('migrations', () => {
     // The table as that migration left it, before the outbox was generalized.
     await (db as Kysely<any>)
       .insertInto('sync_days')
-      .values(dates.map((date) => ({ user_id: userId, kind: 'nutrition' as const, date, version: 3, synced_version: 1, updated_at: before })))
+      .values(
+        dates.map((date) => ({ user_id: userId, kind: 'nutrition' as const, date, version: 3, synced_version: 1, updated_at: before })),
+      )
       .execute();
     const item = { user_id: userId, name: 'Oats', carbs: 60, created_at: before, updated_at: before };
     await db
@@ -113,7 +115,11 @@ describe('migrations', () => {
     expect((await (await createMigrator(db)).migrateTo('20261127090000_item_ids_never_reused')).error).toBeUndefined();
     const at = '2026-11-20T10:00:00.000Z';
     const user = (email: string) => ({ email, password_hash: 'x', timezone: 'UTC', created_at: at });
-    const ids = await db.insertInto('users').values([user('a@example.com'), user('b@example.com')]).returning('id').execute();
+    const ids = await db
+      .insertInto('users')
+      .values([user('a@example.com'), user('b@example.com')])
+      .returning('id')
+      .execute();
     const [waiting, clean] = ids.map((row) => row.id);
     const entry = { kind: 'nutrition' as const, updated_at: at };
     await db
@@ -137,7 +143,13 @@ describe('migrations', () => {
     expect((await (await createMigrator(db)).migrateTo('20261130090000_create_last_workout_lists')).error).toBeUndefined();
     const large = randomBytes(2 * STORED_PIECE_BYTES + 1000);
     const small = randomBytes(100);
-    await (db as Kysely<any>).insertInto('activity_files').values([{ key: '1/large', bytes: large }, { key: '1/small', bytes: small }]).execute();
+    await (db as Kysely<any>)
+      .insertInto('activity_files')
+      .values([
+        { key: '1/large', bytes: large },
+        { key: '1/small', bytes: small },
+      ])
+      .execute();
     await migrateToLatest(db);
     const store = createDatabaseActivityFileStore(db);
     expect(Buffer.from((await readWhole(store, '1/large'))!).equals(large)).toBe(true);
@@ -157,17 +169,31 @@ describe('migrations', () => {
       expect((await (await createMigrator(db)).migrateTo('20261128090000_zones_in_current_spelling')).error).toBeUndefined();
       // As a database made before the users migration used AUTOINCREMENT: the same table with a plain rowid alias.
       await sql`pragma foreign_keys = off`.execute(db);
-      await sql`create table users_old (id integer primary key, email text not null unique, password_hash text not null, timezone text not null, created_at text not null)`.execute(db);
+      await sql`create table users_old (id integer primary key, email text not null unique, password_hash text not null, timezone text not null, created_at text not null)`.execute(
+        db,
+      );
       await sql`drop table users`.execute(db);
       await sql`alter table users_old rename to users`.execute(db);
       await sql`pragma foreign_keys = on`.execute(db);
       const user = (email: string) => ({ email, password_hash: 'x', timezone: 'UTC', created_at: '2026-11-21T00:00:00.000Z' });
-      await db.insertInto('users').values([{ id: 3, ...user('a@example.com') }, { id: 7, ...user('b@example.com') }]).execute();
-      await db.insertInto('meal_items').values({ user_id: 7, name: 'Oats', carbs: 1, logged_at: 'x', local_date: '2026-03-10', created_at: 'x', updated_at: 'x' }).execute();
+      await db
+        .insertInto('users')
+        .values([
+          { id: 3, ...user('a@example.com') },
+          { id: 7, ...user('b@example.com') },
+        ])
+        .execute();
+      await db
+        .insertInto('meal_items')
+        .values({ user_id: 7, name: 'Oats', carbs: 1, logged_at: 'x', local_date: '2026-03-10', created_at: 'x', updated_at: 'x' })
+        .execute();
 
       await migrateToLatest(db);
 
-      expect(await db.selectFrom('users').select(['id', 'email']).orderBy('id').execute()).toEqual([{ id: 3, email: 'a@example.com' }, { id: 7, email: 'b@example.com' }]);
+      expect(await db.selectFrom('users').select(['id', 'email']).orderBy('id').execute()).toEqual([
+        { id: 3, email: 'a@example.com' },
+        { id: 7, email: 'b@example.com' },
+      ]);
       await db.deleteFrom('users').where('id', '=', 7).execute();
       // The foreign key still cascades: the table the items refer to is the rebuilt one.
       expect(await db.selectFrom('meal_items').select('id').execute()).toEqual([]);
@@ -188,18 +214,33 @@ describe('migrations', () => {
         .returning('id')
         .executeTakeFirstOrThrow();
       const item = { user_id: userId, name: 'Oats', carbs: 60, logged_at: '2026-03-10T08:00:00+01:00', local_date: '2026-03-10' };
-      await db.insertInto('meal_items').values([{ ...item, id: 5, created_at: before, updated_at: before }, { ...item, id: 9, created_at: before, updated_at: before }]).execute();
+      await db
+        .insertInto('meal_items')
+        .values([
+          { ...item, id: 5, created_at: before, updated_at: before },
+          { ...item, id: 9, created_at: before, updated_at: before },
+        ])
+        .execute();
       const activity = { user_id: userId, name: 'Ride', metadata: 'x'.repeat(2000), file_name: 'ride.fit', bytes: 1, file_stored: 1 };
       await db
         .insertInto('activities')
-        .values(Array.from({ length: 200 }, (_, index) => ({ ...activity, id: index + 3, sha256: String(index), created_at: before, updated_at: before })))
+        .values(
+          Array.from({ length: 200 }, (_, index) => ({
+            ...activity,
+            id: index + 3,
+            sha256: String(index),
+            created_at: before,
+            updated_at: before,
+          })),
+        )
         .execute();
       return userId;
     }
 
     async function rows() {
       return {
-        tables: (await sql<{ name: string }>`select name from sqlite_master where type = 'table' and name like '%rebuilt'`.execute(db)).rows,
+        tables: (await sql<{ name: string }>`select name from sqlite_master where type = 'table' and name like '%rebuilt'`.execute(db))
+          .rows,
         items: await db.selectFrom('meal_items').select('id').orderBy('id').execute(),
         activities: (await db.selectFrom('activities').select('id').execute()).length,
       };
@@ -212,7 +253,15 @@ describe('migrations', () => {
       await db.deleteFrom('meal_items').where('id', '=', 9).execute();
       const added = await db
         .insertInto('meal_items')
-        .values({ user_id: userId, name: 'Rice', carbs: 1, logged_at: before, local_date: '2026-03-10', created_at: before, updated_at: before })
+        .values({
+          user_id: userId,
+          name: 'Rice',
+          carbs: 1,
+          logged_at: before,
+          local_date: '2026-03-10',
+          created_at: before,
+          updated_at: before,
+        })
         .returning('id')
         .executeTakeFirstOrThrow();
       expect(added.id).toBe(10);
@@ -230,4 +279,3 @@ describe('migrations', () => {
     });
   });
 });
-

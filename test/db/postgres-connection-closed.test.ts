@@ -66,7 +66,14 @@ describe.runIf(testDatabaseKind() === 'postgres')('a Postgres connection closed 
       });
       await expect(inTransaction).rejects.toBeInstanceOf(DatabaseUnreachableError);
       // Its failure, if it fails, is caught from the start: it may come while the connections are closed.
-      const mid = db.selectFrom('users').select('id').execute().then(() => undefined, (error: unknown) => error);
+      const mid = db
+        .selectFrom('users')
+        .select('id')
+        .execute()
+        .then(
+          () => undefined,
+          (error: unknown) => error,
+        );
       await closeEveryConnection();
       const midFailure = await mid;
       if (midFailure !== undefined) expect(midFailure).toBeInstanceOf(DatabaseUnreachableError);

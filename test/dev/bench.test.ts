@@ -9,13 +9,27 @@ describe('npm run bench', () => {
     const { stdout, results: json } = await runDevCommand('src/dev/bench/main.ts', flags, { timeoutMs: 60_000 });
 
     expect(stdout).toContain('2 users x 1 days x 2 items, 2 clients, 1 worker(s)');
-    for (const row of ['GET /healthz (floor)', 'POST /api/meals ', 'POST /api/meals/batch', 'drain (workers)', 'ceiling (direct to sandbox)', 'upserts per (user, day)', 'peak RSS: worker 1']) {
+    for (const row of [
+      'GET /healthz (floor)',
+      'POST /api/meals ',
+      'POST /api/meals/batch',
+      'drain (workers)',
+      'ceiling (direct to sandbox)',
+      'upserts per (user, day)',
+      'peak RSS: worker 1',
+    ]) {
       expect(stdout).toContain(row);
     }
     expect(stdout.match(/^(PASS|MISS|N\/A) /gm)).toHaveLength(7);
 
     for (const rate of [json.floor, json.ingest, json.batch, json.ceiling]) {
-      expect(rate).toEqual({ count: expect.any(Number), seconds: expect.any(Number), perSecond: expect.any(Number), p50Ms: expect.any(Number), p99Ms: expect.any(Number) });
+      expect(rate).toEqual({
+        count: expect.any(Number),
+        seconds: expect.any(Number),
+        perSecond: expect.any(Number),
+        p50Ms: expect.any(Number),
+        p99Ms: expect.any(Number),
+      });
     }
     expect(json.ingest.count).toBe(4);
     expect(json.batch.count).toBe(16);

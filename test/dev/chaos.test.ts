@@ -5,7 +5,22 @@ describe('npm run chaos', () => {
   const runDevCommand = devCommandRunner();
 
   it('loses no acknowledged write through worker restarts (SIGTERM, then SIGKILL), a Redis restart and faults, and explains every revoked grant', async () => {
-    const flags = ['--users', '3', '--days', '2', '--clients', '3', '--workers', '2', '--seconds', '8', '--restart-every', '3', '--converge-seconds', '20'];
+    const flags = [
+      '--users',
+      '3',
+      '--days',
+      '2',
+      '--clients',
+      '3',
+      '--workers',
+      '2',
+      '--seconds',
+      '8',
+      '--restart-every',
+      '3',
+      '--converge-seconds',
+      '20',
+    ];
     // Shorter than by default, to fit the suite's budget (docs/performance.md, "Chaos"): a worker stopped while its
     // BullMQ blocking connection still reconnects after the Redis restart waits out SHUTDOWN_TIMEOUT_MS,
     // and a job a killed worker held is taken up again within twice WORKER_LOCK_DURATION_MS.
@@ -13,7 +28,9 @@ describe('npm run chaos', () => {
     const { stdout, results: json } = await runDevCommand('src/dev/chaos/main.ts', flags, { timeoutMs: 80_000, env });
 
     // How many restarts fit in a phase depends on how long each stop takes on a busy machine.
-    expect(stdout).toMatch(/^phase SIGTERM \+ Redis restarted empty +\| [12] worker restarts \(longest stop [\d.]+ s\), 0 refresh-token reuses, 0 revoked grants$/m);
+    expect(stdout).toMatch(
+      /^phase SIGTERM \+ Redis restarted empty +\| [12] worker restarts \(longest stop [\d.]+ s\), 0 refresh-token reuses, 0 revoked grants$/m,
+    );
     expect(stdout).toMatch(/^phase SIGKILL +\| [12] worker restarts/m);
     expect(stdout.match(/^PASS /gm)).toHaveLength(7);
 

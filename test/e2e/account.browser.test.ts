@@ -22,7 +22,7 @@ afterAll(async () => {
 });
 
 describe('the account page', () => {
-  it('downloads the person\'s data as a file', async () => {
+  it("downloads the person's data as a file", async () => {
     await page.getByRole('link', { name: 'Account' }).click();
     await page.waitForURL(`${stack.appUrl}/account`);
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download my data' }).click()]);

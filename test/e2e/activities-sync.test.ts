@@ -34,7 +34,13 @@ async function sandboxWorkouts(): Promise<Record<string, SandboxWorkout>> {
 }
 
 /** Waits until the activity's upload has settled (synced or failed) at this version of its name. */
-async function settled(client: CookieClient, id: number, status: 'synced' | 'failed', name?: string, timeoutMs?: number): Promise<ActivityView> {
+async function settled(
+  client: CookieClient,
+  id: number,
+  status: 'synced' | 'failed',
+  name?: string,
+  timeoutMs?: number,
+): Promise<ActivityView> {
   return eventually(
     `the activity to be ${status}`,
     async () => {
@@ -53,7 +59,10 @@ describe('an activity on its way to the service', () => {
     const activity = await uploadActivity(client, file, { name: 'Morning ride', metadata: '{"localId":"42"}' });
     await settled(client, activity.id, 'synced');
     expect(await sandboxWorkouts()).toEqual({
-      [sha256Hex(file)]: expect.objectContaining({ payload: expect.objectContaining({ name: 'Morning ride', metadata: { localId: '42' }, bytes: file.length }), writes: 1 }),
+      [sha256Hex(file)]: expect.objectContaining({
+        payload: expect.objectContaining({ name: 'Morning ride', metadata: { localId: '42' }, bytes: file.length }),
+        writes: 1,
+      }),
     });
 
     const again = await uploadActivity(client, file, { name: 'Morning ride', metadata: '{"localId":"42"}' }, 200);
@@ -74,7 +83,10 @@ describe('an activity on its way to the service', () => {
     const activity = await uploadActivity(client, file, { name: 'Long ride' });
     await settled(client, activity.id, 'synced', undefined, 120_000);
     expect(await sandboxWorkouts()).toEqual({
-      [sha256Hex(file)]: expect.objectContaining({ payload: expect.objectContaining({ name: 'Long ride', bytes: file.length }), writes: 1 }),
+      [sha256Hex(file)]: expect.objectContaining({
+        payload: expect.objectContaining({ name: 'Long ride', bytes: file.length }),
+        writes: 1,
+      }),
     });
   }, 180_000);
 
@@ -90,7 +102,10 @@ describe('an activity on its way to the service', () => {
       .execute();
     await startWorker();
     const failed = await settled(client, activity.id, 'failed');
-    expect(failed).toMatchObject({ fileStored: true, sync: { status: 'failed', error: expect.stringMatching(/^HTTP 400: .*CRC does not match/) } });
+    expect(failed).toMatchObject({
+      fileStored: true,
+      sync: { status: 'failed', error: expect.stringMatching(/^HTTP 400: .*CRC does not match/) },
+    });
     expect(await sandboxWorkouts()).toEqual({});
     expect((await activityTraces(stack, userId)).files).toBe(1);
   });
@@ -103,7 +118,9 @@ describe('an activity on its way to the service', () => {
 
     await stack.changeSandbox({ faultRate: 1, faultKinds: ['503'] });
     await expect(syncEntry(stack.sendDependencies(), entry)).rejects.toMatchObject({ kind: 'retryable' });
-    expect(await listActivities(client)).toMatchObject([{ fileStored: true, sync: { status: 'pending', error: expect.stringMatching(/^HTTP 503/) } }]);
+    expect(await listActivities(client)).toMatchObject([
+      { fileStored: true, sync: { status: 'pending', error: expect.stringMatching(/^HTTP 503/) } },
+    ]);
     expect((await activityTraces(stack, userId)).files).toBe(1);
 
     await stack.changeSandbox({ faultRate: 0 });

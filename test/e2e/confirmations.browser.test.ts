@@ -69,7 +69,9 @@ describe('confirmations and confirm steps, without JavaScript', () => {
       await page.goto(`${stack.appUrl}/activities`);
       const form = page.getByRole('form', { name: 'Upload a .fit file' });
       await form.getByLabel('Name').fill('Harbour ride');
-      await form.locator('input[type=file]').setInputFiles({ name: 'ride.fit', mimeType: 'application/octet-stream', buffer: Buffer.from(fitFile(1)) });
+      await form
+        .locator('input[type=file]')
+        .setInputFiles({ name: 'ride.fit', mimeType: 'application/octet-stream', buffer: Buffer.from(fitFile(1)) });
       await form.getByRole('button', { name: 'Upload' }).click();
       await page.waitForURL(`${stack.appUrl}/activities`);
     };

@@ -23,7 +23,9 @@ async function personSpeaking(locale: string, email: string): Promise<{ page: Pa
   const page = await (await browser.newContext({ timezoneId: ZONE, locale })).newPage();
   await signUpAndConnect(page, stack.appUrl, email);
   const today = DateTime.now().setZone(ZONE).toISODate()!;
-  const added = await page.request.post(`${stack.appUrl}/api/meals`, { data: { name: 'Late dinner', carbs: 70, logged_at: `${today}T23:40:00` } });
+  const added = await page.request.post(`${stack.appUrl}/api/meals`, {
+    data: { name: 'Late dinner', carbs: 70, logged_at: `${today}T23:40:00` },
+  });
   expect(added.status()).toBe(201);
   expect((await page.request.put(`${stack.appUrl}/api/wellness/${today}`, { data: { hrv: 60 } })).ok()).toBe(true);
   return { page, today };
@@ -48,18 +50,27 @@ describe('dates and times in the person’s locale', () => {
     expect(written).toEqual({ dashboard: [written.meals, written.meals], meals: written.meals, wellness: written.meals });
 
     await page.goto(`${stack.appUrl}/meals?date=${today}`);
-    expect(await page.getByRole('form', { name: /^Late dinner at 11:40\sPM$/ }).getByTestId('logged-at').textContent()).toMatch(/^11:40\sPM at UTC\+1[23]:00$/);
+    expect(
+      await page
+        .getByRole('form', { name: /^Late dinner at 11:40\sPM$/ })
+        .getByTestId('logged-at')
+        .textContent(),
+    ).toMatch(/^11:40\sPM at UTC\+1[23]:00$/);
     await page.context().close();
   });
 
   it('writes them in German, on the 24-hour clock, for a browser in German', async () => {
     const { page, today } = await personSpeaking('de-DE', 'dates-de@example.com');
     const written = await todayAsWritten(page, today);
-    expect(written.meals).toBe(DateTime.fromISO(today).setLocale('de-DE').toLocaleString({ weekday: 'short', day: 'numeric', month: 'short', year: 'numeric' }));
+    expect(written.meals).toBe(
+      DateTime.fromISO(today).setLocale('de-DE').toLocaleString({ weekday: 'short', day: 'numeric', month: 'short', year: 'numeric' }),
+    );
     expect(written).toEqual({ dashboard: [written.meals, written.meals], meals: written.meals, wellness: written.meals });
 
     await page.goto(`${stack.appUrl}/meals?date=${today}`);
-    expect(await page.getByRole('form', { name: 'Late dinner at 23:40' }).getByTestId('logged-at').textContent()).toMatch(/^23:40 at UTC\+1[23]:00$/);
+    expect(await page.getByRole('form', { name: 'Late dinner at 23:40' }).getByTestId('logged-at').textContent()).toMatch(
+      /^23:40 at UTC\+1[23]:00$/,
+    );
     await page.context().close();
   });
 });

@@ -67,7 +67,8 @@ describe('npm run demo', () => {
     await eventually('the worker serving metrics', async () => ((await fetch(worker).catch(() => undefined))?.ok ? true : undefined));
     expect((await fetch(web)).status).toBe(200);
 
-    const [, email, password] = demo.output().match(/queue dashboard: \S+\/admin\/queues, signed in as (\S+) with the password (\S+)/) ?? [];
+    const [, email, password] =
+      demo.output().match(/queue dashboard: \S+\/admin\/queues, signed in as (\S+) with the password (\S+)/) ?? [];
     expect(email).toBe('admin@example.com');
     const admin = new CookieClient(`http://localhost:${webPort}`);
     expect((await admin.postJson('/api/login', { email, password })).status).toBe(200);
@@ -75,36 +76,44 @@ describe('npm run demo', () => {
     expect(demo.output()).not.toContain('EADDRINUSE');
   }, 60_000);
 
-  it('starts empty every time, as its sandbox does, so after a restart the dashboard and the sandbox agree', async () => {
-    const sandboxAthletes = async () => {
-      const state = await bodyOf<{ athletes: Record<string, { nutrition: Record<string, unknown> }> }>(
-        await fetch(`http://127.0.0.1:${sandboxPort}/_sandbox/state`),
-      );
-      return state.athletes;
-    };
-    const client = new CookieClient(`http://localhost:${webPort}`);
-    const email = await signUpNewUser(client);
-    expect((await connect(client)).status).toBe(303);
-    await addMeal(client, { name: 'Oats', carbs: 60, logged_at: '2026-03-10T08:00:00+01:00' });
-    await eventually('the day at the sandbox', async () => (await sandboxAthletes()).Ada?.nutrition['2026-03-10']);
-    await demo.stop('SIGINT');
+  it(
+    'starts empty every time, as its sandbox does, so after a restart the dashboard and the sandbox agree',
+    async () => {
+      const sandboxAthletes = async () => {
+        const state = await bodyOf<{ athletes: Record<string, { nutrition: Record<string, unknown> }> }>(
+          await fetch(`http://127.0.0.1:${sandboxPort}/_sandbox/state`),
+        );
+        return state.athletes;
+      };
+      const client = new CookieClient(`http://localhost:${webPort}`);
+      const email = await signUpNewUser(client);
+      expect((await connect(client)).status).toBe(303);
+      await addMeal(client, { name: 'Oats', carbs: 60, logged_at: '2026-03-10T08:00:00+01:00' });
+      await eventually('the day at the sandbox', async () => (await sandboxAthletes()).Ada?.nutrition['2026-03-10']);
+      await demo.stop('SIGINT');
 
-    demo = await startDemo();
-    expect(demo.output()).toContain(`The demo starts empty every time (the sandbox remembers nothing between runs): emptying ${env.DATABASE_URL}`);
-    expect(await sandboxAthletes()).toEqual({});
-    expect((await client.get('/api/me')).status).toBe(401);
-    const again = new CookieClient(`http://localhost:${webPort}`);
-    expect((await again.postJson('/api/signup', { email, password: 'a long password', timezone: 'Europe/Berlin' })).status).toBe(201);
-    expect((await bodyOf<Me>(await again.get('/api/me'))).connection).toBeNull();
-    expect(await (await again.get('/')).text()).toContain('Not connected');
-  }, 2 * DEMO_START_MS);
+      demo = await startDemo();
+      expect(demo.output()).toContain(
+        `The demo starts empty every time (the sandbox remembers nothing between runs): emptying ${env.DATABASE_URL}`,
+      );
+      expect(await sandboxAthletes()).toEqual({});
+      expect((await client.get('/api/me')).status).toBe(401);
+      const again = new CookieClient(`http://localhost:${webPort}`);
+      expect((await again.postJson('/api/signup', { email, password: 'a long password', timezone: 'Europe/Berlin' })).status).toBe(201);
+      expect((await bodyOf<Me>(await again.get('/api/me'))).connection).toBeNull();
+      expect(await (await again.get('/')).text()).toContain('Not connected');
+    },
+    2 * DEMO_START_MS,
+  );
 
   it('starts sandbox, web and worker, shows their logs as readable lines, prints the URL to open, and stops them all on Ctrl+C', async () => {
     const [, url] = demo.output().match(/Open (http:\/\/localhost:\d+)/) ?? [];
     expect(url).toBe(`http://localhost:${webPort}`);
     expect(demo.output()).toMatch(/\[worker 1\].*worker ready[\s\S]*Open http/);
     // Readable lines, not JSON, with the address the web listens on.
-    expect(demo.output()).toMatch(new RegExp(`^\\[web\\] \\[\\d\\d:\\d\\d:\\d\\d\\] INFO: web listening on http://127\\.0\\.0\\.1:${webPort}`, 'm'));
+    expect(demo.output()).toMatch(
+      new RegExp(`^\\[web\\] \\[\\d\\d:\\d\\d:\\d\\d\\] INFO: web listening on http://127\\.0\\.0\\.1:${webPort}`, 'm'),
+    );
     expect(demo.output()).not.toMatch(/^\[(web|worker 1)\] \{/m);
 
     const signIn = await fetch(`http://127.0.0.1:${webPort}/`, { redirect: 'manual' });
@@ -113,7 +122,11 @@ describe('npm run demo', () => {
     const sandbox = await fetch(`http://127.0.0.1:${sandboxPort}/_sandbox/state`);
     expect(sandbox.status).toBe(200);
     // Its sandbox refuses a field the interface document does not show (SANDBOX_STRICT_FIELDS, set by the dev stack).
-    const settings = await fetch(`http://127.0.0.1:${sandboxPort}/_sandbox/settings`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const settings = await fetch(`http://127.0.0.1:${sandboxPort}/_sandbox/settings`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(await settings.json()).toMatchObject({ strictFields: true });
     expect(demo.output()).toContain(`Mails the app sent: http://127.0.0.1:${mailPagePort}`);
     expect(await (await fetch(`http://127.0.0.1:${mailPagePort}/`)).text()).toContain('Mails sent by the demo');

@@ -98,10 +98,18 @@ describe.concurrent('npm start and npm run worker with what they need out of rea
 describe.concurrent('npm start with METRICS_PORT equal to PORT', BUSY, () => {
   it('stops with one line naming the port in use', async () => {
     const port = String(await freePort());
-    const env = { ...MINIMAL_APP_ENVIRONMENT, DATABASE_URL: migratedDatabaseUrl, REDIS_URL: inject('redisUrl'), PORT: port, METRICS_PORT: port };
+    const env = {
+      ...MINIMAL_APP_ENVIRONMENT,
+      DATABASE_URL: migratedDatabaseUrl,
+      REDIS_URL: inject('redisUrl'),
+      PORT: port,
+      METRICS_PORT: port,
+    };
     const result = await run('npm', ['run', '--silent', 'start'], env);
     expect(result.code).toBe(1);
-    expect(result.stderr.trim()).toMatch(new RegExp(`^listen EADDRINUSE: address already in use .*:${port}: give PORT and METRICS_PORT free ports, each its own$`));
+    expect(result.stderr.trim()).toMatch(
+      new RegExp(`^listen EADDRINUSE: address already in use .*:${port}: give PORT and METRICS_PORT free ports, each its own$`),
+    );
   });
 });
 
@@ -111,7 +119,9 @@ describe.concurrent('npm start with a HOST that is no address of this machine', 
     const env = { ...MINIMAL_APP_ENVIRONMENT, DATABASE_URL: migratedDatabaseUrl, REDIS_URL: inject('redisUrl'), HOST: '192.0.2.1' };
     const result = await run('npm', ['run', '--silent', 'start'], env);
     expect(result.code).toBe(1);
-    expect(result.stderr.trim()).toMatch(/^listen EADDRNOTAVAIL: address not available 192\.0\.2\.1:\d+: give HOST and METRICS_HOST addresses of this machine$/);
+    expect(result.stderr.trim()).toMatch(
+      /^listen EADDRNOTAVAIL: address not available 192\.0\.2\.1:\d+: give HOST and METRICS_HOST addresses of this machine$/,
+    );
   });
 });
 

@@ -59,7 +59,10 @@ describe('every kind in a real browser', () => {
     const day = dateStyleFor('en-GB').day(today);
     await page.getByLabel(`Resting HR (bpm) on ${day}`).fill('48');
     await page.getByLabel(`HRV (ms) on ${day}`).fill('71.5');
-    await page.getByRole('form', { name: `Wellness on ${day}` }).getByRole('button', { name: 'Save' }).click();
+    await page
+      .getByRole('form', { name: `Wellness on ${day}` })
+      .getByRole('button', { name: 'Save' })
+      .click();
     await page.waitForURL(`${stack.appUrl}/wellness`);
     expect(await page.getByLabel(`Resting HR (bpm) on ${day}`).inputValue()).toBe('48');
     await screenshot('every-kind-2-wellness');
@@ -67,7 +70,9 @@ describe('every kind in a real browser', () => {
     await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'Activities' }).click();
     const form = page.getByRole('form', { name: 'Upload a .fit file' });
     await form.getByLabel('Name').fill('Harbour ride');
-    await form.locator('input[type=file]').setInputFiles({ name: 'ride.fit', mimeType: 'application/octet-stream', buffer: Buffer.from(fitFile(7)) });
+    await form
+      .locator('input[type=file]')
+      .setInputFiles({ name: 'ride.fit', mimeType: 'application/octet-stream', buffer: Buffer.from(fitFile(7)) });
     await form.getByRole('button', { name: 'Upload' }).click();
     await page.getByRole('form', { name: 'Harbour ride' }).waitFor();
     await screenshot('every-kind-3-activities');

@@ -15,7 +15,12 @@ const SCREENS: Array<[string, BrowserContextOptions]> = [
   ['desktop', { viewport: { width: 1280, height: 800 } }],
 ];
 const SIGNED_IN_PAGES = ['/', '/meals', '/wellness', '/activities', '/workouts', '/account'];
-const SCREENSHOT_PAGES: Record<string, string> = { '/': 'dashboard', '/meals': 'meals', '/wellness': 'wellness', '/activities': 'activities' };
+const SCREENSHOT_PAGES: Record<string, string> = {
+  '/': 'dashboard',
+  '/meals': 'meals',
+  '/wellness': 'wellness',
+  '/activities': 'activities',
+};
 
 let stack: Stack;
 let browser: Browser;
@@ -28,8 +33,16 @@ beforeAll(async () => {
   const page = await context.newPage();
   await signUpAndConnect(page, stack.appUrl, 'a-rather-long-address.for-layout@example.com');
   const today = DateTime.now().setZone(ZONE).toISODate();
-  expect((await page.request.post(`${stack.appUrl}/api/meals`, { data: { name: 'Porridge with berries', carbs: 60, logged_at: `${today}T07:30:00` } })).status()).toBe(201);
-  expect((await page.request.put(`${stack.appUrl}/api/wellness/${today}`, { data: { hrv: 71.5, restingHr: 48, sleepSecs: 27_000 } })).ok()).toBe(true);
+  expect(
+    (
+      await page.request.post(`${stack.appUrl}/api/meals`, {
+        data: { name: 'Porridge with berries', carbs: 60, logged_at: `${today}T07:30:00` },
+      })
+    ).status(),
+  ).toBe(201);
+  expect(
+    (await page.request.put(`${stack.appUrl}/api/wellness/${today}`, { data: { hrv: 71.5, restingHr: 48, sleepSecs: 27_000 } })).ok(),
+  ).toBe(true);
   const upload = await page.request.post(`${stack.appUrl}/api/activities`, {
     multipart: { name: 'Harbour ride', file: { name: 'ride.fit', mimeType: 'application/octet-stream', buffer: Buffer.from(fitFile(3)) } },
   });

@@ -95,7 +95,11 @@ describe('the meals page', () => {
       data: { name: 'Late dinner', carbs: 70, logged_at: '2026-07-04T23:30:00-05:00' },
     });
     expect(added.status()).toBe(201);
-    const { id: userId } = await stack.db.selectFrom('users').select('id').where('email', '=', 'meals@example.com').executeTakeFirstOrThrow();
+    const { id: userId } = await stack.db
+      .selectFrom('users')
+      .select('id')
+      .where('email', '=', 'meals@example.com')
+      .executeTakeFirstOrThrow();
     const refusing = serviceApiWith({
       upsertNutrition: async () => {
         throw new ServiceError('permanent', 'HTTP 400: invalid_request: items.0.carbs: too many');
@@ -107,7 +111,9 @@ describe('the meals page', () => {
     const status = page.getByTestId('sync-status');
     expect(await status.locator('.sync-headline').textContent()).toBe('Refused by the service');
     await status.getByText('Details').click();
-    expect(await status.getByRole('listitem').last().textContent()).toBe('Reason recorded: HTTP 400: invalid_request: items.0.carbs: too many');
+    expect(await status.getByRole('listitem').last().textContent()).toBe(
+      'Reason recorded: HTTP 400: invalid_request: items.0.carbs: too many',
+    );
     const item = page.getByRole('form', { name: 'Late dinner at 23:30' });
     expect(await item.getByTestId('logged-at').textContent()).toContain('23:30 at UTC−05:00, 02:00 on 5 Jul your time');
     await page.screenshot({ path: 'test-output/day-refused-item.png', fullPage: true });

@@ -68,18 +68,24 @@ describe('two web processes and two workers on one database and one Redis', () =
     );
     const statuses = await Promise.all(
       posts.map(({ date, item, web }) =>
-        api(web, cookie, '/api/meals', { name: `Item ${item}`, carbs: 10 + item, logged_at: `${date}T${String(item + 7).padStart(2, '0')}:00:00+02:00` }).then(
-          (response) => response.status,
-        ),
+        api(web, cookie, '/api/meals', {
+          name: `Item ${item}`,
+          carbs: 10 + item,
+          logged_at: `${date}T${String(item + 7).padStart(2, '0')}:00:00+02:00`,
+        }).then((response) => response.status),
       ),
     );
     expect(statuses).toEqual(posts.map(() => 201));
 
-    await eventually('every day to be synced', async () => {
-      const response = await api(webs[1]!, cookie, `/api/sync/status?from=${DAYS[0]}&to=${DAYS.at(-1)}`);
-      const { days } = (await response.json()) as { days: Array<{ status: string }> };
-      return days.length === DAYS.length && days.every((day) => day.status === 'synced') ? true : undefined;
-    }, 60_000);
+    await eventually(
+      'every day to be synced',
+      async () => {
+        const response = await api(webs[1]!, cookie, `/api/sync/status?from=${DAYS[0]}&to=${DAYS.at(-1)}`);
+        const { days } = (await response.json()) as { days: Array<{ status: string }> };
+        return days.length === DAYS.length && days.every((day) => day.status === 'synced') ? true : undefined;
+      },
+      60_000,
+    );
 
     const nutrition = Object.values((await stack.sandboxState()).athletes)[0]!.nutrition;
     for (const date of DAYS) {

@@ -101,7 +101,12 @@ describe('nutrition sync, worker in its own process', () => {
         const day = 27 + (i % 4); // 2026-03-27 .. 2026-03-30, across Europe's spring-forward night
         const time = `${String(5 + i).padStart(2, '0')}:${String((i * 7) % 60).padStart(2, '0')}:00`;
         const loggedAt = [`2026-03-${day}T${time}`, `2026-03-${day}T${time}Z`, `2026-03-${day}T${time}-09:30`][i % 3];
-        await add(person, { name: `item ${index}.${i}`, carbs: 10 + i, ...(i % 2 === 0 && { absorptionType: 'RAPID' }), logged_at: loggedAt });
+        await add(person, {
+          name: `item ${index}.${i}`,
+          carbs: 10 + i,
+          ...(i % 2 === 0 && { absorptionType: 'RAPID' }),
+          logged_at: loggedAt,
+        });
       }
       // A burst of edits and deletes, some moving items to other days (and across midnight).
       const ids = [...person.items.keys()];
@@ -128,7 +133,9 @@ describe('nutrition sync, worker in its own process', () => {
 
     const { athletes, counters } = await stack.sandboxState();
     const upserts = people.flatMap((person) =>
-      [...person.dates].sort().map((date) => ({ athlete: person.athlete, date, upserts: athletes[person.athlete]!.nutrition[date]!.writes })),
+      [...person.dates]
+        .sort()
+        .map((date) => ({ athlete: person.athlete, date, upserts: athletes[person.athlete]!.nutrition[date]!.writes })),
     );
     console.log('Upserts per day (20% of data requests failing):');
     console.table(upserts);
@@ -162,31 +169,35 @@ describe('nothing is lost when a part fails', () => {
   it.each([
     ['a worker started once Redis is back', false],
     ['a worker that ran through the outage (Redis back empty)', true],
-  ])('a day written while Redis is down ends synced by %s', async (_, runningThrough) => {
-    const redis = await DisposableRedis.start();
-    // After afterEach, which needs it to close the stack.
-    onTestFinished(() => redis.stop());
-    stack = await startStack({ sandbox: { autoApprove: 'Ana' }, env: { REDIS_URL: redis.url } });
-    const person = await newPerson('Ana', 'Europe/Berlin');
-    const startWorker = async () => workers.push(await startWorkerEntryPoint(stack, { SYNC_QUIET_MS: '100' }));
-    if (runningThrough) await startWorker();
-    const user = await stack.db.selectFrom('users').selectAll().where('id', '=', person.userId).executeTakeFirstOrThrow();
-    // The meals of the web process, without its sessions (which need Redis): a change needs only the store.
-    const meals = createMeals({ db: stack.db, limits: stack.config.meals, clock: () => new Date(), historyAdded: async () => {} });
+  ])(
+    'a day written while Redis is down ends synced by %s',
+    async (_, runningThrough) => {
+      const redis = await DisposableRedis.start();
+      // After afterEach, which needs it to close the stack.
+      onTestFinished(() => redis.stop());
+      stack = await startStack({ sandbox: { autoApprove: 'Ana' }, env: { REDIS_URL: redis.url } });
+      const person = await newPerson('Ana', 'Europe/Berlin');
+      const startWorker = async () => workers.push(await startWorkerEntryPoint(stack, { SYNC_QUIET_MS: '100' }));
+      if (runningThrough) await startWorker();
+      const user = await stack.db.selectFrom('users').selectAll().where('id', '=', person.userId).executeTakeFirstOrThrow();
+      // The meals of the web process, without its sessions (which need Redis): a change needs only the store.
+      const meals = createMeals({ db: stack.db, limits: stack.config.meals, clock: () => new Date(), historyAdded: async () => {} });
 
-    await redis.stop();
-    const added = await meals.add(user, { name: 'Soup', carbs: 20, logged_at: '2026-05-02T12:00:00+02:00' });
-    expect(added.ok).toBe(true);
-    if (added.ok) {
-      person.items.set(added.meal.id, added.meal);
-      person.dates.add(added.meal.date);
-    }
-    expect(await stack.syncQueues.fresh.count().catch(() => 'unreachable')).toBe('unreachable');
+      await redis.stop();
+      const added = await meals.add(user, { name: 'Soup', carbs: 20, logged_at: '2026-05-02T12:00:00+02:00' });
+      expect(added.ok).toBe(true);
+      if (added.ok) {
+        person.items.set(added.meal.id, added.meal);
+        person.dates.add(added.meal.date);
+      }
+      expect(await stack.syncQueues.fresh.count().catch(() => 'unreachable')).toBe('unreachable');
 
-    await redis.start();
-    if (!runningThrough) await startWorker();
-    await eventually('the day to be synced', () => serviceMatchesModel([person]), 60_000);
-  }, 90_000);
+      await redis.start();
+      if (!runningThrough) await startWorker();
+      await eventually('the day to be synced', () => serviceMatchesModel([person]), 60_000);
+    },
+    90_000,
+  );
 });
 
 describe('a revoked grant', () => {

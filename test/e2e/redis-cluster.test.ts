@@ -84,7 +84,9 @@ describe('the app on a Redis Cluster, given a node that does not serve its slot'
     const admin = await signedInOnWebProcess(ADMIN);
     const queues = await admin.get('/admin/queues/api/queues');
     expect(queues.status).toBe(200);
-    expect(await queues.json()).toMatchObject({ queues: [expect.objectContaining({ name: 'sync-fresh' }), expect.objectContaining({ name: 'sync-backfill' })] });
+    expect(await queues.json()).toMatchObject({
+      queues: [expect.objectContaining({ name: 'sync-fresh' }), expect.objectContaining({ name: 'sync-backfill' })],
+    });
   });
 
   it('keeps every key of the app (BullMQ’s, the sessions’, the sign-in limits’) in the one slot of its braced prefix', async () => {
@@ -94,7 +96,10 @@ describe('the app on a Redis Cluster, given a node that does not serve its slot'
       const keys: string[] = [];
       for (const master of keyHolders(redis)) keys.push(...(await master.keys(`${prefix}*`)));
       for (const part of [':sync-fresh:', ':sync-backfill:', ':session:', ':user-sessions:', ':attempts:']) {
-        expect(keys.some((key) => key.includes(part)), part).toBe(true);
+        expect(
+          keys.some((key) => key.includes(part)),
+          part,
+        ).toBe(true);
       }
       const slots = new Set(await Promise.all(keys.map((key) => redis.cluster('KEYSLOT', key))));
       expect(slots).toEqual(new Set([await redis.cluster('KEYSLOT', prefix)]));
@@ -105,7 +110,11 @@ describe('the app on a Redis Cluster, given a node that does not serve its slot'
 
   it('is refused at start with a REDIS_PREFIX out of braces, saying what to set', async () => {
     const unbraced = testRedisPrefix();
-    const result = await run('npm', ['run', '--silent', 'worker'], { ...MINIMAL_APP_ENVIRONMENT, REDIS_PREFIX: unbraced, REDIS_CLUSTER_NODES: seed });
+    const result = await run('npm', ['run', '--silent', 'worker'], {
+      ...MINIMAL_APP_ENVIRONMENT,
+      REDIS_PREFIX: unbraced,
+      REDIS_CLUSTER_NODES: seed,
+    });
     expect(result.code).toBe(1);
     expect(result.stderr.trim()).toBe(
       `Invalid configuration: REDIS_PREFIX must be in braces with REDIS_CLUSTER_NODES, so that every key of the app is in one hash slot: REDIS_PREFIX={${unbraced}}`,
@@ -140,7 +149,9 @@ describe('npm run demo on a Redis Cluster', () => {
       expect((await connect(client)).status).toBe(303);
       await addMeal(client, { name: 'Oats', carbs: 60, logged_at: '2026-03-10T08:00:00+01:00' });
       const sandboxDay = async () => {
-        const state = await bodyOf<{ athletes: Record<string, { nutrition: Record<string, unknown> }> }>(await fetch(`http://127.0.0.1:${sandboxPort}/_sandbox/state`));
+        const state = await bodyOf<{ athletes: Record<string, { nutrition: Record<string, unknown> }> }>(
+          await fetch(`http://127.0.0.1:${sandboxPort}/_sandbox/state`),
+        );
         return state.athletes.Ada?.nutrition['2026-03-10'];
       };
       await eventually('the day at the demo’s sandbox', sandboxDay);

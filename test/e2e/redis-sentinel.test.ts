@@ -97,7 +97,9 @@ async function acknowledgedMealsSent(): Promise<void> {
     'every acknowledged meal at the service',
     async () => {
       const nutrition = (await stack.sandboxState()).athletes.Ana?.nutrition ?? {};
-      const sent = new Set(Object.values(nutrition).flatMap((day) => day.payload.items.map((item) => `${day.payload.date} ${String(item.name)}`)));
+      const sent = new Set(
+        Object.values(nutrition).flatMap((day) => day.payload.items.map((item) => `${day.payload.date} ${String(item.name)}`)),
+      );
       return acknowledged.every((entry) => sent.has(`${entry.date} ${entry.name}`)) ? true : undefined;
     },
     30_000,
@@ -117,7 +119,9 @@ describe('the app through Redis Sentinel', () => {
     expect(recoveredAt, 'a meal acknowledged after the kill').toBeDefined();
     const switchedAt = await switched;
     const seconds = (from: number) => ((recoveredAt! - from) / 1000).toFixed(1);
-    console.log(`Redis Sentinel failover: the first meal acknowledged ${seconds(killedAt)} s after the primary was killed, ${seconds(switchedAt)} s after the sentinels named another`);
+    console.log(
+      `Redis Sentinel failover: the first meal acknowledged ${seconds(killedAt)} s after the primary was killed, ${seconds(switchedAt)} s after the sentinels named another`,
+    );
     await postFor(STEADY_MS);
 
     expect([...new Set(posts.map((entry) => entry.status))].filter((status) => status !== 201 && status !== 503)).toEqual([]);
@@ -135,8 +139,14 @@ describe('the app through Redis Sentinel', () => {
     await setup.switchover();
     const switchedAt = performance.now();
     // The sentinels turn it into a replica when they next look at it (every 10 s), which closes its connections.
-    await eventually('no client of the app left on the former primary', async () => ((await setup.clientsOf(from)) === 0 ? true : undefined), 20_000);
-    console.log(`Redis Sentinel switchover: every process left the former primary ${((performance.now() - switchedAt) / 1000).toFixed(1)} s after the sentinels named the new one`);
+    await eventually(
+      'no client of the app left on the former primary',
+      async () => ((await setup.clientsOf(from)) === 0 ? true : undefined),
+      20_000,
+    );
+    console.log(
+      `Redis Sentinel switchover: every process left the former primary ${((performance.now() - switchedAt) / 1000).toFixed(1)} s after the sentinels named the new one`,
+    );
     expect((await post(['2026-04-04'])).status).toBe(201);
     await acknowledgedMealsSent();
   }, 60_000);

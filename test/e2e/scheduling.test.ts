@@ -57,7 +57,11 @@ async function connectedPerson(athlete: string): Promise<Person> {
 /** One item on each of `days` days before today, in one import. */
 async function importHistory(person: Person, days: number): Promise<void> {
   const today = localToday(new Date(), 'Europe/Berlin');
-  const items = Array.from({ length: days }, (_, index) => ({ name: `Day ${index}`, carbs: 40, logged_at: `${addDays(today, -1 - index)}T12:00:00` }));
+  const items = Array.from({ length: days }, (_, index) => ({
+    name: `Day ${index}`,
+    carbs: 40,
+    logged_at: `${addDays(today, -1 - index)}T12:00:00`,
+  }));
   expect((await person.client.postJson('/api/meals/batch', { items })).status).toBe(201);
 }
 
@@ -108,7 +112,8 @@ describe('who waits when the request budget is short', () => {
         const before = await arrivedCount('A');
         await eventually('A’s history to go on after the restart', async () => ((await arrivedCount('A')) > before + 5 ? true : undefined));
         // Sessions lived in the lost Redis too.
-        for (const person of [b, c]) expect((await person.client.postJson('/api/login', { email: person.email, password: PASSWORD })).status).toBe(200);
+        for (const person of [b, c])
+          expect((await person.client.postJson('/api/login', { email: person.email, password: PASSWORD })).status).toBe(200);
       }
 
       await addMeal(b.client, { name: 'Lunch', carbs: 60, logged_at: new Date().toISOString() });
@@ -117,7 +122,10 @@ describe('who waits when the request budget is short', () => {
       expect(arrived - posted - QUIET_MS).toBeLessThan(1000);
 
       await importHistory(c, 300);
-      const cStarted = await eventually('C’s history to reach the service', async () => (await arrivals()).get('C')?.sort((x, y) => x - y)[0]);
+      const cStarted = await eventually(
+        'C’s history to reach the service',
+        async () => (await arrivals()).get('C')?.sort((x, y) => x - y)[0],
+      );
       const [from, to] = [cStarted + 500, cStarted + 500 + SHARING_MS];
       // Arrival times are the sandbox's clock when it stores a day: once one is past the window, the window is complete.
       const sharing = await eventually('the sharing window to pass', async () => {
@@ -134,7 +142,11 @@ describe('who waits when the request budget is short', () => {
       // The rest at a rate without limit, then every day exactly once.
       await stopWorkers();
       await startWorkers(workerCount, 100_000);
-      await eventually('every imported day to arrive', async () => ((await arrivedCount('A')) === 600 && (await arrivedCount('C')) === 300 ? true : undefined), 60_000);
+      await eventually(
+        'every imported day to arrive',
+        async () => ((await arrivedCount('A')) === 600 && (await arrivedCount('C')) === 300 ? true : undefined),
+        60_000,
+      );
       const { athletes } = await stack.sandboxState();
       for (const athlete of ['A', 'B', 'C']) {
         expect(Object.values(athletes[athlete]!.nutrition).filter((day) => day.writes !== 1)).toEqual([]);

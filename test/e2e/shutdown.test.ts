@@ -52,7 +52,9 @@ describe('a worker whose Redis is down', () => {
     const code = await exitWithin(worker.stop('SIGTERM'), SHUTDOWN_TIMEOUT_MS + MARGIN_MS);
     expect(code).not.toBe('still running');
     if (code !== 0) {
-      expect(worker.output()).toMatch(new RegExp(`shutdown took longer than SHUTDOWN_TIMEOUT_MS \\(2000 ms\\): gave up waiting for ${A_STEP}`));
+      expect(worker.output()).toMatch(
+        new RegExp(`shutdown took longer than SHUTDOWN_TIMEOUT_MS \\(2000 ms\\): gave up waiting for ${A_STEP}`),
+      );
     }
   }, 30_000);
 

@@ -49,7 +49,9 @@ describe('the dashboard’s sync overview in a real browser', () => {
     const today = localToday(new Date(), ZONE);
     await stack.changeSandbox({ faultRate: 1, faultKinds: ['503'], faultTargets: ['data'] });
     await addMeal(client, { name: 'Oats', carbs: 60, logged_at: `${today}T08:00:00+14:00` });
-    await eventually('the outage to hold the day', async () => ((await headlineOf(client, `nutrition-${today}`))?.startsWith('Waiting: the service is busy') ? true : undefined));
+    await eventually('the outage to hold the day', async () =>
+      (await headlineOf(client, `nutrition-${today}`))?.startsWith('Waiting: the service is busy') ? true : undefined,
+    );
 
     const page = await signedInPage(client);
     const refusedByPolicy: string[] = [];
@@ -89,7 +91,11 @@ describe('the dashboard’s sync overview in a real browser', () => {
     const { client } = await connectedUser(stack, { timezone: ZONE });
     const today = localToday(new Date(), ZONE);
     // 80 days at the default 10 requests a second: about 8 s, seen across a few of the page's polls.
-    const items = Array.from({ length: 80 }, (_, index) => ({ name: 'Rice', carbs: 50, logged_at: `${addDays(today, -1 - index)}T12:00:00` }));
+    const items = Array.from({ length: 80 }, (_, index) => ({
+      name: 'Rice',
+      carbs: 50,
+      logged_at: `${addDays(today, -1 - index)}T12:00:00`,
+    }));
     expect((await client.postJson('/api/meals/batch', { items })).status).toBe(201);
 
     const page = await signedInPage(client);
@@ -98,7 +104,11 @@ describe('the dashboard’s sync overview in a real browser', () => {
     const first = await history.textContent();
     expect(first).toMatch(/^History: \d+ of 80 days sent, (starting\.|about .+ left \(done around \d\d:\d\d\)\.)$/);
     const sentAt = (text: string | null) => Number(text?.match(/^History: (\d+)/)?.[1]);
-    await eventually('the count to move without a reload', async () => (sentAt(await history.textContent()) > sentAt(first) ? true : undefined), 20_000);
+    await eventually(
+      'the count to move without a reload',
+      async () => (sentAt(await history.textContent()) > sentAt(first) ? true : undefined),
+      20_000,
+    );
     expect(await history.textContent()).toMatch(/about .+ left \(done around \d\d:\d\d\)\.$/);
     await page.screenshot({ path: `${SCREENSHOTS}/dashboard-history.png`, fullPage: true });
     await history.waitFor({ state: 'hidden', timeout: 30_000 });

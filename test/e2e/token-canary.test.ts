@@ -24,7 +24,10 @@ beforeAll(async () => {
   // A refresh, a token endpoint that fails, a 401 on a data call, and a revoked grant.
   await stack.accessTokens({ clock: later(3600) }).accessTokenFor(userId);
   await stack.changeSandbox({ faultRate: 1, faultKinds: ['503'], faultTargets: ['token'] });
-  await stack.accessTokens({ clock: later(7200) }).accessTokenFor(userId).catch(() => undefined);
+  await stack
+    .accessTokens({ clock: later(7200) })
+    .accessTokenFor(userId)
+    .catch(() => undefined);
   await stack.changeSandbox({ faultRate: 0 });
   await addMeal(client, { name: 'Oats', carbs: 60, logged_at: '2026-03-10T08:00:00+01:00' });
   const stolen = (await stack.storedGrant(userId))!.refreshToken;

@@ -40,7 +40,11 @@ beforeAll(async () => {
   const finished = Promise.all(Array.from({ length: PROCESSES }, () => run(process.execPath, ['--import', 'tsx', HAMMER], env)));
   // One window for all processes, once every one of them has booted, however long that took.
   const redis = createRedisConnection(stack.config.redis.target);
-  await eventually('every hammer process to be ready', async () => (Number(await redis.get(readyKey)) === PROCESSES ? true : undefined), 45_000);
+  await eventually(
+    'every hammer process to be ready',
+    async () => (Number(await redis.get(readyKey)) === PROCESSES ? true : undefined),
+    45_000,
+  );
   await redis.set(startKey, String(Date.now() + 200));
   redis.disconnect();
   outputs = await finished;

@@ -47,8 +47,15 @@ async function enter(person: Person, daysFromToday: number, measurements: Measur
 async function enterOnPage(person: Person, fields: Record<string, string>, entered: Measurements): Promise<void> {
   const page = await (await person.client.get('/wellness')).text();
   // The page's rows are the person's tomorrow, then today, in their zone, not the server's.
-  expect([...page.matchAll(/<tr data-date="([^"]+)">/g)].slice(0, 2).map((row) => row[1])).toEqual([addDays(person.today, 1), person.today]);
-  const saved = await person.client.postForm(`/wellness/${person.today}`, { _csrf: hiddenField(page, '_csrf'), ...BLANK_WELLNESS_FORM, ...fields });
+  expect([...page.matchAll(/<tr data-date="([^"]+)">/g)].slice(0, 2).map((row) => row[1])).toEqual([
+    addDays(person.today, 1),
+    person.today,
+  ]);
+  const saved = await person.client.postForm(`/wellness/${person.today}`, {
+    _csrf: hiddenField(page, '_csrf'),
+    ...BLANK_WELLNESS_FORM,
+    ...fields,
+  });
   expect(saved.status).toBe(303);
   person.entered.set(person.today, entered);
 }
@@ -68,7 +75,11 @@ async function serviceMatches(people: Person[]): Promise<true | undefined> {
 
 function sortedKeys(value: unknown): unknown {
   if (typeof value !== 'object' || value === null) return value;
-  return Object.fromEntries(Object.entries(value).sort(([a], [b]) => a.localeCompare(b)).map(([key, inner]) => [key, sortedKeys(inner)]));
+  return Object.fromEntries(
+    Object.entries(value)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([key, inner]) => [key, sortedKeys(inner)]),
+  );
 }
 
 describe('wellness sync, worker in its own process', () => {

@@ -11,7 +11,11 @@ export interface UploadOptions {
 }
 
 /** POST /api/activities as a partner's app would: multipart with FormData, the file as a Blob. */
-export function postActivity(client: CookieClient, bytes: Uint8Array, { name, metadata, fileName = 'ride.fit' }: UploadOptions = {}): Promise<Response> {
+export function postActivity(
+  client: CookieClient,
+  bytes: Uint8Array,
+  { name, metadata, fileName = 'ride.fit' }: UploadOptions = {},
+): Promise<Response> {
   const form = new FormData();
   form.append('file', new Blob([bytes]), fileName);
   if (name !== undefined) form.append('name', name);
@@ -20,7 +24,12 @@ export function postActivity(client: CookieClient, bytes: Uint8Array, { name, me
 }
 
 /** Uploads and expects `status` (201 for a new file, 200 for one already here); returns the activity. */
-export async function uploadActivity(client: CookieClient, bytes: Uint8Array, options: UploadOptions = {}, status = 201): Promise<ActivityView> {
+export async function uploadActivity(
+  client: CookieClient,
+  bytes: Uint8Array,
+  options: UploadOptions = {},
+  status = 201,
+): Promise<ActivityView> {
   const response = await postActivity(client, bytes, options);
   expect(response.status).toBe(status);
   return bodyOf<ActivityView>(response);
@@ -42,7 +51,12 @@ export async function renameActivity(client: CookieClient, id: number, changes: 
 export async function activityTraces(stack: Stack, userId: number) {
   const rows = await stack.db.selectFrom('activities').select('id').where('user_id', '=', userId).execute();
   const files = await stack.db.selectFrom('activity_files').select('key').where('key', 'like', `${userId}/%`).execute();
-  const outbox = await stack.db.selectFrom('outbox').select('fresh_at').where('user_id', '=', userId).where('kind', '=', 'activities').execute();
+  const outbox = await stack.db
+    .selectFrom('outbox')
+    .select('fresh_at')
+    .where('user_id', '=', userId)
+    .where('kind', '=', 'activities')
+    .execute();
   const fresh = outbox.filter((entry) => entry.fresh_at !== null);
   return { rows: rows.length, files: files.length, outbox: outbox.length, fresh: fresh.length };
 }

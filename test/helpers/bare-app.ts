@@ -17,7 +17,12 @@ export interface ServedApp {
  * app's own error handler after its routes, so refusals answer as they do in the app.
  */
 export async function serveWithErrorHandler(app: Express): Promise<ServedApp> {
-  app.use(createErrorHandler({ logger: createLogger('silent', 'test'), renderPage: createPageRenderer(createViewRenderer(), () => 'form-token') }));
+  app.use(
+    createErrorHandler({
+      logger: createLogger('silent', 'test'),
+      renderPage: createPageRenderer(createViewRenderer(), () => 'form-token'),
+    }),
+  );
   const server = app.listen(0, '127.0.0.1');
   await once(server, 'listening');
   return {

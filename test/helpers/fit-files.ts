@@ -43,7 +43,13 @@ export function fitFileWithSession(): Uint8Array {
   const start = new Date('2026-03-01T06:30:00Z');
   const end = new Date(start.getTime() + 5400 * 1000);
   const encoder = new Encoder();
-  const fileId: Encodable<FileIdMesg> = { mesgNum: mesgNum('FILE_ID'), type: 'activity', manufacturer: 'development', product: 1, timeCreated: start };
+  const fileId: Encodable<FileIdMesg> = {
+    mesgNum: mesgNum('FILE_ID'),
+    type: 'activity',
+    manufacturer: 'development',
+    product: 1,
+    timeCreated: start,
+  };
   const session: Encodable<SessionMesg> = {
     mesgNum: mesgNum('SESSION'),
     timestamp: end,
@@ -106,7 +112,12 @@ const STRING = 0x07;
  * 14-byte header, one definition of local message type 0, `count` data messages of `messageSize`
  * bytes (a zero header byte, then what `fill` writes at `offset + 1`), and both CRCs.
  */
-function fitFileOfMessages(definition: number[], count: number, messageSize: number, fill: (file: Uint8Array, offset: number, index: number) => void): Uint8Array {
+function fitFileOfMessages(
+  definition: number[],
+  count: number,
+  messageSize: number,
+  fill: (file: Uint8Array, offset: number, index: number) => void,
+): Uint8Array {
   const headerSize = 14;
   const dataSize = definition.length + count * messageSize;
   const file = new Uint8Array(headerSize + dataSize + CRC_SIZE);
@@ -134,7 +145,15 @@ export function fitFileOfRecords(count: number, fields = 1): Uint8Array {
     .slice(0, fields);
   if (plainFields.length < fields) throw new Error(`the record message has only ${plainFields.length} such fields`);
   const UINT8 = 0x02;
-  const definition = [0x40, 0, 0, mesgNum('RECORD') & 0xff, mesgNum('RECORD') >> 8, fields, ...plainFields.flatMap((field) => [field, 1, UINT8])];
+  const definition = [
+    0x40,
+    0,
+    0,
+    mesgNum('RECORD') & 0xff,
+    mesgNum('RECORD') >> 8,
+    fields,
+    ...plainFields.flatMap((field) => [field, 1, UINT8]),
+  ];
   // A value of 60 for each field.
   return fitFileOfMessages(definition, count, 1 + fields, (file, offset) => file.fill(60, offset + 1, offset + 1 + fields));
 }
@@ -160,7 +179,15 @@ export function fitFileOfSize(size: number, seed = 1): Uint8Array {
   const FIELDS = 10;
   const FIELD_BYTES = 255;
   const MANUFACTURER_SPECIFIC = 0xff00;
-  const definition = [0x40, 0, 0, MANUFACTURER_SPECIFIC & 0xff, MANUFACTURER_SPECIFIC >> 8, FIELDS, ...Array.from({ length: FIELDS }, (_, field) => [field, FIELD_BYTES, STRING]).flat()];
+  const definition = [
+    0x40,
+    0,
+    0,
+    MANUFACTURER_SPECIFIC & 0xff,
+    MANUFACTURER_SPECIFIC >> 8,
+    FIELDS,
+    ...Array.from({ length: FIELDS }, (_, field) => [field, FIELD_BYTES, STRING]).flat(),
+  ];
   const messageSize = 1 + FIELDS * FIELD_BYTES;
   const count = Math.max(1, Math.floor((size - 14 - definition.length - CRC_SIZE) / messageSize));
   // Each field's letters, ending in the NUL that ends a FIT string.

@@ -30,7 +30,10 @@ export async function connect(client: CookieClient): Promise<Response> {
 }
 
 /** A new user who has connected (the sandbox must auto-approve); returns their client and id. */
-export async function connectedUser(stack: Stack, { timezone }: { timezone?: string } = {}): Promise<{ client: CookieClient; userId: number }> {
+export async function connectedUser(
+  stack: Stack,
+  { timezone }: { timezone?: string } = {},
+): Promise<{ client: CookieClient; userId: number }> {
   const client = stack.browser();
   const email = await signUpNewUser(client, timezone);
   expect((await connect(client)).status).toBe(303);

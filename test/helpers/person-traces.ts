@@ -25,7 +25,13 @@ export async function cellsNaming(db: Db, database: TestDatabase, person: { id: 
 async function tableNames(db: Db, database: TestDatabase): Promise<string[]> {
   const { rows } =
     database.kind === 'sqlite'
-      ? await sql<{ name: string }>`select name from sqlite_master where type = 'table' and name not like 'sqlite_%' and name not like 'kysely_%'`.execute(db)
-      : await sql<{ name: string }>`select table_name as name from information_schema.tables where table_schema = ${database.schema} and table_name not like 'kysely_%'`.execute(db);
+      ? await sql<{
+          name: string;
+        }>`select name from sqlite_master where type = 'table' and name not like 'sqlite_%' and name not like 'kysely_%'`.execute(db)
+      : await sql<{
+          name: string;
+        }>`select table_name as name from information_schema.tables where table_schema = ${database.schema} and table_name not like 'kysely_%'`.execute(
+          db,
+        );
   return rows.map((row) => row.name);
 }

@@ -74,7 +74,12 @@ export interface RunOptions {
 }
 
 /** Runs a command to the end and returns what it printed. */
-export async function run(command: string, args: string[], env: NodeJS.ProcessEnv, { user, timeoutMs, cwd }: RunOptions = {}): Promise<Finished> {
+export async function run(
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  { user, timeoutMs, cwd }: RunOptions = {},
+): Promise<Finished> {
   const child = spawn(command, args, { env, cwd, stdio: ['ignore', 'pipe', 'pipe'], ...user, timeout: timeoutMs });
   let stdout = '';
   let stderr = '';

@@ -29,7 +29,17 @@ export async function startRedisCluster(password: string): Promise<RedisCluster>
   const stop = () => Promise.all(nodes.map((node) => node.stop())).then(() => undefined);
   try {
     const addresses = nodes.map((node) => `127.0.0.1:${node.port}`);
-    await promisify(execFile)('redis-cli', ['-a', password, '--no-auth-warning', '--cluster', 'create', ...addresses, '--cluster-replicas', '0', '--cluster-yes']);
+    await promisify(execFile)('redis-cli', [
+      '-a',
+      password,
+      '--no-auth-warning',
+      '--cluster',
+      'create',
+      ...addresses,
+      '--cluster-replicas',
+      '0',
+      '--cluster-yes',
+    ]);
     await Promise.all(nodes.map((node) => node.withConnection((redis) => eventually('the cluster to be ok', () => clusterOk(redis)))));
   } catch (error) {
     await stop();

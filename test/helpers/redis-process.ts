@@ -46,7 +46,8 @@ export async function startRedisProcess({ config = [], sentinel = false, passwor
   const stopOnExit = () => server.kill('SIGKILL');
   process.once('exit', stopOnExit);
   await once(server, 'spawn');
-  const connect = () => new Redis({ host: '127.0.0.1', port, password, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  const connect = () =>
+    new Redis({ host: '127.0.0.1', port, password, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
   await untilAnswering(connect, () => server.exitCode !== null);
   const end = async (signal: NodeJS.Signals) => {
     process.off('exit', stopOnExit);

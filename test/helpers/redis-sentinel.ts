@@ -45,7 +45,9 @@ export async function startRedisSentinel(passwords: SentinelPasswords): Promise<
   try {
     const primary = await startRedisProcess({ password: passwords.servers, config: serverConfig });
     const replicas = await Promise.all(
-      Array.from({ length: REPLICAS }, () => startRedisProcess({ password: passwords.servers, config: [...serverConfig, `replicaof 127.0.0.1 ${primary.port}`] })),
+      Array.from({ length: REPLICAS }, () =>
+        startRedisProcess({ password: passwords.servers, config: [...serverConfig, `replicaof 127.0.0.1 ${primary.port}`] }),
+      ),
     );
     const servers = [primary, ...replicas];
     started.push(...servers);
@@ -68,10 +70,22 @@ export async function startRedisSentinel(passwords: SentinelPasswords): Promise<
     const serverAt = (port: number) => servers.find((server) => server.port === port)!;
     // A failover needs the sentinels to know each other (a quorum) and a replica in sync to promote.
     const untilReplicaReady = () =>
-      Promise.all(sentinels.map((sentinel) => sentinel.withConnection((redis) => eventually('the sentinels to know each other and a replica in sync', () => readyForFailover(redis), 20_000))));
+      Promise.all(
+        sentinels.map((sentinel) =>
+          sentinel.withConnection((redis) =>
+            eventually('the sentinels to know each other and a replica in sync', () => readyForFailover(redis), 20_000),
+          ),
+        ),
+      );
     await untilReplicaReady();
     const primaryMovedFrom = async (port: number, timeoutMs = 30_000) => {
-      await askSentinel((redis) => eventually('the sentinels to name another primary', async () => ((await primaryPort(redis)) !== port ? true : undefined), timeoutMs));
+      await askSentinel((redis) =>
+        eventually(
+          'the sentinels to name another primary',
+          async () => ((await primaryPort(redis)) !== port ? true : undefined),
+          timeoutMs,
+        ),
+      );
     };
     return {
       masterName: MASTER_NAME,
@@ -85,7 +99,13 @@ export async function startRedisSentinel(passwords: SentinelPasswords): Promise<
         await askSentinel((redis) => redis.call('SENTINEL', 'FAILOVER', MASTER_NAME));
         await primaryMovedFrom(from);
       },
-      clientsOf: (port) => serverAt(port).withConnection(async (redis) => String(await redis.client('LIST')).split('\n').filter(isAppClient).length),
+      clientsOf: (port) =>
+        serverAt(port).withConnection(
+          async (redis) =>
+            String(await redis.client('LIST'))
+              .split('\n')
+              .filter(isAppClient).length,
+        ),
       stop,
     };
   } catch (error) {

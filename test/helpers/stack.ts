@@ -16,7 +16,13 @@ import { createLogger } from '../../src/logger.js';
 import { createPrometheusMetrics, type PrometheusMetrics } from '../../src/observability/metrics.js';
 import { createServiceApi, type ServiceApi } from '../../src/provider/api.js';
 import { createOAuthClient, type OAuthClient } from '../../src/provider/oauth.js';
-import { createProducerConnection, createRedisConnection, logReconnects, logUnlessRedisUnreachable, untilReady } from '../../src/queue/redis.js';
+import {
+  createProducerConnection,
+  createRedisConnection,
+  logReconnects,
+  logUnlessRedisUnreachable,
+  untilReady,
+} from '../../src/queue/redis.js';
 import type { RedisConnection } from '../../src/queue/redis-target.js';
 import { createRequestBudget, type RequestBudget } from '../../src/queue/request-budget.js';
 import { closeSyncQueues, createSyncQueues, type SyncQueues } from '../../src/sync/queue.js';
@@ -93,7 +99,11 @@ export interface SandboxWellnessDay {
 export interface SandboxState {
   athletes: Record<
     string,
-    { nutrition: Record<string, SandboxNutritionDay>; wellness?: Record<string, SandboxWellnessDay>; workouts: Record<string, SandboxWorkout> }
+    {
+      nutrition: Record<string, SandboxNutritionDay>;
+      wellness?: Record<string, SandboxWellnessDay>;
+      workouts: Record<string, SandboxWorkout>;
+    }
   >;
   grants: Array<{ athlete: string; scopes: string[]; status: string; currentRefreshTokenSha256: string | null }>;
   counters: {
@@ -203,7 +213,14 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     });
 
   const serviceApi: Stack['serviceApi'] = (tokens = accessTokens()) =>
-    createServiceApi({ baseUrl: sandboxUrl, timeoutS: config.athlete.timeoutS, uploadMinBytesPerS: config.athlete.uploadMinBytesPerS, accessTokens: tokens, clock, metrics });
+    createServiceApi({
+      baseUrl: sandboxUrl,
+      timeoutS: config.athlete.timeoutS,
+      uploadMinBytesPerS: config.athlete.uploadMinBytesPerS,
+      accessTokens: tokens,
+      clock,
+      metrics,
+    });
   const app = createApp({
     config,
     logger,
@@ -262,7 +279,11 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     sendDependencies: (api = serviceApi()) => ({
       db,
       clock: () => new Date(),
-      senders: createSenders({ db, api, activityFiles: { store: createDatabaseActivityFileStore(db), retention: config.activityRetention } }),
+      senders: createSenders({
+        db,
+        api,
+        activityFiles: { store: createDatabaseActivityFileStore(db), retention: config.activityRetention },
+      }),
     }),
     syncQueues,
     redis: producer,

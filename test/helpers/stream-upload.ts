@@ -62,5 +62,9 @@ export async function streamUpload(
   const chunks: Buffer[] = [];
   for await (const piece of response) chunks.push(piece as Buffer);
   req.destroy();
-  return { status: response.statusCode ?? 0, json: JSON.parse(Buffer.concat(chunks).toString('utf8')), sentWhenAnswered: answer?.sentWhenAnswered ?? sent };
+  return {
+    status: response.statusCode ?? 0,
+    json: JSON.parse(Buffer.concat(chunks).toString('utf8')),
+    sentWhenAnswered: answer?.sentWhenAnswered ?? sent,
+  };
 }

@@ -14,7 +14,11 @@ export interface RunningSync {
  * A worker process's sync in this process (its lane workers, fresh poller and sweeper), on the
  * stack's queues and settings, as worker.ts builds it. `deps` defaults to the stack's own.
  */
-export async function startSync(stack: Stack, deps: SyncEntryDependencies = stack.sendDependencies(), logger: Logger = createLogger('silent')): Promise<RunningSync> {
+export async function startSync(
+  stack: Stack,
+  deps: SyncEntryDependencies = stack.sendDependencies(),
+  logger: Logger = createLogger('silent'),
+): Promise<RunningSync> {
   const connection = createRedisConnection(stack.config.redis.target);
   const { sync, redis } = stack.config;
   const engine = await startSyncEngine({

@@ -56,7 +56,9 @@ async function revokeAndSync(person: Person): Promise<void> {
   const stolen = (await stack.storedGrant(person.id))!.refreshToken;
   for (let i = 0; i < 2; i++) await stack.presentRefreshToken(stolen);
   const meal = await addMeal(person.client, { name: 'Dal bhat', carbs: 90, logged_at: '2026-03-10T19:00:00+05:45' });
-  expect(await syncEntry(stack.sendDependencies(), { userId: person.id, kind: 'nutrition', subject: meal.date })).toBe('waiting-for-connection');
+  expect(await syncEntry(stack.sendDependencies(), { userId: person.id, kind: 'nutrition', subject: meal.date })).toBe(
+    'waiting-for-connection',
+  );
 }
 
 function sendNotices(clock: () => Date = () => new Date(), mailer = createMailer(stack.config.mail)) {
@@ -66,7 +68,7 @@ function sendNotices(clock: () => Date = () => new Date(), mailer = createMailer
 const mailsTo = (person: Person) => catcher.mails.filter((mail) => mail.to && [mail.to].flat().some((to) => to.text === person.email));
 
 async function noticeOutcomes(person: Person) {
-  return (await stack.db.selectFrom('connection_notices').select(['kind', 'outcome']).where('user_id', '=', person.id).execute());
+  return await stack.db.selectFrom('connection_notices').select(['kind', 'outcome']).where('user_id', '=', person.id).execute();
 }
 
 describe('a mail when the connection needs the person', () => {
@@ -100,7 +102,8 @@ describe('a mail when the connection needs the person', () => {
     await stack.changeSandbox({ refreshTokenTtlS: 3 * 24 * 3600, rotateRefreshTokens: false });
     try {
       const person = await connectedPerson();
-      for (let run = 0; run < 3; run++) await keepConnectionsAlive(stack.db, stack.accessTokens(), () => new Date(), createLogger('silent'));
+      for (let run = 0; run < 3; run++)
+        await keepConnectionsAlive(stack.db, stack.accessTokens(), () => new Date(), createLogger('silent'));
       expect(await sendNotices()).toBe(1);
       const [mail, ...more] = mailsTo(person);
       expect(more).toEqual([]);
@@ -116,7 +119,8 @@ describe('a mail when the connection needs the person', () => {
     await stack.changeSandbox({ withdrawnScopes: ['nutrition:write'] });
     try {
       const meal = await addMeal(person.client, { name: 'Momo', carbs: 40, logged_at: '2026-03-12T12:00:00+05:45' });
-      for (let run = 0; run < 2; run++) await syncEntry(stack.sendDependencies(), { userId: person.id, kind: 'nutrition', subject: meal.date });
+      for (let run = 0; run < 2; run++)
+        await syncEntry(stack.sendDependencies(), { userId: person.id, kind: 'nutrition', subject: meal.date });
     } finally {
       await stack.changeSandbox({ withdrawnScopes: [] });
     }

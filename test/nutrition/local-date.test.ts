@@ -206,14 +206,12 @@ interface Case {
   expected: PlacedTime;
 }
 
-const utcCases: fc.Arbitrary<Case> = fc
-  .tuple(zonedInstants, inputSpellings)
-  .map(([{ zone, instant }, spelling]) => ({
-    zone,
-    input: `${spell(instant, spelling)}Z`,
-    instant,
-    expected: placedInZone(instant, zone),
-  }));
+const utcCases: fc.Arbitrary<Case> = fc.tuple(zonedInstants, inputSpellings).map(([{ zone, instant }, spelling]) => ({
+  zone,
+  input: `${spell(instant, spelling)}Z`,
+  instant,
+  expected: placedInZone(instant, zone),
+}));
 
 const offsetCases: fc.Arbitrary<Case> = fc
   .tuple(zonedInstants, offsetsMinutes, inputSpellings)
@@ -396,8 +394,7 @@ describe('placeLoggedAt: refusals', () => {
     expect(placeLoggedAt('1970-06-01T12:00:00Z', 'Africa/Monrovia')).toEqual({
       ok: false,
       reason: 'offset_with_seconds',
-      message:
-        'is at a time when Africa/Monrovia was at -00:44:30, which cannot be sent as ±hh:mm; give the time with an explicit offset',
+      message: 'is at a time when Africa/Monrovia was at -00:44:30, which cannot be sent as ±hh:mm; give the time with an explicit offset',
     });
     expect(placeLoggedAt('1950-06-01T12:00', 'Pacific/Niue')).toMatchObject({ ok: false, reason: 'offset_with_seconds' });
     expect(placed('1970-06-01T12:00:00-00:44', 'Africa/Monrovia').loggedAt).toBe('1970-06-01T12:00:00-00:44');
@@ -450,7 +447,11 @@ describe('describeLoggedAt', () => {
   });
 
   it('writes the times and the day on the clock and in the words of the person’s locale', () => {
-    expect(describeLoggedAt('2026-11-23T23:30:00-05:00', 'Europe/Berlin', dateStyleFor('en-US'))).toBe('11:30 PM at UTC−05:00, 5:30 AM on Nov 24 your time');
-    expect(describeLoggedAt('2026-11-23T23:30:00-05:00', 'Europe/Berlin', dateStyleFor('de-DE'))).toBe('23:30 at UTC−05:00, 05:30 on 24. Nov. your time');
+    expect(describeLoggedAt('2026-11-23T23:30:00-05:00', 'Europe/Berlin', dateStyleFor('en-US'))).toBe(
+      '11:30 PM at UTC−05:00, 5:30 AM on Nov 24 your time',
+    );
+    expect(describeLoggedAt('2026-11-23T23:30:00-05:00', 'Europe/Berlin', dateStyleFor('de-DE'))).toBe(
+      '23:30 at UTC−05:00, 05:30 on 24. Nov. your time',
+    );
   });
 });

@@ -49,7 +49,12 @@ async function outboxVersions(userId: number): Promise<Record<string, number>> {
 
 /** The person's days by lane (a change of now, or history), and whether their history turn is queued. */
 async function lanesOf(userId: number) {
-  const rows = await stack.db.selectFrom('outbox').select(['subject', 'fresh_at']).where('user_id', '=', userId).orderBy('subject').execute();
+  const rows = await stack.db
+    .selectFrom('outbox')
+    .select(['subject', 'fresh_at'])
+    .where('user_id', '=', userId)
+    .orderBy('subject')
+    .execute();
   const historyTurn = await stack.syncQueues.backfill.getDeduplicationJobId(`backfill-${userId}`);
   return {
     fresh: rows.filter((row) => row.fresh_at !== null).map((row) => row.subject),

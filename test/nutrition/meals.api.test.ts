@@ -26,7 +26,6 @@ async function dayOf(client: CookieClient, date: string): Promise<MealView[]> {
   return (await bodyOf<{ meals: MealView[] }>(await client.get(`/api/meals?date=${date}`))).meals;
 }
 
-
 describe('POST /api/meals', () => {
   it('answers 201 with the item, its local date, and logged_at as it will be sent', async () => {
     const client = await newUser();

@@ -94,7 +94,12 @@ describe('the meals page’s form', () => {
     expect(inputOf(html, '/meals', 'carbs')).toContain('value="-5"');
     expect(inputOf(html, '/meals', 'carbs')).toContain('aria-invalid="true" aria-describedby="meal-new-carbs-problem"');
     expect(html).toContain(`<span class="field-problem" id="meal-new-carbs-problem">Carbs can't be negative.</span>`);
-    for (const [name, value] of [['time', '08:15'], ['name', 'Oats'], ['protein', '3.5'], ['kcal', '120']]) {
+    for (const [name, value] of [
+      ['time', '08:15'],
+      ['name', 'Oats'],
+      ['protein', '3.5'],
+      ['kcal', '120'],
+    ]) {
       expect(inputOf(html, '/meals', name!)).toContain(`value="${value}"`);
       expect(inputOf(html, '/meals', name!)).not.toContain('aria-invalid');
     }
@@ -119,7 +124,11 @@ describe('the meals page’s form', () => {
     const html = unescaped(await refused.text());
     expect(html).toContain('The new item was not added: Name must not be empty.');
     expect(html).toContain('Meals on Tue, 10 Mar 2026');
-    for (const [name, value] of [['time', '08:15'], ['carbs', '12'], ['kcal', '120']]) {
+    for (const [name, value] of [
+      ['time', '08:15'],
+      ['carbs', '12'],
+      ['kcal', '120'],
+    ]) {
       expect(inputOf(html, '/meals', name!)).toContain(`value="${value}"`);
     }
     expect(await dayOf(client, DATE)).toEqual([]);
@@ -128,7 +137,12 @@ describe('the meals page’s form', () => {
   it('keeps the values typed into a refused edit in that item’s form rather than reverting it', async () => {
     const client = await newUser();
     const created = await addMeal(client, { name: 'Oats', carbs: 60, logged_at: `${DATE}T08:15:00+01:00` });
-    const refused = await postForm(client, `/meals/${created.id}`, { ...item, originalTime: '08:15', name: 'Oats with honey', carbs: 'lots' });
+    const refused = await postForm(client, `/meals/${created.id}`, {
+      ...item,
+      originalTime: '08:15',
+      name: 'Oats with honey',
+      carbs: 'lots',
+    });
     expect(refused.status).toBe(400);
     const html = unescaped(await refused.text());
     expect(html).toContain('“Oats” was not saved: Carbs must be a decimal number of grams, such as 12.5.');
@@ -202,7 +216,9 @@ describe('the meals page’s times', () => {
     const client = await newUser('Europe/Berlin');
     await addMeal(client, { name: 'Oats', carbs: 60, logged_at: `${DATE}T08:15:00+01:00` });
     const html = await (await client.get(`/meals?date=${DATE}`)).text();
-    expect(html).toMatch(/<details class="sync-details"><summary>Details<\/summary>Sent to the service as <code>\d{4}-\d\d-\d\dT08:15:00\+01:00<\/code><\/details>/);
+    expect(html).toMatch(
+      /<details class="sync-details"><summary>Details<\/summary>Sent to the service as <code>\d{4}-\d\d-\d\dT08:15:00\+01:00<\/code><\/details>/,
+    );
     expect(html.replace(/<details[\s\S]*?<\/details>/g, '')).not.toContain('T08:15:00+01:00');
   });
 });

@@ -53,7 +53,9 @@ afterAll(async () => {
 describe('metrics', () => {
   it('the web counts requests by route pattern and status, with their latency', async () => {
     const text = await stack.metrics.registry.metrics();
-    expect(hasSample(text, 'athlete_sync_http_request_duration_seconds_count', { method: 'POST', route: '/api/meals', status: '201' })).toBe(true);
+    expect(
+      hasSample(text, 'athlete_sync_http_request_duration_seconds_count', { method: 'POST', route: '/api/meals', status: '201' }),
+    ).toBe(true);
     expect(hasSample(text, 'athlete_sync_http_request_duration_seconds_bucket', { route: '/oauth/callback', status: '303' })).toBe(true);
   });
 

@@ -48,28 +48,55 @@ describe('request logs', () => {
     expect(answered).toMatchObject({ level: 30, msg: 'request answered', method: 'DELETE', route: '/api/meals/:id', status: 404 });
     expect(answered!.ms).toEqual(expect.any(Number));
     // Not the request's headers, so neither its cookie nor any authorization.
-    expect(Object.keys(answered!).sort()).toEqual(['hostname', 'level', 'method', 'ms', 'msg', 'name', 'pid', 'reqId', 'route', 'status', 'time']);
+    expect(Object.keys(answered!).sort()).toEqual([
+      'hostname',
+      'level',
+      'method',
+      'ms',
+      'msg',
+      'name',
+      'pid',
+      'reqId',
+      'route',
+      'status',
+      'time',
+    ]);
   });
 
-  it.each(['a'.repeat(65), 'two words', '{"level":60}', ''])('replace an incoming id that is not a short safe token (%j)', async (unsafe) => {
-    const response = await client.request('/healthz', { headers: { 'x-request-id': unsafe } });
-    const id = response.headers.get('x-request-id')!;
-    expect(id).toMatch(/^[0-9a-f-]{36}$/);
-    expect(await linesOf(id)).toHaveLength(1);
-  });
+  it.each(['a'.repeat(65), 'two words', '{"level":60}', ''])(
+    'replace an incoming id that is not a short safe token (%j)',
+    async (unsafe) => {
+      const response = await client.request('/healthz', { headers: { 'x-request-id': unsafe } });
+      const id = response.headers.get('x-request-id')!;
+      expect(id).toMatch(/^[0-9a-f-]{36}$/);
+      expect(await linesOf(id)).toHaveLength(1);
+    },
+  );
 });
 
 describe('the route label of requests (logs and metrics)', () => {
   /** Every `route` label value of the request metric so far. */
   async function routeLabels(): Promise<Set<string>> {
     const text = await stack.metrics.registry.metrics();
-    return new Set([...text.matchAll(/^athlete_sync_http_request_duration_seconds_count\{[^}]*route="([^"]*)"/gm)].map((match) => match[1]!));
+    return new Set(
+      [...text.matchAll(/^athlete_sync_http_request_duration_seconds_count\{[^}]*route="([^"]*)"/gm)].map((match) => match[1]!),
+    );
   }
 
   it('is the matched route pattern or one word, never the path as sent, so case variants make no new series', async () => {
     const before = await routeLabels();
     const anonymous = stack.browser();
-    const variants = ['/api/activities', '/API/activities', '/api/ACTIVITIES', '/Api/Activities/', '/api/activities/1/2', '/ASSETS/style.css', '/Meals', '/no-such-page-1', '/no-such-page-2'];
+    const variants = [
+      '/api/activities',
+      '/API/activities',
+      '/api/ACTIVITIES',
+      '/Api/Activities/',
+      '/api/activities/1/2',
+      '/ASSETS/style.css',
+      '/Meals',
+      '/no-such-page-1',
+      '/no-such-page-2',
+    ];
     for (const path of variants) await anonymous.get(path);
     for (const path of ['/API/ACTIVITIES', '/api/Activities']) expect((await client.get(path)).status).toBe(200);
     const added = [...(await routeLabels())].filter((label) => !before.has(label));

@@ -25,11 +25,21 @@ function fakeAccessTokens() {
 }
 
 function api(tokens: AccessTokens) {
-  return createServiceApi({ baseUrl: BASE_URL, timeoutS: 5, uploadMinBytesPerS: 256 * 1024, accessTokens: tokens, clock: () => now, metrics: createPrometheusMetrics() });
+  return createServiceApi({
+    baseUrl: BASE_URL,
+    timeoutS: 5,
+    uploadMinBytesPerS: 256 * 1024,
+    accessTokens: tokens,
+    clock: () => now,
+    metrics: createPrometheusMetrics(),
+  });
 }
 
 async function failureOf(promise: Promise<unknown>): Promise<ServiceError> {
-  const error = await promise.then(() => undefined, (thrown: unknown) => thrown);
+  const error = await promise.then(
+    () => undefined,
+    (thrown: unknown) => thrown,
+  );
   expect(error).toBeInstanceOf(ServiceError);
   return error as ServiceError;
 }
@@ -52,7 +62,12 @@ describe('the data API client', () => {
 
   it('posts a wellness record as JSON with the Bearer token, absent measurements absent', async () => {
     const { tokens } = fakeAccessTokens();
-    const wellness = { date: '2026-11-21', hrv: 48.5, sleepSecs: 27_000, rawJson: { source: 'athlete-sync', hrv: 48.5, sleepSecs: 27_000 } };
+    const wellness = {
+      date: '2026-11-21',
+      hrv: 48.5,
+      sleepSecs: 27_000,
+      rawJson: { source: 'athlete-sync', hrv: 48.5, sleepSecs: 27_000 },
+    };
     const scope = nock(BASE_URL)
       .post('/api/wellness', (body) => JSON.stringify(body) === JSON.stringify(wellness))
       .matchHeader('authorization', 'Bearer token-1')
@@ -99,7 +114,9 @@ describe('the data API client', () => {
 
   it('retries a reset connection', async () => {
     // An Error, as node:http gives one: nock 14 never fails a node:http request with a plain object.
-    nock(BASE_URL).post('/api/nutrition').replyWithError(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }));
+    nock(BASE_URL)
+      .post('/api/nutrition')
+      .replyWithError(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }));
     const error = await failureOf(api(fakeAccessTokens().tokens).upsertNutrition(1, record));
     expect(error.kind).toBe('retryable');
     expect(error.unanswered).toBe(true);
@@ -108,7 +125,11 @@ describe('the data API client', () => {
   });
 
   it.each([
-    [400, { error: 'invalid_request', error_description: 'items.0.carbs: expected a number' }, 'HTTP 400: invalid_request: items.0.carbs: expected a number'],
+    [
+      400,
+      { error: 'invalid_request', error_description: 'items.0.carbs: expected a number' },
+      'HTTP 400: invalid_request: items.0.carbs: expected a number',
+    ],
     [403, { error: 'access_denied', error_description: 'athlete suspended' }, 'HTTP 403: access_denied: athlete suspended'],
     [422, 'not json', 'HTTP 422: Unprocessable Entity'],
   ])('treats HTTP %i as permanent, keeping the service’s message', async (status, body, message) => {
@@ -119,7 +140,11 @@ describe('the data API client', () => {
 
   it.each([
     ['in the body', { error: 'insufficient_scope', error_description: 'the access token lacks the scope nutrition:write' }, {}],
-    ['in the Bearer challenge only', '', { 'www-authenticate': 'Bearer realm="athlete-data", error="insufficient_scope", scope="nutrition:write"' }],
+    [
+      'in the Bearer challenge only',
+      '',
+      { 'www-authenticate': 'Bearer realm="athlete-data", error="insufficient_scope", scope="nutrition:write"' },
+    ],
   ])('treats a 403 for a missing scope (%s) as needing a reconnect, naming the problem', async (_where, body, headers) => {
     nock(BASE_URL).post('/api/nutrition').reply(403, body, headers);
     const error = await failureOf(api(fakeAccessTokens().tokens).upsertNutrition(1, record));
@@ -184,7 +209,10 @@ describe('the activity upload', () => {
       nock(BASE_URL)
         .post('/api/workouts/upload-fit')
         .reply(function (_uri, body) {
-          received.push({ authorization: String(this.req.headers.authorization), form: receivedForm(body as string, String(this.req.headers['content-type'])) });
+          received.push({
+            authorization: String(this.req.headers.authorization),
+            form: receivedForm(body as string, String(this.req.headers['content-type'])),
+          });
           return [status, ''];
         });
     }
@@ -249,7 +277,9 @@ describe('the activity upload', () => {
   });
 
   it('treats a 400 as permanent, with the service’s message', async () => {
-    nock(BASE_URL).post('/api/workouts/upload-fit').reply(400, { error: 'invalid_request', error_description: 'FIT file CRC does not match' });
+    nock(BASE_URL)
+      .post('/api/workouts/upload-fit')
+      .reply(400, { error: 'invalid_request', error_description: 'FIT file CRC does not match' });
     const error = await failureOf(api(fakeAccessTokens().tokens).uploadActivity(1, upload));
     expect(error).toMatchObject({ kind: 'permanent', message: 'HTTP 400: invalid_request: FIT file CRC does not match' });
   });

@@ -20,11 +20,18 @@ afterEach(async () => {
 
 describe('requests to the service', () => {
   it('reuses one connection for requests one after another, and reads each answer whole', async () => {
-    const { url, sockets } = await serve((req, res) => req.resume().on('end', () => res.writeHead(429, { 'retry-after': '3' }).end('{"error":"slow_down"}')));
+    const { url, sockets } = await serve((req, res) =>
+      req.resume().on('end', () => res.writeHead(429, { 'retry-after': '3' }).end('{"error":"slow_down"}')),
+    );
     const request = keepAliveRequests({ baseS: 5, minBytesPerS: 1024 });
     for (let index = 0; index < 3; index++) {
       const answer = await request(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
-      expect([answer.status, answer.ok, answer.headers.get('retry-after'), await answer.text()]).toEqual([429, false, '3', '{"error":"slow_down"}']);
+      expect([answer.status, answer.ok, answer.headers.get('retry-after'), await answer.text()]).toEqual([
+        429,
+        false,
+        '3',
+        '{"error":"slow_down"}',
+      ]);
     }
     expect(sockets()).toBe(1);
   });
@@ -51,14 +58,22 @@ describe('requests to the service', () => {
       requestsOnSocket.set(req.socket, count);
       if (count > 1) return req.socket.destroy();
       const chunks: Buffer[] = [];
-      req.on('data', (chunk: Buffer) => chunks.push(chunk)).on('end', () => {
-        received.push(Buffer.concat(chunks));
-        res.end('{}');
-      });
+      req
+        .on('data', (chunk: Buffer) => chunks.push(chunk))
+        .on('end', () => {
+          received.push(Buffer.concat(chunks));
+          res.end('{}');
+        });
     });
     const request = keepAliveRequests({ baseS: 5, minBytesPerS: 1024 });
     const pieces = [Buffer.from('first piece, '), Buffer.from('second piece')];
-    const body = { contentType: 'text/plain', contentLength: 25, chunks: async function* () { yield* pieces; } };
+    const body = {
+      contentType: 'text/plain',
+      contentLength: 25,
+      chunks: async function* () {
+        yield* pieces;
+      },
+    };
     for (let index = 0; index < 2; index++) expect((await request(url, { method: 'POST', headers: {}, body })).status).toBe(200);
     expect(received.map(String)).toEqual(['first piece, second piece', 'first piece, second piece']);
     expect(sockets()).toBe(2);
@@ -82,7 +97,9 @@ describe('requests to the service', () => {
         throw new Error('the stored file was deleted while it was read');
       },
     };
-    await expect(keepAliveRequests({ baseS: 5, minBytesPerS: 1024 })(url, { method: 'POST', headers: {}, body })).rejects.toThrow('deleted while it was read');
+    await expect(keepAliveRequests({ baseS: 5, minBytesPerS: 1024 })(url, { method: 'POST', headers: {}, body })).rejects.toThrow(
+      'deleted while it was read',
+    );
     expect(await eventually('the service to see the request end', async () => bodies[0])).toEqual({ received: 1024, complete: false });
   });
 
@@ -102,7 +119,13 @@ describe('requests to the service', () => {
     const { url } = await serve((req, res) => req.resume().on('end', () => setTimeout(() => res.end('{}'), 1000)));
     const request = keepAliveRequests({ baseS: 0.3, minBytesPerS: 1024 });
     const twentyKiB = Buffer.alloc(20 * 1024, 1);
-    const body = { contentType: 'application/octet-stream', contentLength: twentyKiB.length, chunks: async function* () { yield twentyKiB; } };
+    const body = {
+      contentType: 'application/octet-stream',
+      contentLength: twentyKiB.length,
+      chunks: async function* () {
+        yield twentyKiB;
+      },
+    };
     expect((await request(url, { method: 'POST', headers: {}, body })).status).toBe(200);
     await expect(request(url, { method: 'POST', headers: {}, body: '{}' })).rejects.toThrow();
   });

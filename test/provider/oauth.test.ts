@@ -85,9 +85,7 @@ describe('the code exchange', () => {
   });
 
   it('takes the requested scopes when the response names none (RFC 6749 §5.1)', async () => {
-    nock(BASE_URL)
-      .post('/api/oauth/token')
-      .reply(200, { access_token: 'at', token_type: 'Bearer', expires_in: 60, refresh_token: 'rt' });
+    nock(BASE_URL).post('/api/oauth/token').reply(200, { access_token: 'at', token_type: 'Bearer', expires_in: 60, refresh_token: 'rt' });
     expect((await exchange()).scopes).toEqual(['nutrition:write', 'health:write']);
   });
 

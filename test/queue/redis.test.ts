@@ -2,7 +2,13 @@ import { Queue } from 'bullmq';
 import { describe, expect, inject, it, onTestFinished } from 'vitest';
 import { freePort } from '../../src/dev/free-port.js';
 import { createLogger } from '../../src/logger.js';
-import { createProducerConnection, createRedisConnection, logReconnects, logUnlessRedisUnreachable, untilReady } from '../../src/queue/redis.js';
+import {
+  createProducerConnection,
+  createRedisConnection,
+  logReconnects,
+  logUnlessRedisUnreachable,
+  untilReady,
+} from '../../src/queue/redis.js';
 import { redisServer, type RedisTarget } from '../../src/queue/redis-target.js';
 import { isRedisUnavailable } from '../../src/queue/redis-unavailable.js';
 import { UnreachableAtStartError } from '../../src/reach-at-start.js';
@@ -53,7 +59,9 @@ describe('at start, a Redis that cannot be reached', () => {
   it('is named the same way by the session store', async () => {
     const url = await closedRedisUrl();
     const waiting = createRedisSessionStore({ target: redisServer(url), timeoutS: 1, prefix: 'unused' }, capturingLogger().logger);
-    await expect(waiting).rejects.toThrow(/^Cannot reach Redis at redis:\/\/127\.0\.0\.1:\d+ within 1 s \(STARTUP_TIMEOUT_S\): connect ECONNREFUSED/);
+    await expect(waiting).rejects.toThrow(
+      /^Cannot reach Redis at redis:\/\/127\.0\.0\.1:\d+ within 1 s \(STARTUP_TIMEOUT_S\): connect ECONNREFUSED/,
+    );
   });
 });
 
@@ -61,10 +69,18 @@ describe('at start, a Redis that cannot be reached', () => {
 async function unreachableShapes(): Promise<Array<[string, RedisTarget, string]>> {
   const [clusterPort, sentinelPort] = [await freePort(), await freePort()];
   return [
-    ['cluster', { shape: 'cluster', seeds: { nodes: [{ host: '127.0.0.1', port: clusterPort }], password: 'hunter2' } }, `the Redis Cluster at redis://127.0.0.1:${clusterPort}`],
+    [
+      'cluster',
+      { shape: 'cluster', seeds: { nodes: [{ host: '127.0.0.1', port: clusterPort }], password: 'hunter2' } },
+      `the Redis Cluster at redis://127.0.0.1:${clusterPort}`,
+    ],
     [
       'Sentinel',
-      { shape: 'sentinel', sentinels: { nodes: [{ host: '127.0.0.1', port: sentinelPort }] }, master: { name: 'mymaster', password: 'hunter2', database: 0 } },
+      {
+        shape: 'sentinel',
+        sentinels: { nodes: [{ host: '127.0.0.1', port: sentinelPort }] },
+        master: { name: 'mymaster', password: 'hunter2', database: 0 },
+      },
       `the Redis primary "mymaster" through the sentinels at redis://127.0.0.1:${sentinelPort}`,
     ],
   ];

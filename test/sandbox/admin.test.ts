@@ -32,7 +32,11 @@ describe('admin routes in service mode', () => {
     ['POST', '/_sandbox/settings'],
   ])('%s %s does not exist', async (method, path) => {
     await start({ mode: 'service' });
-    const response = await fetch(at(path), { method, headers: { 'Content-Type': 'application/json' }, body: method === 'POST' ? '{}' : null });
+    const response = await fetch(at(path), {
+      method,
+      headers: { 'Content-Type': 'application/json' },
+      body: method === 'POST' ? '{}' : null,
+    });
     expect(response.status).toBe(404);
     expect(await response.json()).toMatchObject({ error: 'not_found' });
   });
@@ -95,7 +99,9 @@ describe('GET /_sandbox', () => {
     const { access_token } = await obtainTokens(sandbox);
     const nutrition = { date: '2026-03-01', items: [{ name: 'Oats', carbs: 40, logged_at: '2026-03-01T07:00:00+01:00' }], rawJson: {} };
     expect((await postJson(sandbox, '/api/nutrition', nutrition, access_token)).status).toBeLessThan(300);
-    expect((await postJson(sandbox, '/api/wellness', { date: '2026-03-01', hrv: 52.5, restingHr: 48 }, access_token)).status).toBeLessThan(300);
+    expect((await postJson(sandbox, '/api/wellness', { date: '2026-03-01', hrv: 52.5, restingHr: 48 }, access_token)).status).toBeLessThan(
+      300,
+    );
     const file = fitFile();
     expect((await uploadFit(sandbox, access_token, { file, name: 'Morning ride' })).status).toBe(201);
     const page = await (await fetch(at('/_sandbox'))).text();

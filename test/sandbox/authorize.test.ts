@@ -106,9 +106,7 @@ describe('withheld scopes', () => {
     const target = redirectTarget(
       await authorizeRequest(sandbox, { scope: 'health:write nutrition:write', code_challenge: pkce.challenge }),
     );
-    const tokens = await readTokens(
-      await exchangeCode(sandbox, { code: target.searchParams.get('code') ?? '', verifier: pkce.verifier }),
-    );
+    const tokens = await readTokens(await exchangeCode(sandbox, { code: target.searchParams.get('code') ?? '', verifier: pkce.verifier }));
     expect(tokens.scope).toBe('health:write');
   });
 

@@ -46,9 +46,7 @@ describe('Bearer authentication of the data endpoints (RFC 6750)', () => {
     const { access_token } = await obtainTokens(sandbox, 'workout:read');
     const response = await postJson(sandbox, '/api/wellness', { date: '2026-03-01' }, access_token);
     expect(response.status).toBe(403);
-    expect(response.headers.get('www-authenticate')).toBe(
-      'Bearer realm="athlete-data", error="insufficient_scope", scope="health:write"',
-    );
+    expect(response.headers.get('www-authenticate')).toBe('Bearer realm="athlete-data", error="insufficient_scope", scope="health:write"');
     expect(await response.json()).toMatchObject({ error: 'insufficient_scope' });
   });
 

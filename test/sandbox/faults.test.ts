@@ -113,7 +113,11 @@ describe('fault injection', () => {
   });
 
   it('draws each kind at its own rate per target, on top of the even shorthand', async () => {
-    const sandbox = await start({ faultRate: 0.2, faultKinds: ['503', '429'], faultRates: { data: { '500': 0.3, '429': 0.1 }, token: {} } });
+    const sandbox = await start({
+      faultRate: 0.2,
+      faultKinds: ['503', '429'],
+      faultRates: { data: { '500': 0.3, '429': 0.1 }, token: {} },
+    });
     const { access_token } = await obtainTokens(sandbox);
     const statuses = await listingStatuses(sandbox, access_token, 400);
     const share = (status: number) => statuses.filter((one) => one === status).length / statuses.length;

@@ -84,7 +84,9 @@ describe('the whole authorization code flow with PKCE', () => {
           athlete: 'Ada',
           status: 'active',
           refreshCount: 1,
-          currentRefreshTokenSha256: createHash('sha256').update(refreshed.refresh_token ?? '').digest('hex'),
+          currentRefreshTokenSha256: createHash('sha256')
+            .update(refreshed.refresh_token ?? '')
+            .digest('hex'),
         },
       ],
       counters: {

@@ -95,10 +95,7 @@ export function redirectTarget(response: Response): URL {
 }
 
 /** Authorize (auto-approved) and return the code with the verifier that goes with it. */
-export async function obtainCode(
-  sandbox: RunningSandbox,
-  scope = ALL_SCOPES,
-): Promise<{ code: string; verifier: string }> {
+export async function obtainCode(sandbox: RunningSandbox, scope = ALL_SCOPES): Promise<{ code: string; verifier: string }> {
   const pkce = newPkce();
   const response = await authorizeRequest(sandbox, { scope, code_challenge: pkce.challenge });
   const code = redirectTarget(response).searchParams.get('code');

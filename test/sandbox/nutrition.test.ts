@@ -74,9 +74,10 @@ describe('POST /api/nutrition refuses an invalid payload, naming the field', () 
 
 describe('POST /api/nutrition stores what it was sent', () => {
   it('accepts offsets, Z and fractional seconds in logged_at', async () => {
-    const items = ['2026-03-01T07:30:00Z', '2026-03-01T07:30:00.250-05:00', '2026-03-01T23:59:59+14:00'].map(
-      (loggedAt) => ({ ...item, logged_at: loggedAt }),
-    );
+    const items = ['2026-03-01T07:30:00Z', '2026-03-01T07:30:00.250-05:00', '2026-03-01T23:59:59+14:00'].map((loggedAt) => ({
+      ...item,
+      logged_at: loggedAt,
+    }));
     expect((await postNutrition({ ...day, items })).status).toBe(201);
   });
 
@@ -105,7 +106,7 @@ describe('POST /api/nutrition stores what it was sent', () => {
   it('accepts an empty day, which clears the items of that date', async () => {
     await postNutrition(day);
     expect((await postNutrition({ date: '2026-03-01', items: [] })).status).toBe(200);
-    expect((nutritionByDate())['2026-03-01']).toMatchObject({ payload: { items: [] }, writes: 2 });
+    expect(nutritionByDate()['2026-03-01']).toMatchObject({ payload: { items: [] }, writes: 2 });
   });
 
   it('keeps different dates apart', async () => {

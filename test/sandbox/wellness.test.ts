@@ -78,7 +78,8 @@ describe('POST /api/wellness with strictFields', () => {
     expect(response.status).toBe(400);
     expect(await response.json()).toEqual({
       error: 'invalid_request',
-      error_description: 'bodyBattery, hydrationMl: is not a field the interface document shows (the sandbox refuses these with strictFields on)',
+      error_description:
+        'bodyBattery, hydrationMl: is not a field the interface document shows (the sandbox refuses these with strictFields on)',
       fields: ['bodyBattery', 'hydrationMl'],
     });
     expect(wellnessByDate()).toEqual({});

@@ -88,7 +88,12 @@ describe('POST /api/workouts/upload-fit refuses what is not one valid .fit uploa
     ['a wrong signature', { file: withByte(valid, 9, 0x41), name: 'Ride' }, 'file', 'signature'],
     ['a truncated file', { file: valid.slice(0, valid.length - 10), name: 'Ride' }, 'file', 'truncated'],
     ['bytes after the file', { file: Uint8Array.from([...valid, 0, 0]), name: 'Ride' }, 'file', 'truncated or padded'],
-    ['a corrupted data byte', { file: withByte(valid, headerSize + dataSize - 1, 0xff ^ (valid[headerSize + dataSize - 1] ?? 0)), name: 'Ride' }, 'file', 'file CRC'],
+    [
+      'a corrupted data byte',
+      { file: withByte(valid, headerSize + dataSize - 1, 0xff ^ (valid[headerSize + dataSize - 1] ?? 0)), name: 'Ride' },
+      'file',
+      'file CRC',
+    ],
     ['a corrupted header CRC', { file: withByte(valid, 12, 0xff ^ (valid[12] ?? 0)), name: 'Ride' }, 'file', 'header CRC'],
     ['no name', { file: valid }, 'name', 'expected'],
     ['a blank name', { file: valid, name: ' ' }, 'name', 'blank'],

@@ -18,7 +18,12 @@ async function newUser() {
 
 async function historyOf(userId: number) {
   const backfill = await stack.db.selectFrom('backfills').selectAll().where('user_id', '=', userId).executeTakeFirst();
-  const fresh = await stack.db.selectFrom('outbox').select('subject').where('user_id', '=', userId).where('fresh_at', 'is not', null).execute();
+  const fresh = await stack.db
+    .selectFrom('outbox')
+    .select('subject')
+    .where('user_id', '=', userId)
+    .where('fresh_at', 'is not', null)
+    .execute();
   const turn = await stack.syncQueues.backfill.getDeduplicationJobId(`backfill-${userId}`);
   return { noted: backfill !== undefined, fresh: fresh.length, turnQueued: turn !== null };
 }
@@ -47,7 +52,13 @@ describe('Connect', () => {
     const { client, userId } = await newUser();
     await stack.db
       .insertInto('outbox')
-      .values({ user_id: userId, kind: 'sleep-scores' as 'nutrition', subject: '2026-04-01', version: 1, updated_at: new Date().toISOString() })
+      .values({
+        user_id: userId,
+        kind: 'sleep-scores' as 'nutrition',
+        subject: '2026-04-01',
+        version: 1,
+        updated_at: new Date().toISOString(),
+      })
       .execute();
     expect((await connect(client)).status).toBe(303);
     expect(await historyOf(userId)).toEqual({ noted: false, fresh: 0, turnQueued: false });

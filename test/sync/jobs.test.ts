@@ -95,9 +95,7 @@ describe('syncing a nutrition day', () => {
     stack = await startStack({ sandbox: { autoApprove: 'Ana', withheldScopes: ['nutrition:write'] } });
     const { client, userId } = await connectedUser(stack);
     await addMeal(client, breakfast);
-    expect(await syncEntry(stack.sendDependencies(), dayOf(userId))).toBe(
-      'waiting-for-connection',
-    );
+    expect(await syncEntry(stack.sendDependencies(), dayOf(userId))).toBe('waiting-for-connection');
     expect((await stack.sandboxState()).counters.requests['POST /api/nutrition']).toBeUndefined();
     expect(await syncStatus(client, DATE)).toEqual([
       { kind: 'nutrition', date: DATE, status: 'pending', error: WAITING_FOR_CONNECTION, problem: 'needs-connection' },
@@ -160,7 +158,9 @@ describe('syncing a nutrition day', () => {
     const deps = stack.sendDependencies();
 
     expect(await syncEntry(deps, dayOf(userId))).toBe('waiting-for-connection');
-    expect(await syncStatus(client, DATE)).toEqual([{ kind: 'nutrition', date: DATE, status: 'pending', error: WAITING_FOR_CONNECTION, problem: 'needs-connection' }]);
+    expect(await syncStatus(client, DATE)).toEqual([
+      { kind: 'nutrition', date: DATE, status: 'pending', error: WAITING_FOR_CONNECTION, problem: 'needs-connection' },
+    ]);
     expect((await findConnection(stack.db, userId))!.scopes).not.toContain('nutrition:write');
     const turnDeps = { ...deps, budget: stack.budget, logger: createLogger('silent') };
     expect(await takeTurn(turnDeps, { quietMs: 0, freshAttempts: 8 }, 'fresh', userId, 0)).toEqual({ sent: 0, next: { next: 'done' } });
@@ -203,7 +203,14 @@ describe('syncing a nutrition day', () => {
   it('forgets an entry whose subject is no longer here (a hand edit), so no turn comes back for it', async () => {
     stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
     const { userId } = await connectedUser(stack);
-    const orphan = { user_id: userId, kind: 'wellness' as const, subject: DATE, version: 1, fresh_at: null, updated_at: new Date().toISOString() };
+    const orphan = {
+      user_id: userId,
+      kind: 'wellness' as const,
+      subject: DATE,
+      version: 1,
+      fresh_at: null,
+      updated_at: new Date().toISOString(),
+    };
     await stack.db.insertInto('outbox').values(orphan).execute();
 
     expect(await syncEntry(stack.sendDependencies(), { userId, kind: 'wellness', subject: DATE })).toBe('gone');

@@ -1,5 +1,13 @@
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { closeSyncQueues, createSyncQueues, FINISHED_JOBS_KEPT, JOB, queueNextTurn, queueTurns, scheduleKeepAlive } from '../../src/sync/queue.js';
+import {
+  closeSyncQueues,
+  createSyncQueues,
+  FINISHED_JOBS_KEPT,
+  JOB,
+  queueNextTurn,
+  queueTurns,
+  scheduleKeepAlive,
+} from '../../src/sync/queue.js';
 import { testRedisPrefix } from '../helpers/redis-keys.js';
 
 const queues = createSyncQueues({ url: inject('redisUrl'), maxRetriesPerRequest: null }, testRedisPrefix());

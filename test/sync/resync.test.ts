@@ -33,7 +33,9 @@ describe('npm run resync', () => {
     expect((await syncStatus(client, '2026-06-01', '2026-06-30')).map((day) => day.status)).toEqual(['synced', 'synced']);
     const result = await resync('--user', email.toUpperCase(), '--from', '2026-06-01', '--to', '2026-06-02');
     expect(result.code).toBe(0);
-    expect(result.stdout.trim()).toBe(`Marked 1 day(s) of ${email} for sync (2026-06-01), as history: running workers start sending them within a sweep interval.`);
+    expect(result.stdout.trim()).toBe(
+      `Marked 1 day(s) of ${email} for sync (2026-06-01), as history: running workers start sending them within a sweep interval.`,
+    );
     expect(await stack.db.selectFrom('backfills').select('total').execute()).toEqual([{ total: 1 }]);
     expect((await syncStatus(client, '2026-06-01', '2026-06-30')).map((day) => [day.date, day.status])).toEqual([
       ['2026-06-01', 'pending'],

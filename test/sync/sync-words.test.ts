@@ -18,11 +18,17 @@ describe('an entry’s sync status in words', () => {
     for (const syncedAt of ['2026-11-23T09:58:00Z', '2026-11-23T09:58:15Z']) {
       expect(describeSync({ status: 'synced', syncedAt, syncedVersion: 1 }, FAR_ZONE, NOW).headline).toBe('Sent just now');
     }
-    expect(describeSync({ status: 'synced', syncedAt: '2026-11-20T09:00:00Z', syncedVersion: 1 }, FAR_ZONE, NOW).headline).toBe('Sent 3 days ago');
+    expect(describeSync({ status: 'synced', syncedAt: '2026-11-20T09:00:00Z', syncedVersion: 1 }, FAR_ZONE, NOW).headline).toBe(
+      'Sent 3 days ago',
+    );
   });
 
   it('waits on a busy service with the time of the next try, its raw answer only in the details', () => {
-    const facts = { status: 'pending' as const, problem: 'service-busy' as const, error: 'HTTP 503: temporarily_unavailable: injected fault' };
+    const facts = {
+      status: 'pending' as const,
+      problem: 'service-busy' as const,
+      error: 'HTTP 503: temporarily_unavailable: injected fault',
+    };
     expect(describeSync({ ...facts, nextAttemptAt: '2026-11-23T09:58:43Z' }, FAR_ZONE, NOW)).toEqual({
       state: 'pending',
       headline: 'Waiting: the service is busy, next try in about 30 s',
@@ -38,26 +44,40 @@ describe('an entry’s sync status in words', () => {
       'Waiting: the service did not answer, next try soon',
     );
     expect(
-      describeSync({ status: 'pending', problem: 'service-busy', error: 'HTTP 502', nextAttemptAt: '2026-11-23T09:58:00Z' }, FAR_ZONE, NOW).headline,
+      describeSync({ status: 'pending', problem: 'service-busy', error: 'HTTP 502', nextAttemptAt: '2026-11-23T09:58:00Z' }, FAR_ZONE, NOW)
+        .headline,
     ).toBe('Waiting: the service is busy, next try soon');
   });
 
   it('waits for the person when only they can help', () => {
-    expect(describeSync({ status: 'pending', problem: 'needs-connection', error: 'Waiting for the connection' }, FAR_ZONE, NOW).headline).toBe(
-      'Waiting for you to reconnect',
-    );
+    expect(
+      describeSync({ status: 'pending', problem: 'needs-connection', error: 'Waiting for the connection' }, FAR_ZONE, NOW).headline,
+    ).toBe('Waiting for you to reconnect');
   });
 
   it('says an entry not tried yet waits, and one whose failure was recorded without its kind will be tried again', () => {
     expect(describeSync({ status: 'pending' }, FAR_ZONE, NOW)).toEqual({ state: 'pending', headline: 'Waiting to be sent', details: [] });
-    expect(describeSync({ status: 'pending', error: 'HTTP 503' }, FAR_ZONE, NOW).headline).toBe('Waiting: the last try failed, next try soon');
+    expect(describeSync({ status: 'pending', error: 'HTTP 503' }, FAR_ZONE, NOW).headline).toBe(
+      'Waiting: the last try failed, next try soon',
+    );
   });
 
   it('says a refusal in plain words with the service’s raw message only in the details, and an entry this app cannot send with its own words', () => {
-    const refused = describeSync({ status: 'failed', problem: 'refused', error: 'HTTP 413: invalid_request: file too large (maxFitBytes)' }, FAR_ZONE, NOW);
+    const refused = describeSync(
+      { status: 'failed', problem: 'refused', error: 'HTTP 413: invalid_request: file too large (maxFitBytes)' },
+      FAR_ZONE,
+      NOW,
+    );
     expect(refused.headline).toBe('Refused by the service');
-    expect(refused.details).toEqual(['It is tried again when the entry next changes.', 'Reason recorded: HTTP 413: invalid_request: file too large (maxFitBytes)']);
-    const unsendable = describeSync({ status: 'failed', problem: 'unsendable', error: 'Not sent: user id 0 is not a positive whole number.' }, FAR_ZONE, NOW);
+    expect(refused.details).toEqual([
+      'It is tried again when the entry next changes.',
+      'Reason recorded: HTTP 413: invalid_request: file too large (maxFitBytes)',
+    ]);
+    const unsendable = describeSync(
+      { status: 'failed', problem: 'unsendable', error: 'Not sent: user id 0 is not a positive whole number.' },
+      FAR_ZONE,
+      NOW,
+    );
     expect(unsendable.headline).toBe('Not sent: user id 0 is not a positive whole number.');
   });
 });

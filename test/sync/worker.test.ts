@@ -132,7 +132,10 @@ describe('the fresh lane', () => {
     expect(Date.parse(nextAttemptAt) - Date.now()).toBeLessThan(200);
     expect(Date.now() - Date.parse(nextAttemptAt)).toBeLessThan(1500);
     expect((await completedTurns('fresh')).map((turn) => turn.returnvalue)).toEqual(
-      expect.arrayContaining([{ outcome: 'retry', sent: 0 }, { outcome: 'done', sent: 1 }]),
+      expect.arrayContaining([
+        { outcome: 'retry', sent: 0 },
+        { outcome: 'done', sent: 1 },
+      ]),
     );
   });
 
@@ -224,12 +227,17 @@ describe('the fresh poller', () => {
       .returning('id')
       .executeTakeFirstOrThrow();
     const aWhileAgo = new Date(Date.now() - 120_000);
-    for (const userId of [due.userId, needsReconnect.userId, notConnected.id]) await markDirty(stack.db, { userId, kind: 'nutrition', subject: DATE }, aWhileAgo);
+    for (const userId of [due.userId, needsReconnect.userId, notConnected.id])
+      await markDirty(stack.db, { userId, kind: 'nutrition', subject: DATE }, aWhileAgo);
     await markDirty(stack.db, { userId: tooRecent.userId, kind: 'nutrition', subject: DATE }, new Date());
     const backingOff = await connectedUser(stack);
     await markDirty(stack.db, { userId: backingOff.userId, kind: 'nutrition', subject: DATE }, aWhileAgo);
     const inAMinute = new Date(Date.now() + 60_000).toISOString();
-    await stack.db.updateTable('outbox').set({ last_error: 'HTTP 503', next_attempt_at: inAMinute }).where('user_id', '=', backingOff.userId).execute();
+    await stack.db
+      .updateTable('outbox')
+      .set({ last_error: 'HTTP 503', next_attempt_at: inAMinute })
+      .where('user_id', '=', backingOff.userId)
+      .execute();
 
     const poll = () => queueFreshTurns({ db: stack.db, queues: stack.syncQueues, clock: () => new Date(), quietMs: 60_000 });
     expect((await poll()).queued).toBe(1);
@@ -249,7 +257,10 @@ describe('the fresh poller', () => {
       .values({ id: 0, email: 'zero@example.com', password_hash: 'x', timezone: 'UTC', created_at: new Date().toISOString() })
       .execute();
     const grant = await stack.db.selectFrom('connections').selectAll().where('user_id', '=', userId).executeTakeFirstOrThrow();
-    await stack.db.insertInto('connections').values({ ...grant, user_id: 0 }).execute();
+    await stack.db
+      .insertInto('connections')
+      .values({ ...grant, user_id: 0 })
+      .execute();
     const aWhileAgo = new Date(Date.now() - 60_000);
     for (const id of [0, userId]) await markDirty(stack.db, { userId: id, kind: 'nutrition', subject: DATE }, aWhileAgo);
 
@@ -285,8 +296,14 @@ describe('the fresh poller', () => {
     stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
     const { userId } = await connectedUser(stack);
     const unknownKind = { user_id: userId, kind: 'sleep_stages', subject: DATE, version: 1, updated_at: new Date().toISOString() };
-    await stack.db.insertInto('outbox').values({ ...unknownKind, fresh_at: new Date(Date.now() - 60_000).toISOString() } as never).execute();
-    await stack.db.insertInto('outbox').values({ ...unknownKind, subject: '2026-04-02', fresh_at: new Date(Date.now() + 60_000).toISOString() } as never).execute();
+    await stack.db
+      .insertInto('outbox')
+      .values({ ...unknownKind, fresh_at: new Date(Date.now() - 60_000).toISOString() } as never)
+      .execute();
+    await stack.db
+      .insertInto('outbox')
+      .values({ ...unknownKind, subject: '2026-04-02', fresh_at: new Date(Date.now() + 60_000).toISOString() } as never)
+      .execute();
 
     const poll = await queueFreshTurns({ db: stack.db, queues: stack.syncQueues, clock: () => new Date(), quietMs: 0 });
     expect(poll).toEqual({ queued: 0, nextDueInMs: undefined });
@@ -327,7 +344,11 @@ describe('a turn', () => {
     await addMeal(client, meal);
     await daySynced(client);
 
-    const entry = await stack.db.selectFrom('outbox').select(['version', 'failed_version', 'last_error']).where('subject', '=', tooLarge).executeTakeFirstOrThrow();
+    const entry = await stack.db
+      .selectFrom('outbox')
+      .select(['version', 'failed_version', 'last_error'])
+      .where('subject', '=', tooLarge)
+      .executeTakeFirstOrThrow();
     expect(entry.failed_version).toBe(entry.version);
     expect(entry.last_error).toBe(`Not sent: "${tooLarge}" must be an activity id (a positive whole number up to 2147483647).`);
   });
@@ -350,7 +371,9 @@ describe('the history lane', () => {
     stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
     const { client, userId } = await connectedUser(stack);
     const days = ['2026-03-01', '2026-03-02', '2026-03-03'];
-    const response = await client.postJson('/api/meals/batch', { items: days.map((date) => ({ ...meal, logged_at: `${date}T08:00:00+01:00` })) });
+    const response = await client.postJson('/api/meals/batch', {
+      items: days.map((date) => ({ ...meal, logged_at: `${date}T08:00:00+01:00` })),
+    });
     expect(response.status).toBe(201);
     expect(await completedTurns('backfill')).toEqual([]);
     await startWorker(stack.serviceApi());
@@ -367,9 +390,13 @@ describe('the history lane', () => {
     const people = [await connectedUser(stack), await connectedUser(stack), await connectedUser(stack)];
     const lastTurns = ['2026-11-20T10:00:02Z', '2026-11-20T10:00:00Z', '2026-11-20T10:00:01Z'];
     for (const [index, { userId }] of people.entries()) {
-      await stack.db.insertInto('backfills').values({ user_id: userId, started_at: lastTurns[index]!, total: 1, last_turn_at: lastTurns[index]! }).execute();
+      await stack.db
+        .insertInto('backfills')
+        .values({ user_id: userId, started_at: lastTurns[index]!, total: 1, last_turn_at: lastTurns[index]! })
+        .execute();
     }
-    const sweep = () => sweepHistory({ db: stack.db, queues: stack.syncQueues, redis: stack.redis, redisPrefix: stack.config.redis.prefix });
+    const sweep = () =>
+      sweepHistory({ db: stack.db, queues: stack.syncQueues, redis: stack.redis, redisPrefix: stack.config.redis.prefix });
     await queueTurns(stack.syncQueues, 'backfill', [people[0]!.userId]);
     expect(await sweep()).toBe(3);
     const waiting = await stack.syncQueues.backfill.getJobs(['waiting'], 0, -1, true);

@@ -126,9 +126,7 @@ describe('a burst of web writes while another process writes to the same databas
     await sleep(startAt - Date.now());
     const limit = pLimit(10);
     const statuses = await Promise.all(
-      Array.from({ length: 200 }, (_, index) =>
-        limit(async () => (await client.postJson('/api/meals', mealOnDay(index))).status),
-      ),
+      Array.from({ length: 200 }, (_, index) => limit(async () => (await client.postJson('/api/meals', mealOnDay(index))).status)),
     );
 
     expect(statuses.filter((status) => status !== 201)).toEqual([]);

@@ -54,7 +54,14 @@ let tables: string[];
 /** Every row of every table, so a refused request can be shown to have changed nothing. */
 async function databaseSnapshot(): Promise<string> {
   const contents: unknown[] = [];
-  for (const table of tables) contents.push([table, await stack.db.selectFrom(table as 'users').selectAll().execute()]);
+  for (const table of tables)
+    contents.push([
+      table,
+      await stack.db
+        .selectFrom(table as 'users')
+        .selectAll()
+        .execute(),
+    ]);
   return JSON.stringify(contents);
 }
 
@@ -215,8 +222,14 @@ interface ApiRequest {
 
 /** Sign-up and sign-in hash a password (tens of milliseconds each), so they are drawn less often. */
 const request: fc.Arbitrary<ApiRequest> = fc.oneof(
-  { weight: 4, arbitrary: body(validMeal).map((text) => ({ client: 'signedIn' as const, method: 'POST', path: '/api/meals', body: text })) },
-  { weight: 2, arbitrary: batchBody.map((text) => ({ client: 'signedIn' as const, method: 'POST', path: '/api/meals/batch', body: text })) },
+  {
+    weight: 4,
+    arbitrary: body(validMeal).map((text) => ({ client: 'signedIn' as const, method: 'POST', path: '/api/meals', body: text })),
+  },
+  {
+    weight: 2,
+    arbitrary: batchBody.map((text) => ({ client: 'signedIn' as const, method: 'POST', path: '/api/meals/batch', body: text })),
+  },
   {
     weight: 3,
     arbitrary: fc
@@ -225,7 +238,10 @@ const request: fc.Arbitrary<ApiRequest> = fc.oneof(
   },
   { weight: 2, arbitrary: pathSegment.map((id) => ({ client: 'signedIn' as const, method: 'DELETE', path: `/api/meals/${id}` })) },
   { weight: 2, arbitrary: query(['date']).map((q) => ({ client: 'signedIn' as const, method: 'GET', path: `/api/meals?${q}` })) },
-  { weight: 2, arbitrary: query(['from', 'to']).map((q) => ({ client: 'signedIn' as const, method: 'GET', path: `/api/sync/status?${q}` })) },
+  {
+    weight: 2,
+    arbitrary: query(['from', 'to']).map((q) => ({ client: 'signedIn' as const, method: 'GET', path: `/api/sync/status?${q}` })),
+  },
   {
     weight: 3,
     arbitrary: fc
@@ -240,8 +256,14 @@ const request: fc.Arbitrary<ApiRequest> = fc.oneof(
   },
   { weight: 2, arbitrary: query(['from', 'to']).map((q) => ({ client: 'signedIn' as const, method: 'GET', path: `/api/wellness?${q}` })) },
   { weight: 1, arbitrary: fc.constant({ client: 'signedIn' as const, method: 'GET', path: '/api/me' }) },
-  { weight: 1, arbitrary: body(validAccount).map((text) => ({ client: 'anonymous' as const, method: 'POST', path: '/api/signup', body: text })) },
-  { weight: 1, arbitrary: body(validAccount).map((text) => ({ client: 'anonymous' as const, method: 'POST', path: '/api/login', body: text })) },
+  {
+    weight: 1,
+    arbitrary: body(validAccount).map((text) => ({ client: 'anonymous' as const, method: 'POST', path: '/api/signup', body: text })),
+  },
+  {
+    weight: 1,
+    arbitrary: body(validAccount).map((text) => ({ client: 'anonymous' as const, method: 'POST', path: '/api/login', body: text })),
+  },
   {
     weight: 1,
     arbitrary: fc
@@ -280,7 +302,8 @@ describe('the JSON API under random and hostile input', () => {
         statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
         expect(response.status, `${apiRequest.method} ${apiRequest.path}`).toBeLessThan(500);
         const after = await snapshot();
-        if (response.status >= 400) expect(withoutFirstFormTokens(after, before), `${apiRequest.method} ${apiRequest.path}`).toEqual(before);
+        if (response.status >= 400)
+          expect(withoutFirstFormTokens(after, before), `${apiRequest.method} ${apiRequest.path}`).toEqual(before);
         before = after;
       }),
       { numRuns: RUNS, examples: FOUND_BEFORE.map((apiRequest) => [apiRequest]) },

@@ -51,7 +51,12 @@ describe('signing in from a page that needs it', () => {
 
     const loginPage = await (await client.get(asked.headers.get('location')!)).text();
     expect(hiddenField(loginPage, 'next')).toBe('/wellness?date=2026-11-01');
-    const signIn = await client.postForm('/login', { email, password, next: hiddenField(loginPage, 'next'), _csrf: hiddenField(loginPage, '_csrf') });
+    const signIn = await client.postForm('/login', {
+      email,
+      password,
+      next: hiddenField(loginPage, 'next'),
+      _csrf: hiddenField(loginPage, '_csrf'),
+    });
     expect(signIn.status).toBe(303);
     expect(signIn.headers.get('location')).toBe('/wellness?date=2026-11-01');
   });

@@ -114,10 +114,13 @@ describe('the session cookie', () => {
   });
 
   it.each([
-    ['the page', async (client: CookieClient) => {
-      const dashboard = await (await client.get('/')).text();
-      return client.postForm('/logout', { _csrf: hiddenField(dashboard, '_csrf') });
-    }],
+    [
+      'the page',
+      async (client: CookieClient) => {
+        const dashboard = await (await client.get('/')).text();
+        return client.postForm('/logout', { _csrf: hiddenField(dashboard, '_csrf') });
+      },
+    ],
     ['the API', (client: CookieClient) => client.postJson('/api/logout', {})],
   ])('is expired in the browser at sign-out through %s, with the path and attributes it was set with', async (_way, signOut) => {
     stack = await startStack();
@@ -187,10 +190,14 @@ describe('session lifetimes', () => {
   });
 
   it.each([
-    ['a page sends them to sign in', '/', (response: Response) => {
-      expect(response.status).toBe(303);
-      expect(response.headers.get('location')).toBe('/login');
-    }],
+    [
+      'a page sends them to sign in',
+      '/',
+      (response: Response) => {
+        expect(response.status).toBe(303);
+        expect(response.headers.get('location')).toBe('/login');
+      },
+    ],
     ['the API answers 401', '/api/me', (response: Response) => expect(response.status).toBe(401)],
   ])('end a sign-in SESSION_MAX_DAYS after it began, however active: %s', async (_case, path, expectSignedOut) => {
     let now = Date.now();
@@ -230,7 +237,12 @@ describe('a Redis outage', () => {
     // Back whatever the answer, so that the stack can close.
     const restoreRedis = async () => {
       await redis.start();
-      await eventually('the app to reach Redis again', () => stack.syncQueues.fresh.count().then(() => true, () => undefined));
+      await eventually('the app to reach Redis again', () =>
+        stack.syncQueues.fresh.count().then(
+          () => true,
+          () => undefined,
+        ),
+      );
     };
 
     await redis.stop();

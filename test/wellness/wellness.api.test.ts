@@ -32,9 +32,7 @@ describe('PUT /api/wellness/:date', () => {
   it('answers 200 with the stored record: the measurements entered, no others, never null', async () => {
     const client = await newUser();
     expect(await putWellness(client, DATE, { hrv: 48.5, sleepSecs: 27_000 })).toEqual({ date: DATE, hrv: 48.5, sleepSecs: 27_000 });
-    expect(await wellnessDays(client, DATE)).toEqual([
-      { date: DATE, hrv: 48.5, sleepSecs: 27_000, sync: { status: 'pending' } },
-    ]);
+    expect(await wellnessDays(client, DATE)).toEqual([{ date: DATE, hrv: 48.5, sleepSecs: 27_000, sync: { status: 'pending' } }]);
   });
 
   it('replaces the whole record: a measurement left out is removed', async () => {
@@ -108,18 +106,21 @@ describe('PUT /api/wellness/:date', () => {
   it.each([
     ['Pacific/Kiritimati', '2026-11-25', '2026-11-26'],
     ['Pacific/Pago_Pago', '2026-11-24', '2026-11-25'],
-  ])('takes up to the user’s tomorrow in %s (%s), and refuses %s: a measurement of the future is a mistake', async (zone, tomorrow, later) => {
-    const client = await newUser(zone);
-    expect(await putWellness(client, tomorrow, { hrv: 50 })).toEqual({ date: tomorrow, hrv: 50 });
-    const response = await sendWellness(client, later, { hrv: 50 });
-    expect(response.status).toBe(400);
-    expect(await bodyOf<ApiError>(response)).toEqual({
-      error: 'invalid_request',
-      fields: ['date'],
-      message: `date must not be after ${tomorrow}, tomorrow in ${zone}: a measurement cannot be of a later day`,
-    });
-    expect(await wellnessDays(client, tomorrow, later)).toMatchObject([{ date: tomorrow }]);
-  });
+  ])(
+    'takes up to the user’s tomorrow in %s (%s), and refuses %s: a measurement of the future is a mistake',
+    async (zone, tomorrow, later) => {
+      const client = await newUser(zone);
+      expect(await putWellness(client, tomorrow, { hrv: 50 })).toEqual({ date: tomorrow, hrv: 50 });
+      const response = await sendWellness(client, later, { hrv: 50 });
+      expect(response.status).toBe(400);
+      expect(await bodyOf<ApiError>(response)).toEqual({
+        error: 'invalid_request',
+        fields: ['date'],
+        message: `date must not be after ${tomorrow}, tomorrow in ${zone}: a measurement cannot be of a later day`,
+      });
+      expect(await wellnessDays(client, tomorrow, later)).toMatchObject([{ date: tomorrow }]);
+    },
+  );
 
   it('answers 401 when signed out', async () => {
     expect((await sendWellness(stack.browser(), DATE, full)).status).toBe(401);

@@ -176,7 +176,9 @@ describe('the wellness page', () => {
     expect(await empty.text()).toContain('Mon, 23 Nov 2026 was not saved: Enter at least one measurement.');
     const later = await postRow(client, '/wellness/2026-11-25', { ...blank, hrv: '50' });
     expect(later.status).toBe(400);
-    expect(await later.text()).toContain('Wed, 25 Nov 2026 was not saved: The date must not be after 2026-11-24, tomorrow in Pacific/Pago_Pago: a measurement cannot be of a later day.');
+    expect(await later.text()).toContain(
+      'Wed, 25 Nov 2026 was not saved: The date must not be after 2026-11-24, tomorrow in Pacific/Pago_Pago: a measurement cannot be of a later day.',
+    );
     expect(await wellnessDays(client, TODAY, '2026-11-25')).toEqual([]);
   });
 
@@ -189,9 +191,13 @@ describe('the wellness page', () => {
     await recordPendingReason(stack.db, day(TODAY), { problem: 'needs-connection', text: WAITING_FOR_CONNECTION }, NOW);
     const html = await page(client);
     expect(rowOf(html, '2026-11-21')).toContain('Sent just now');
-    expect(rowOf(html, '2026-11-22')).toMatch(/>Refused by the service<[\s\S]*<summary>Details<\/summary>[\s\S]*Reason recorded: HTTP 400: hrv: expected a number/);
+    expect(rowOf(html, '2026-11-22')).toMatch(
+      />Refused by the service<[\s\S]*<summary>Details<\/summary>[\s\S]*Reason recorded: HTTP 400: hrv: expected a number/,
+    );
     expect(rowOf(html, TODAY)).toContain('Waiting for you to reconnect');
-    expect(rowOf(html, TODAY)).toMatch(/<details[^>]*><summary>Details<\/summary>[\s\S]*Waiting for the connection to the Athlete Data Service/);
+    expect(rowOf(html, TODAY)).toMatch(
+      /<details[^>]*><summary>Details<\/summary>[\s\S]*Waiting for the connection to the Athlete Data Service/,
+    );
     expect(rowOf(html, '2026-11-20')).toContain('nothing recorded');
     expect(rowOf(html, '2026-11-20')).not.toContain('Delete');
     expect(html.match(/offers no way to delete/g)).toHaveLength(1);
@@ -226,7 +232,9 @@ describe('the wellness page', () => {
   it('confirms a save once, and asks before a delete on a page of its own', async () => {
     const { client } = await newUser();
     expect((await postRow(client, `/wellness/${TODAY}`, { ...blank, hrv: '50' })).status).toBe(303);
-    expect(await page(client)).toContain(`<p class="notice success" role="status" data-testid="flash">Saved wellness for ${TODAY_WRITTEN}.</p>`);
+    expect(await page(client)).toContain(
+      `<p class="notice success" role="status" data-testid="flash">Saved wellness for ${TODAY_WRITTEN}.</p>`,
+    );
     expect(await page(client)).not.toContain('data-testid="flash"');
 
     expect(rowOf(await page(client), TODAY)).toContain(`<a class="button danger" href="/wellness/${TODAY}/delete">Delete</a>`);

@@ -20,7 +20,12 @@ afterAll(async () => {
 
 describe('a wellness day written for an account deleted while the request ran', () => {
   it('is refused as a request without a signed-in person (401), and nothing is written', async () => {
-    const user = (await insertUser(db, { email: 'gone@example.com', password_hash: 'x', timezone: 'UTC', created_at: new Date().toISOString() }))!;
+    const user = (await insertUser(db, {
+      email: 'gone@example.com',
+      password_hash: 'x',
+      timezone: 'UTC',
+      created_at: new Date().toISOString(),
+    }))!;
     await db.deleteFrom('users').where('id', '=', user.id).execute();
 
     const writing = createWellness({ db, clock: () => new Date() }).put(user, '2026-11-01', { hrv: 50 });

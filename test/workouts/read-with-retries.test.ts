@@ -13,7 +13,13 @@ const rateLimited = (retryAfterMs: number) => new ServiceError('retryable', 'HTT
  */
 function simulated({ tryTakesMs = 0, slotInMs = 0, draw = 0.5 } = {}) {
   let clock = 0;
-  const record = { sleeps: [] as number[], permitsAskedWithin: [] as number[], pauses: [] as number[], timeouts: [] as number[], released: 0 };
+  const record = {
+    sleeps: [] as number[],
+    permitsAskedWithin: [] as number[],
+    pauses: [] as number[],
+    timeouts: [] as number[],
+    released: 0,
+  };
   const deps = {
     now: () => clock,
     sleep: async (ms: number) => {
@@ -30,13 +36,15 @@ function simulated({ tryTakesMs = 0, slotInMs = 0, draw = 0.5 } = {}) {
     pause: async (ms: number) => void record.pauses.push(ms),
   };
   /** A read that meets each outcome in turn: an error is thrown, anything else answered. */
-  const reading = (...outcomes: Array<Error | string>) => async (timeoutMs: number) => {
-    record.timeouts.push(timeoutMs);
-    clock += tryTakesMs;
-    const outcome = outcomes.shift() ?? 'no outcome left';
-    if (outcome instanceof Error) throw outcome;
-    return outcome;
-  };
+  const reading =
+    (...outcomes: Array<Error | string>) =>
+    async (timeoutMs: number) => {
+      record.timeouts.push(timeoutMs);
+      clock += tryTakesMs;
+      const outcome = outcomes.shift() ?? 'no outcome left';
+      if (outcome instanceof Error) throw outcome;
+      return outcome;
+    };
   return { deps, reading, record };
 }
 
@@ -119,7 +127,11 @@ describe('reading within a deadline', () => {
 
 describe('the backoff between tries', () => {
   it('doubles after each failure, jittered between half and all of it', () => {
-    for (const [failures, ceiling] of [[1, 100], [2, 200], [3, 400]] as const) {
+    for (const [failures, ceiling] of [
+      [1, 100],
+      [2, 200],
+      [3, 400],
+    ] as const) {
       expect(backoffMs(POLICY, failures, 0)).toBe(ceiling / 2);
       expect(backoffMs(POLICY, failures, 0.999_999)).toBeCloseTo(ceiling, 2);
       for (let index = 0; index < 100; index++) {

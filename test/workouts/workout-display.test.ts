@@ -34,7 +34,9 @@ describe('showing a workout', () => {
     const fetchedAt = new Date('2026-11-25T09:42:00Z');
     expect(displayFetchedAt(fetchedAt, 'Europe/Berlin', new Date('2026-11-25T22:59:00Z'), dateStyleFor('en-GB'))).toBe('10:42');
     // 23:00 UTC is already the next day in Berlin.
-    expect(displayFetchedAt(fetchedAt, 'Europe/Berlin', new Date('2026-11-25T23:00:00Z'), dateStyleFor('en-GB'))).toBe('Wed, 25 Nov 2026, 10:42');
+    expect(displayFetchedAt(fetchedAt, 'Europe/Berlin', new Date('2026-11-25T23:00:00Z'), dateStyleFor('en-GB'))).toBe(
+      'Wed, 25 Nov 2026, 10:42',
+    );
     expect(displayFetchedAt(fetchedAt, 'Europe/Berlin', new Date('2026-11-25T22:59:00Z'), dateStyleFor('en-US'))).toBe('10:42 AM');
   });
 });

@@ -100,7 +100,19 @@ describe('reading the workouts listing', () => {
   });
 
   it('never throws on entries made of the keys it looks for, with any values', () => {
-    const keys = ['name', 'start_date_local', 'startTime', 'date', 'start', 'type', 'sport', 'duration', 'elapsed_time', 'distance', 'distanceMeters'];
+    const keys = [
+      'name',
+      'start_date_local',
+      'startTime',
+      'date',
+      'start',
+      'type',
+      'sport',
+      'duration',
+      'elapsed_time',
+      'distance',
+      'distanceMeters',
+    ];
     const entry = fc.dictionary(fc.constantFrom(...keys), fc.jsonValue());
     fc.assert(
       fc.property(fc.array(fc.oneof(entry, fc.jsonValue())), (entries) => {

@@ -40,7 +40,12 @@ describe('GET /api/workouts', () => {
 
   it.each([
     ['an object without a list', 'object-without-list', [], 'The answer held no list of workouts.'],
-    ['an array of odd objects', 'odd-entries', [{ name: 'Partly readable', distanceM: 12_000 }], '2 entries were not objects and are not shown.'],
+    [
+      'an array of odd objects',
+      'odd-entries',
+      [{ name: 'Partly readable', distanceM: 12_000 }],
+      '2 entries were not objects and are not shown.',
+    ],
     ['a body that is not JSON', 'not-json', [], "The service's answer was not JSON, so no workouts can be shown."],
   ] as const)('answers 200 with notes when the service answers %s', async (_what, workoutsListing, workouts, note) => {
     const { client, userId } = await connectedAthlete(stack);
@@ -56,7 +61,10 @@ describe('GET /api/workouts', () => {
     await stack.changeSandbox({ withdrawnScopes: ['workout:read'] });
     const response = await client.get('/api/workouts');
     expect(response.status).toBe(403);
-    expect(await response.json()).toEqual({ error: 'reconnect_needed', message: expect.stringMatching(/insufficient_scope.*workout:read/) });
+    expect(await response.json()).toEqual({
+      error: 'reconnect_needed',
+      message: expect.stringMatching(/insufficient_scope.*workout:read/),
+    });
     expect((await listingRequests(stack))['403']).toBeGreaterThan(0);
   });
 

@@ -16,7 +16,8 @@ afterAll(async () => {
   await stack.close();
 });
 
-const listingOf = (api: ServiceApi, userId: number) => listWorkouts({ db: stack.db, api, budget: stack.budget, clock: () => new Date() }, userId);
+const listingOf = (api: ServiceApi, userId: number) =>
+  listWorkouts({ db: stack.db, api, budget: stack.budget, clock: () => new Date() }, userId);
 
 /** The outcome for a connected user when the listing call fails with `error`. */
 async function outcomeWhenListingThrows(error: Error) {
@@ -24,7 +25,9 @@ async function outcomeWhenListingThrows(error: Error) {
   return listingOf(serviceApiWith({ listWorkouts: () => Promise.reject(error) }), userId);
 }
 
-const serviceDown = serviceApiWith({ listWorkouts: () => Promise.reject(new ServiceError('retryable', 'HTTP 503: temporarily_unavailable')) });
+const serviceDown = serviceApiWith({
+  listWorkouts: () => Promise.reject(new ServiceError('retryable', 'HTTP 503: temporarily_unavailable')),
+});
 
 describe('listing a person’s workouts', () => {
   it('passes on the service’s refusal in its words', async () => {
@@ -38,7 +41,11 @@ describe('listing a person’s workouts', () => {
 
   it('asks for a reconnect when the grant is gone', async () => {
     const outcome = await outcomeWhenListingThrows(new ServiceError('needs-reconnect', 'the connection needs reconnecting'));
-    expect(outcome).toMatchObject({ ok: false, reason: 'reconnect', message: expect.stringContaining('the connection needs reconnecting') });
+    expect(outcome).toMatchObject({
+      ok: false,
+      reason: 'reconnect',
+      message: expect.stringContaining('the connection needs reconnecting'),
+    });
   });
 
   it('lets a programming error through rather than calling it the service’s', async () => {
@@ -51,7 +58,8 @@ describe('listing a person’s workouts', () => {
     const api = serviceApiWith({
       listWorkouts: async () => {
         calls += 1;
-        if (calls === 1) throw new ServiceError('retryable', 'no answer from the Athlete Data Service (socket hang up)', { unanswered: true });
+        if (calls === 1)
+          throw new ServiceError('retryable', 'no answer from the Athlete Data Service (socket hang up)', { unanswered: true });
         return JSON.stringify({ workouts: [{ name: 'Tempo run' }] });
       },
     });
@@ -77,7 +85,11 @@ describe('listing a person’s workouts', () => {
     const { grantId } = (await stack.storedGrant(userId))!;
     const later = { fetchedAt: new Date('2026-11-25T10:42:00Z'), workouts: [{ name: 'Later' }], notes: [] };
     expect(await keepLastWorkoutList(stack.db, userId, grantId, later)).toBe(true);
-    await keepLastWorkoutList(stack.db, userId, grantId, { fetchedAt: new Date('2026-11-25T10:41:00Z'), workouts: [{ name: 'Earlier' }], notes: [] });
+    await keepLastWorkoutList(stack.db, userId, grantId, {
+      fetchedAt: new Date('2026-11-25T10:41:00Z'),
+      workouts: [{ name: 'Earlier' }],
+      notes: [],
+    });
     expect(await lastWorkoutList(stack.db, userId, grantId)).toEqual(later);
     expect(await listingOf(serviceDown, userId)).toEqual({ ok: true, stale: true, ...later });
   });

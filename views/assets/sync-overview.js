@@ -13,9 +13,9 @@ function showEntry(entry) {
   headline.textContent = entry.headline;
   const details = item.querySelector('.sync-details');
   details.hidden = entry.details.length === 0;
-  details.querySelector('ul').replaceChildren(
-    ...entry.details.map((line) => Object.assign(document.createElement('li'), { textContent: line })),
-  );
+  details
+    .querySelector('ul')
+    .replaceChildren(...entry.details.map((line) => Object.assign(document.createElement('li'), { textContent: line })));
 }
 
 function showOverview(data) {

@@ -38,7 +38,8 @@ export function parseLaunchFlags(args: string[]): FlagsResult<LaunchFlags> {
   return parseFlags(args, flagsSchema, DEFAULTS);
 }
 
-export const LAUNCH_USAGE = 'npm run bench -- --scenario launch --users 200 --days 365 --active 20 --rate 250 --workers 1,2 [--results bench/results]';
+export const LAUNCH_USAGE =
+  'npm run bench -- --scenario launch --users 200 --days 365 --active 20 --rate 250 --workers 1,2 [--results bench/results]';
 
 /** How often each active person logs a meal: every 2 to 4 s. */
 const ACTIVE_PAUSE_MS = { least: 2000, most: 4000 };
@@ -74,7 +75,9 @@ interface FreshPost {
 export async function runLaunch(flags: LaunchFlags, startedAt: Date): Promise<void> {
   const runs: LaunchResults[] = [];
   for (const workers of flags.workers) {
-    console.log(`bench launch: ${flags.users} people x ${flags.days} days of history, ${flags.active} logging now, ${flags.rate} requests/s, ${workers} worker(s)`);
+    console.log(
+      `bench launch: ${flags.users} people x ${flags.days} days of history, ${flags.active} logging now, ${flags.rate} requests/s, ${workers} worker(s)`,
+    );
     const stack = await startBenchStack({ env: { ATHLETE_RATE_LIMIT_PER_S: String(flags.rate), MEALS_BATCH_MAX: '2000' } });
     try {
       runs.push(await launchOnce(stack, flags, workers));
@@ -106,7 +109,11 @@ async function launchOnce(stack: BenchStack, flags: LaunchFlags, workers: number
 /** Every backlog person imports a meal a day for `days` days before today, in one import each. */
 async function importBacklogs(people: BenchUser[], days: number): Promise<void> {
   await runConcurrently(people, 4, async (person) => {
-    const items = Array.from({ length: days }, (_, index) => ({ name: 'History', carbs: 40, logged_at: `${dateDaysAgo(index + 1)}T12:00:00` }));
+    const items = Array.from({ length: days }, (_, index) => ({
+      name: 'History',
+      carbs: 40,
+      logged_at: `${dateDaysAgo(index + 1)}T12:00:00`,
+    }));
     expectStatus(await person.client.postJson('/api/meals/batch', { items }), 201, 'POST /api/meals/batch');
   });
 }
@@ -159,7 +166,9 @@ export function measureLaunch(
   fresh: FreshPost[],
   run: { workers: number; rate: number; backlogDays: number },
 ): LaunchResults {
-  const beyondQuiet = fresh.map((post) => arrived.get(post.athlete)!.get(post.date)! - post.postedAt - BENCH_SYNC_QUIET_MS).sort((a, b) => a - b);
+  const beyondQuiet = fresh
+    .map((post) => arrived.get(post.athlete)!.get(post.date)! - post.postedAt - BENCH_SYNC_QUIET_MS)
+    .sort((a, b) => a - b);
   const historyOf = backlogs.map((person) => [...arrived.get(person.athlete)!.values()].sort((a, b) => a - b));
   const start = Math.min(...historyOf.map((times) => times[0]!));
   const end = Math.max(...historyOf.map((times) => times.at(-1)!));
@@ -192,7 +201,13 @@ const fixed = (value: number, digits = 0) => value.toFixed(digits);
 
 export function launchTable(runs: LaunchResults[]): string {
   const rows = [
-    ['workers', 'fresh beyond quiet p50 / p99 / max', 'history share max/min (worst, median 30 s window)', 'budget use (all waiting)', 'drain / floor'],
+    [
+      'workers',
+      'fresh beyond quiet p50 / p99 / max',
+      'history share max/min (worst, median 30 s window)',
+      'budget use (all waiting)',
+      'drain / floor',
+    ],
     ...runs.map((run) => [
       String(run.workers),
       `${fixed(run.freshBeyondQuietMs.p50)} / ${fixed(run.freshBeyondQuietMs.p99)} / ${fixed(run.freshBeyondQuietMs.max)} ms (${run.freshChanges} changes)`,
@@ -202,11 +217,17 @@ export function launchTable(runs: LaunchResults[]): string {
     ]),
   ];
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
-  const line = (row: string[]) => row.map((cell, column) => cell.padEnd(widths[column]!)).join(' | ').trimEnd();
+  const line = (row: string[]) =>
+    row
+      .map((cell, column) => cell.padEnd(widths[column]!))
+      .join(' | ')
+      .trimEnd();
   const targets = runs.flatMap((run) => [
     `${run.freshBeyondQuietMs.p99 < 1000 ? 'PASS' : 'MISS'} ${run.workers} worker(s): fresh change p99 < 1 s beyond the quiet period: ${fixed(run.freshBeyondQuietMs.p99)} ms`,
     `${run.historyShare.worstWindow <= 1.5 ? 'PASS' : 'MISS'} ${run.workers} worker(s): history shares max/min <= 1.5 in every 30 s window: ${fixed(run.historyShare.worstWindow, 2)}`,
     `${run.budgetUse >= 0.9 ? 'PASS' : 'MISS'} ${run.workers} worker(s): budget use >= 90% while every history waits: ${fixed(run.budgetUse * 100)}%`,
   ]);
-  return [line(rows[0]!), widths.map((width) => '-'.repeat(width)).join('-|-'), ...rows.slice(1).map(line), '', 'Targets', ...targets].join('\n');
+  return [line(rows[0]!), widths.map((width) => '-'.repeat(width)).join('-|-'), ...rows.slice(1).map(line), '', 'Targets', ...targets].join(
+    '\n',
+  );
 }

@@ -43,7 +43,9 @@ async function main(): Promise<void> {
   }
   const { flags } = parsed;
   const startedAt = new Date();
-  const profiling = flags.profile ? { process: flags.profile, dir: resolve(flags.results, `${resultsStamp(startedAt)}-profiles`) } : undefined;
+  const profiling = flags.profile
+    ? { process: flags.profile, dir: resolve(flags.results, `${resultsStamp(startedAt)}-profiles`) }
+    : undefined;
   const stack = await startBenchStack({ profiling });
   try {
     const results = { ...(await measure(stack, flags)), profiling: profiling ?? null };
@@ -103,7 +105,11 @@ async function measure(stack: BenchStack, flags: BenchFlags): Promise<Omit<Bench
   progress('the naive integration and the ceiling, straight to the sandbox');
   const ingestRecords = appRecords.filter((record) => ingestDates.includes(record.date));
   const naive = await naiveIntegration(stack, ingestRecords, flags.clients);
-  const ceiling = await ceilingRate(stack, appRecords.filter((record) => record.date !== latencyDate), flags.clients);
+  const ceiling = await ceilingRate(
+    stack,
+    appRecords.filter((record) => record.date !== latencyDate),
+    flags.clients,
+  );
 
   const writes = appRecords.map((record) => record.writes);
   const peakRss: Record<string, number | null> = {
@@ -167,7 +173,8 @@ async function floorAndIngest(stack: BenchStack, posts: MealPost[], clients: num
     cpuSpent.floor.push(between(atStart, afterFloor));
     cpuSpent.ingest.push(between(afterFloor, afterIngest));
   }
-  const perRequest = (spent: (number | null)[]) => (spent.includes(null) ? null : spent.reduce((sum: number, ms) => sum + ms!, 0) / posts.length);
+  const perRequest = (spent: (number | null)[]) =>
+    spent.includes(null) ? null : spent.reduce((sum: number, ms) => sum + ms!, 0) / posts.length;
   return {
     floor: rateOf(floor),
     ingest: rateOf(ingest),

@@ -29,7 +29,14 @@ export function mealPosts(users: BenchUser[], dates: string[], items: number): M
 function mealBody(date: string, item: number): Record<string, unknown> {
   const hour = String(6 + (item % 16)).padStart(2, '0');
   const minute = String((item * 7) % 60).padStart(2, '0');
-  return { name: `Bench item ${item + 1}`, carbs: 20 + item, protein: 10, fat: 5, kcal: 200 + item, logged_at: `${date}T${hour}:${minute}:00` };
+  return {
+    name: `Bench item ${item + 1}`,
+    carbs: 20 + item,
+    protein: 10,
+    fat: 5,
+    kcal: 200 + item,
+    logged_at: `${date}T${hour}:${minute}:00`,
+  };
 }
 
 export async function postMeals(posts: MealPost[], concurrency: number, onPosted: (post: MealPost) => void = () => {}): Promise<Timing> {

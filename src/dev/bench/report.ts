@@ -93,8 +93,18 @@ export function table(results: BenchResults): string {
   const rows: string[][] = [
     ['measure', 'rate', 'latency', 'share / note'],
     rateRow('GET /healthz (floor)', floor, 'req', `${floor.count} requests`),
-    rateRow('POST /api/meals', ingest, 'items', `${percent(share(ingest.perSecond, floor.perSecond))} of floor, ${percent(share(ingest.perSecond, ceiling.perSecond))} of ceiling`),
-    ['web CPU per request', '', '', `${fixed(webCpuMs.floor ?? Number.NaN, 2)} ms /healthz, ${fixed(webCpuMs.ingest ?? Number.NaN, 2)} ms POST /api/meals`],
+    rateRow(
+      'POST /api/meals',
+      ingest,
+      'items',
+      `${percent(share(ingest.perSecond, floor.perSecond))} of floor, ${percent(share(ingest.perSecond, ceiling.perSecond))} of ceiling`,
+    ),
+    [
+      'web CPU per request',
+      '',
+      '',
+      `${fixed(webCpuMs.floor ?? Number.NaN, 2)} ms /healthz, ${fixed(webCpuMs.ingest ?? Number.NaN, 2)} ms POST /api/meals`,
+    ],
     batch === null
       ? ['POST /api/meals/batch', 'not available', '', 'the route answered 404']
       : rateRow('POST /api/meals/batch', batch, 'items', `${fixed(share(batch.perSecond, ingest.perSecond), 1)}x single-item`),
@@ -105,16 +115,49 @@ export function table(results: BenchResults): string {
       `${drain.days} days in ${fixed(drain.seconds, 2)} s, ${percent(share(drain.perSecond, ceiling.perSecond))} of ceiling, worker CPU ${fixed(drain.workerCpuMsPerDay ?? Number.NaN, 2)} ms/day`,
     ],
     rateRow('ceiling (direct to sandbox)', ceiling, 'days', `${ceiling.count} upserts`),
-    ['upserts per (user, day)', `max ${calls.max}, mean ${fixed(calls.mean, 2)}`, '', `naive: max ${calls.naiveMax}, mean ${fixed(calls.naiveMean, 2)}`],
-    ['item -> synced, beyond quiet', '', `p50 ${fixed(latency.p50Ms)} ms, p99 ${fixed(latency.p99Ms)} ms`, `${latency.days} days, SYNC_QUIET_MS=${results.syncQuietMs}`],
-    rateRow('sign-in burst', signInBurst, 'sign-ins', `web peak RSS ${fixed(signInBurst.webPeakRssMbBefore ?? Number.NaN)} -> ${fixed(signInBurst.webPeakRssMbAfter ?? Number.NaN)} MB`),
-    ...Object.entries(peakRssMb).map(([process, peak]) => [`peak RSS: ${process}`, peak === null ? 'unknown' : `${fixed(peak)} MB`, '', '']),
+    [
+      'upserts per (user, day)',
+      `max ${calls.max}, mean ${fixed(calls.mean, 2)}`,
+      '',
+      `naive: max ${calls.naiveMax}, mean ${fixed(calls.naiveMean, 2)}`,
+    ],
+    [
+      'item -> synced, beyond quiet',
+      '',
+      `p50 ${fixed(latency.p50Ms)} ms, p99 ${fixed(latency.p99Ms)} ms`,
+      `${latency.days} days, SYNC_QUIET_MS=${results.syncQuietMs}`,
+    ],
+    rateRow(
+      'sign-in burst',
+      signInBurst,
+      'sign-ins',
+      `web peak RSS ${fixed(signInBurst.webPeakRssMbBefore ?? Number.NaN)} -> ${fixed(signInBurst.webPeakRssMbAfter ?? Number.NaN)} MB`,
+    ),
+    ...Object.entries(peakRssMb).map(([process, peak]) => [
+      `peak RSS: ${process}`,
+      peak === null ? 'unknown' : `${fixed(peak)} MB`,
+      '',
+      '',
+    ]),
   ];
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
-  const line = (row: string[]) => row.map((cell, column) => cell.padEnd(widths[column]!)).join(' | ').trimEnd();
+  const line = (row: string[]) =>
+    row
+      .map((cell, column) => cell.padEnd(widths[column]!))
+      .join(' | ')
+      .trimEnd();
   const heading = `${flags.users} users x ${flags.days} days x ${flags.items} items, ${flags.clients} clients, ${flags.workers} worker(s)`;
   const targetLines = targets(results).map((target) => `${target.verdict.padEnd(4)} ${target.name}: ${target.measured}`);
-  return [heading, '', line(rows[0]!), widths.map((width) => '-'.repeat(width)).join('-|-'), ...rows.slice(1).map(line), '', 'Targets', ...targetLines].join('\n');
+  return [
+    heading,
+    '',
+    line(rows[0]!),
+    widths.map((width) => '-'.repeat(width)).join('-|-'),
+    ...rows.slice(1).map(line),
+    '',
+    'Targets',
+    ...targetLines,
+  ].join('\n');
 }
 
 /** Writes the results with their targets to `<directory>/<timestamp>.json`; returns its path. */

@@ -35,7 +35,13 @@ export class CrashWatch {
  * Until `until`, every `everyMs` the longest-running worker is stopped with `signal` and a new one
  * started in its place. Returns how long each stop took, in seconds.
  */
-export async function restartWorkers(stack: DevStack, watch: CrashWatch, signal: NodeJS.Signals, everyMs: number, until: number): Promise<number[]> {
+export async function restartWorkers(
+  stack: DevStack,
+  watch: CrashWatch,
+  signal: NodeJS.Signals,
+  everyMs: number,
+  until: number,
+): Promise<number[]> {
   const stops: number[] = [];
   while (Date.now() + everyMs < until) {
     await sleep(everyMs);

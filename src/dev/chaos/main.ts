@@ -101,7 +101,9 @@ async function run(stack: DevStack, redis: PrivateRedis, watch: CrashWatch, flag
 
   const phases: PhaseResult[] = [];
   for (const signal of ['SIGTERM', 'SIGKILL'] as const) {
-    progress(`${flags.seconds} s of writes, a worker stopped with ${signal} every ${flags.restartEvery} s${signal === 'SIGTERM' ? ', Redis killed once' : ''}`);
+    progress(
+      `${flags.seconds} s of writes, a worker stopped with ${signal} every ${flags.restartEvery} s${signal === 'SIGTERM' ? ', Redis killed once' : ''}`,
+    );
     phases.push(await runPhase({ stack, redis, watch, flags, users, dates, random, signal }));
   }
 

@@ -82,20 +82,36 @@ export function table(results: ChaosResults): string {
       `| ${phase.workerRestarts} worker restarts (longest stop ${phase.longestStopS.toFixed(1)} s), ${phase.reuses} refresh-token reuses, ${phase.revokedGrants} revoked grants`,
   );
   const rows: [string, string][] = [
-    ['acknowledged writes', `${acknowledged} (${writes.acknowledged.add} adds, ${writes.acknowledged.edit} edits, ${writes.acknowledged.delete} deletes); unacknowledged: ${unacknowledged.join(', ') || 'none'}; ${writes.signInsAgain} sign-ins again`],
+    [
+      'acknowledged writes',
+      `${acknowledged} (${writes.acknowledged.add} adds, ${writes.acknowledged.edit} edits, ${writes.acknowledged.delete} deletes); unacknowledged: ${unacknowledged.join(', ') || 'none'}; ${writes.signInsAgain} sign-ins again`,
+    ],
     ['acknowledged writes lost', String(writes.lost.length)],
     ['days wrong or missing', `${days.wrong.length} of ${days.compared} compared; ${days.heldBack} held back (user not connected)`],
-    ['refresh-token reuses', `${results.phases.map((phase) => `${phase.signal} ${phase.reuses}`).join(', ')}; ${results.reusesInAll} in all, with those after the workload`],
+    [
+      'refresh-token reuses',
+      `${results.phases.map((phase) => `${phase.signal} ${phase.reuses}`).join(', ')}; ${results.reusesInAll} in all, with those after the workload`,
+    ],
     [
       'revoked grants',
       `${results.revokedGrants.length}` +
-        results.revokedGrants.map((grant) => `; ${grant.athlete} (${grant.sandboxReason}), the app shows ${grant.appShows ?? 'connected'}`).join(''),
+        results.revokedGrants
+          .map((grant) => `; ${grant.athlete} (${grant.sandboxReason}), the app shows ${grant.appShows ?? 'connected'}`)
+          .join(''),
     ],
-    ['users not connected', `${results.notConnected.length}` + results.notConnected.map((user) => `; ${user.email} (${user.reason})`).join('')],
-    ['seconds to converge', results.convergeSeconds === null ? `did not within ${flags.convergeSeconds}` : results.convergeSeconds.toFixed(1)],
+    [
+      'users not connected',
+      `${results.notConnected.length}` + results.notConnected.map((user) => `; ${user.email} (${user.reason})`).join(''),
+    ],
+    [
+      'seconds to converge',
+      results.convergeSeconds === null ? `did not within ${flags.convergeSeconds}` : results.convergeSeconds.toFixed(1),
+    ],
     ['process crashes', results.crashes.length === 0 ? 'none' : results.crashes.join('; ')],
   ];
-  const verdicts = targets(results).map((target) => `${target.met ? 'PASS' : 'MISS'} ${target.name}${target.met || !target.detail ? '' : `: ${target.detail}`}`);
+  const verdicts = targets(results).map(
+    (target) => `${target.met ? 'PASS' : 'MISS'} ${target.name}${target.met || !target.detail ? '' : `: ${target.detail}`}`,
+  );
   return [
     `chaos: ${flags.users} users x ${flags.days} days, ${flags.clients} clients, ${flags.workers} workers, 2 phases x ${flags.seconds} s, a worker restarted every ${flags.restartEvery} s, seed ${flags.seed}`,
     ...phases,

@@ -30,7 +30,9 @@ export async function readSandbox(sandboxUrl: string): Promise<SandboxView> {
   );
   return {
     days,
-    revokedGrants: state.grants.filter((grant) => grant.status === 'revoked').map((grant) => ({ athlete: grant.athlete, reason: grant.revokedReason })),
+    revokedGrants: state.grants
+      .filter((grant) => grant.status === 'revoked')
+      .map((grant) => ({ athlete: grant.athlete, reason: grant.revokedReason })),
     reuseDetections: state.counters.reuseDetections,
   };
 }
@@ -42,6 +44,10 @@ function itemsOf(date: string, payload: z.infer<typeof dayPayloadSchema>): Item[
 
 /** The same items, whatever their order. */
 export function sameItems(app: Item[], sandbox: Item[]): boolean {
-  const key = (items: Item[]) => items.map((item) => `${item.id}|${item.name}|${item.carbs}`).sort().join('\n');
+  const key = (items: Item[]) =>
+    items
+      .map((item) => `${item.id}|${item.name}|${item.carbs}`)
+      .sort()
+      .join('\n');
   return key(app) === key(sandbox);
 }

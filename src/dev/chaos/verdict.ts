@@ -30,7 +30,14 @@ async function notConnectedReason(user: ChaosUser): Promise<string | null> {
 }
 
 export async function compare(users: ChaosUser[], dates: string[], sandboxUrl: string): Promise<Comparison> {
-  const comparison: Comparison = { lost: [], wrongDays: [], daysCompared: 0, daysHeldBack: 0, notConnected: [], sandbox: await readSandbox(sandboxUrl) };
+  const comparison: Comparison = {
+    lost: [],
+    wrongDays: [],
+    daysCompared: 0,
+    daysHeldBack: 0,
+    notConnected: [],
+    sandbox: await readSandbox(sandboxUrl),
+  };
   for (const user of users) {
     const items = await appItems(user, dates);
     comparison.lost.push(...user.ledger.disagreements(items).map((problem) => `${user.email}: ${problem}`));

@@ -69,7 +69,13 @@ const answerOf = (request: Promise<Response>) => request.catch(() => undefined);
  * what was acknowledged has an order): adds, edits and deletes spread over `dates`. Only 2xx answers
  * count as acknowledged; errors and missing answers are expected while processes restart.
  */
-export async function runWorkload(users: ChaosUser[], dates: string[], clients: number, until: number, random: RandomGenerator): Promise<void> {
+export async function runWorkload(
+  users: ChaosUser[],
+  dates: string[],
+  clients: number,
+  until: number,
+  random: RandomGenerator,
+): Promise<void> {
   const loops = Array.from({ length: Math.min(clients, users.length) }, (_, client) => {
     const mine = users.filter((user) => user.index % clients === client);
     const own = xoroshiro128plus(uniformInt(random, 0, 2 ** 31));
@@ -109,7 +115,9 @@ async function add(user: ChaosUser, date: string, random: RandomGenerator): Prom
 
 async function edit(user: ChaosUser, item: Item, random: RandomGenerator): Promise<number | undefined> {
   const changed = { ...item, name: `${item.name.split(' v')[0]} v${uniformInt(random, 2, 999)}`, carbs: uniformInt(random, 1, 200) };
-  const response = await answerOf(requestAsUser(user, `/api/meals/${item.id}`, jsonInit('PATCH', { name: changed.name, carbs: changed.carbs })));
+  const response = await answerOf(
+    requestAsUser(user, `/api/meals/${item.id}`, jsonInit('PATCH', { name: changed.name, carbs: changed.carbs })),
+  );
   if (response?.status === 200) user.ledger.edited(changed);
   else settleRefusal(user, item.id, response);
   return finish(response);

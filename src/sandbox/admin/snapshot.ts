@@ -32,8 +32,6 @@ function athleteSnapshot(athlete: Athlete) {
 export function countersSnapshot(counters: Counters) {
   return {
     ...counters,
-    requests: Object.fromEntries(
-      [...counters.requests].map(([endpoint, byStatus]) => [endpoint, Object.fromEntries(byStatus)]),
-    ),
+    requests: Object.fromEntries([...counters.requests].map(([endpoint, byStatus]) => [endpoint, Object.fromEntries(byStatus)])),
   };
 }

@@ -39,23 +39,12 @@ export function dailyRecordRoutes(runtime: SandboxRuntime, bearer: BearerAuth): 
   return router;
 }
 
-function mountDailyEndpoint<Payload>(
-  router: Router,
-  runtime: SandboxRuntime,
-  bearer: BearerAuth,
-  endpoint: DailyEndpoint<Payload>,
-): void {
-  router.post(
-    endpoint.path,
-    injectFaults(runtime, 'data'),
-    bearer.requireScope(endpoint.scope),
-    jsonBody,
-    (req, res) => {
-      const payload = parseBody(endpoint.schema(unknownFieldsOf(runtime.settings)), req.body);
-      const day = endpoint.dayOf(payload);
-      const records = endpoint.recordsOf(bearer.accessOf(req).athlete);
-      const { record, created } = upsertRecord(records, day, payload, isoTime(runtime.clock.now()));
-      res.status(created ? 201 : 200).json({ date: day, writes: record.writes, receivedAt: record.receivedAt });
-    },
-  );
+function mountDailyEndpoint<Payload>(router: Router, runtime: SandboxRuntime, bearer: BearerAuth, endpoint: DailyEndpoint<Payload>): void {
+  router.post(endpoint.path, injectFaults(runtime, 'data'), bearer.requireScope(endpoint.scope), jsonBody, (req, res) => {
+    const payload = parseBody(endpoint.schema(unknownFieldsOf(runtime.settings)), req.body);
+    const day = endpoint.dayOf(payload);
+    const records = endpoint.recordsOf(bearer.accessOf(req).athlete);
+    const { record, created } = upsertRecord(records, day, payload, isoTime(runtime.clock.now()));
+    res.status(created ? 201 : 200).json({ date: day, writes: record.writes, receivedAt: record.receivedAt });
+  });
 }

@@ -15,12 +15,10 @@ import { upsertRecord } from './records.js';
 
 /** Section 2.2. Whether name and metadata are required is "not shown": name is, metadata is not. */
 const uploadShape = {
-  file: z
-    .instanceof(Buffer, { error: 'a file part named "file" is required' })
-    .superRefine((bytes, context) => {
-      const problem = findFitProblem(bytes);
-      if (problem !== null) context.addIssue({ code: 'custom', message: problem });
-    }),
+  file: z.instanceof(Buffer, { error: 'a file part named "file" is required' }).superRefine((bytes, context) => {
+    const problem = findFitProblem(bytes);
+    if (problem !== null) context.addIssue({ code: 'custom', message: problem });
+  }),
   name: z.string({ error: 'expected one non-empty text part' }).regex(/\S/, { error: 'must not be blank' }),
   metadata: z
     .string({ error: 'expected one text part' })

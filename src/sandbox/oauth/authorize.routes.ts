@@ -101,7 +101,10 @@ function callbackUrl(redirectUri: string, iss: string, params: Record<string, st
 }
 
 function showErrorPage(res: Response, views: Views, description: string): void {
-  res.status(400).type('html').send(views.error({ description, applications: [] }));
+  res
+    .status(400)
+    .type('html')
+    .send(views.error({ description, applications: [] }));
 }
 
 /**
@@ -110,9 +113,10 @@ function showErrorPage(res: Response, views: Views, description: string): void {
  */
 function showUnknownRequestPage(res: Response, views: Views, runtime: SandboxRuntime): void {
   const applications = [...new Set(runtime.settings.redirectUris.map((uri) => new URL(uri).origin))];
-  res.status(400).type('html').send(
-    views.error({ description: 'This authorization request is unknown to the sandbox.', applications }),
-  );
+  res
+    .status(400)
+    .type('html')
+    .send(views.error({ description: 'This authorization request is unknown to the sandbox.', applications }));
 }
 
 function showConsentPage(

@@ -9,11 +9,7 @@ import { s256Challenge } from './pkce.js';
 import { issueTokenResponse, type TokenResponse } from './tokens.js';
 
 /** The athlete approved: a short-lived, one-use code bound to the client, redirect URI and PKCE challenge. */
-export function issueAuthorizationCode(
-  runtime: SandboxRuntime,
-  request: AuthorizationRequest,
-  athleteName: string,
-): string {
+export function issueAuthorizationCode(runtime: SandboxRuntime, request: AuthorizationRequest, athleteName: string): string {
   const now = runtime.clock.now();
   athleteNamed(runtime.state, athleteName, isoTime(now));
   const code = newSecret('sbx_code');

@@ -1,14 +1,7 @@
 import { z } from 'zod';
 
 /** The scope table of the interface document, section 5. */
-export const SCOPE_NAMES = [
-  'profile:read',
-  'workout:read',
-  'workout:write',
-  'health:write',
-  'nutrition:write',
-  'profile:write',
-] as const;
+export const SCOPE_NAMES = ['profile:read', 'workout:read', 'workout:write', 'health:write', 'nutrition:write', 'profile:write'] as const;
 
 export type ScopeName = (typeof SCOPE_NAMES)[number];
 

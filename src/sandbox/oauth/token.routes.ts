@@ -59,12 +59,7 @@ function authenticateClient(body: Record<string, unknown>, settings: Settings): 
   return settings.clientId;
 }
 
-function exchange(
-  runtime: SandboxRuntime,
-  clientId: string,
-  grantType: string,
-  body: Record<string, unknown>,
-): TokenResponse {
+function exchange(runtime: SandboxRuntime, clientId: string, grantType: string, body: Record<string, unknown>): TokenResponse {
   switch (grantType) {
     case 'authorization_code': {
       const { code, redirect_uri, code_verifier } = parseBody(authorizationCodeSchema, body);

@@ -18,12 +18,7 @@ export interface TokenResponse {
  * refresh token to hand out, or null when the client keeps the one it has.
  * `refresh_token_expires_in` is sent only when the client's refresh token has a lifetime.
  */
-export function issueTokenResponse(
-  runtime: SandboxRuntime,
-  grant: Grant,
-  scopes: ScopeName[],
-  refreshToken: string | null,
-): TokenResponse {
+export function issueTokenResponse(runtime: SandboxRuntime, grant: Grant, scopes: ScopeName[], refreshToken: string | null): TokenResponse {
   const now = runtime.clock.now();
   const lifetimeS = runtime.settings.accessTokenTtlS;
   const accessToken = newSecret('sbx_at');

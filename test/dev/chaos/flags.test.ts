@@ -5,7 +5,17 @@ describe('npm run chaos flags', () => {
   it('read kebab-case flags into their settings over the defaults', () => {
     expect(parseChaosFlags(['--restart-every', '5', '--converge-seconds', '30', '--seed=-2'])).toEqual({
       ok: true,
-      flags: { users: 8, days: 4, clients: 4, workers: 2, seconds: 30, restartEvery: 5, convergeSeconds: 30, seed: -2, results: 'bench/results' },
+      flags: {
+        users: 8,
+        days: 4,
+        clients: 4,
+        workers: 2,
+        seconds: 30,
+        restartEvery: 5,
+        convergeSeconds: 30,
+        seed: -2,
+        results: 'bench/results',
+      },
     });
   });
 
