@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { inspect } from 'node:util';
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import type { RedisClientOptions } from 'redis';
 
@@ -146,7 +147,7 @@ export async function sessionClient(target: RedisTarget, options: SessionClientO
           on: (event: string, listener: (error: Error) => void) => {
             // It reports some failures as text rather than as an Error.
             sentinel.on(event, (reason?: unknown) =>
-              listener(reason instanceof Error || reason === undefined ? (reason as Error) : new Error(String(reason))),
+              listener(reason instanceof Error || reason === undefined ? (reason as Error) : new Error(inspect(reason))),
             );
           },
         },

@@ -36,7 +36,7 @@ export function propertySeed(env: Record<string, string | undefined> = process.e
 export function seedProperties(): number {
   const seed = propertySeed();
   fc.configureGlobal({ ...fc.readConfigureGlobal(), seed });
-  beforeAll(({}, suite) => {
+  beforeAll((_context, suite) => {
     console.log(`fast-check seed ${seed}; replay: FC_SEED=${seed} npx vitest run ${relative(process.cwd(), suite.file.filepath)}`);
   });
   return seed;
