@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import pg from 'pg';
-import { inject } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import { loadDatabaseConfig } from '../../src/config.js';
 import { createDb, type Db } from '../../src/db/database.js';
+import { migrateToLatest } from '../../src/db/migrate.js';
 import { temporaryFolder } from './temporary-folders.js';
 
 /**
@@ -74,6 +75,25 @@ async function workerDatabaseUrl(serverUrl: string): Promise<string> {
 /** The app's Kysely on this database, as a process configured with its url would open it. */
 export function openDb(database: TestDatabase): Db {
   return createDb(loadDatabaseConfig({ DATABASE_URL: database.url }));
+}
+
+/**
+ * A database of the file's own, migrated before its tests and dropped after them: `db()` is the
+ * app's Kysely on it (call it inside a test or hook).
+ */
+export function useMigratedDatabase(): () => Db {
+  let database: TestDatabase;
+  let db: Db;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    db = openDb(database);
+    await migrateToLatest(db);
+  });
+  afterAll(async () => {
+    await db.destroy();
+    await database.drop();
+  });
+  return () => db;
 }
 
 /** Runs one statement on its own connection to the Postgres server. */

@@ -1,36 +1,23 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Db } from '../../src/db/database.js';
-import { migrateToLatest } from '../../src/db/migrate.js';
+import { describe, expect, it } from 'vitest';
 import { amountNames, declareAmounts } from '../../src/nutrition/amount-declaration.js';
 import { nutritionRecord } from '../../src/nutrition/day-record.js';
 import { MEAL_AMOUNTS } from '../../src/nutrition/meal.fields.js';
 import type { MealItem } from '../../src/nutrition/meal.table.js';
-import { createTestDatabase, openDb, type TestDatabase } from '../helpers/database.js';
+import { useMigratedDatabase } from '../helpers/database.js';
 import { amountColumns, declaredColumnProblems } from '../helpers/declared-columns.js';
 
-let database: TestDatabase;
-let db: Db;
-
-beforeAll(async () => {
-  database = await createTestDatabase();
-  db = openDb(database);
-  await migrateToLatest(db);
-});
-afterAll(async () => {
-  await db.destroy();
-  await database.drop();
-});
+const db = useMigratedDatabase();
 
 const NAMES = amountNames(MEAL_AMOUNTS);
 
 describe('the declared amounts of a meal item', () => {
   it('each have a nullable column that keeps decimals in the migrated meal_items', async () => {
-    expect(await declaredColumnProblems(db, 'meal_items', amountColumns(MEAL_AMOUNTS))).toEqual([]);
+    expect(await declaredColumnProblems(db(), 'meal_items', amountColumns(MEAL_AMOUNTS))).toEqual([]);
   });
 
   it('are named while a declared one has no column', async () => {
     const declared = { ...MEAL_AMOUNTS, exampleSodiumMg: { ...MEAL_AMOUNTS.protein, column: 'example_sodium_mg' } };
-    expect(await declaredColumnProblems(db, 'meal_items', amountColumns(declared))).toEqual([
+    expect(await declaredColumnProblems(db(), 'meal_items', amountColumns(declared))).toEqual([
       'exampleSodiumMg: meal_items has no column example_sodium_mg: add a migration that adds it',
     ]);
   });

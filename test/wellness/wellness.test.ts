@@ -1,37 +1,24 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AccountGoneError, insertUser } from '../../src/accounts/user.repository.js';
-import type { Db } from '../../src/db/database.js';
-import { migrateToLatest } from '../../src/db/migrate.js';
 import { createWellness } from '../../src/wellness/wellness.js';
-import { createTestDatabase, openDb, type TestDatabase } from '../helpers/database.js';
+import { useMigratedDatabase } from '../helpers/database.js';
 
-let database: TestDatabase;
-let db: Db;
-
-beforeAll(async () => {
-  database = await createTestDatabase();
-  db = openDb(database);
-  await migrateToLatest(db);
-});
-afterAll(async () => {
-  await db.destroy();
-  await database.drop();
-});
+const db = useMigratedDatabase();
 
 describe('a wellness day written for an account deleted while the request ran', () => {
   it('is refused as a request without a signed-in person (401), and nothing is written', async () => {
-    const user = (await insertUser(db, {
+    const user = (await insertUser(db(), {
       email: 'gone@example.com',
       password_hash: 'x',
       timezone: 'UTC',
       created_at: new Date().toISOString(),
     }))!;
-    await db.deleteFrom('users').where('id', '=', user.id).execute();
+    await db().deleteFrom('users').where('id', '=', user.id).execute();
 
-    const writing = createWellness({ db, clock: () => new Date() }).put(user, '2026-11-01', { hrv: 50 });
+    const writing = createWellness({ db: db(), clock: () => new Date() }).put(user, '2026-11-01', { hrv: 50 });
 
     await expect(writing).rejects.toBeInstanceOf(AccountGoneError);
     await expect(writing).rejects.toMatchObject({ status: 401 });
-    expect(await db.selectFrom('wellness_days').select('date').where('user_id', '=', user.id).execute()).toEqual([]);
+    expect(await db().selectFrom('wellness_days').select('date').where('user_id', '=', user.id).execute()).toEqual([]);
   });
 });
