@@ -120,34 +120,34 @@ describe('the links of README.md and docs/', () => {
   });
 });
 
-/** The rows of the README's table under `heading`, up to the next heading. */
-function readmeRows(heading: string): string[] {
-  const readme = readProjectFile('README.md');
+/** The rows of the API document's table under `heading`, up to the next heading. */
+function apiTableRows(heading: string): string[] {
+  const readme = readProjectFile('docs/api.md');
   const start = readme.indexOf(`\n${heading}\n`);
   const section = readme.slice(start, readme.indexOf('\n#', start + 1));
   return section.split('\n').filter((line) => line.startsWith('| `'));
 }
 
-/** How the README's tables say where a field is sent. */
+/** How the API document's tables say where a field is sent. */
 const SENT_AS = { record: 'own field', rawJson: 'rawJson' } as const;
 
-/** A limit the README names by its variable. */
+/** A limit the API document names by its variable. */
 const LIMIT_VARIABLES = { maxGrams: 'MEAL_MAX_GRAMS', maxKcal: 'MEAL_MAX_KCAL' } as const;
 
-describe("the README's table of meal item amounts", () => {
+describe("docs/api.md's table of meal item amounts", () => {
   it('has a row for each declared amount, as declared, in order', () => {
     const declared = amountNames(MEAL_AMOUNTS).map((name) => {
       const { unit, max, sent } = MEAL_AMOUNTS[name];
       const most = typeof max === 'number' ? String(max) : `\`${LIMIT_VARIABLES[max]}\``;
       return `| \`${name}\` | ${unit} | ${most} | ${SENT_AS[sent]} |`;
     });
-    expect(readmeRows('### Meal item amounts')).toEqual(declared);
+    expect(apiTableRows('## Meal item amounts')).toEqual(declared);
   });
 });
 
-describe("the README's table of wellness measurements", () => {
+describe("docs/api.md's table of wellness measurements", () => {
   it('has a row for each declared measurement, as declared, in order', () => {
-    const rows = readmeRows('### Wellness measurements');
+    const rows = apiTableRows('## Wellness measurements');
     const declared = measurementNames(WELLNESS_MEASUREMENTS).map((name) => {
       const { unit, min, max, integer, sent } = WELLNESS_MEASUREMENTS[name];
       return `| \`${name}\` | ${unit} | ${min} | ${max} | ${integer ? 'yes' : 'no'} | ${SENT_AS[sent]} |`;

@@ -27,20 +27,21 @@ export async function down(db: Kysely<any>): Promise<void> {
 }
 `;
 
-const README_ROW = '| `hydrationMl` | millilitres | 0 | 10000 | yes | rawJson |\n';
+const API_DOC = 'docs/api.md';
+const API_DOC_ROW = '| `hydrationMl` | millilitres | 0 | 10000 | yes | rawJson |\n';
 
-/** The partner's change, file by file: the declaration, one migration, and the README's row for it. */
+/** The partner's change, file by file: the declaration, one migration, and its row in the API document's table. */
 function adaptTemplate(copy: string): string[] {
   const declaration = readFileSync(join(copy, DECLARATION), 'utf8');
   const end = declaration.lastIndexOf('});');
   expect(end, `${DECLARATION} ends its declaration with "});"`).toBeGreaterThan(0);
   writeFileSync(join(copy, DECLARATION), declaration.slice(0, end) + ENTRY + declaration.slice(end));
   writeFileSync(join(copy, MIGRATION), MIGRATION_TEXT);
-  const readme = readFileSync(join(copy, 'README.md'), 'utf8');
-  const lastRow = readme.indexOf('\n', readme.indexOf('| `vo2max` |')) + 1;
-  expect(lastRow, "README's table of wellness measurements has vo2max's row").toBeGreaterThan(0);
-  writeFileSync(join(copy, 'README.md'), readme.slice(0, lastRow) + README_ROW + readme.slice(lastRow));
-  return [DECLARATION, MIGRATION, 'README.md'];
+  const apiDoc = readFileSync(join(copy, API_DOC), 'utf8');
+  const lastRow = apiDoc.indexOf('\n', apiDoc.indexOf('| `vo2max` |')) + 1;
+  expect(lastRow, `${API_DOC}'s table of wellness measurements has vo2max's row`).toBeGreaterThan(0);
+  writeFileSync(join(copy, API_DOC), apiDoc.slice(0, lastRow) + API_DOC_ROW + apiDoc.slice(lastRow));
+  return [DECLARATION, MIGRATION, API_DOC];
 }
 
 /**
@@ -60,11 +61,11 @@ function copyEnvironment(): NodeJS.ProcessEnv {
 }
 
 describe('a partner adding a wellness measurement to a copy of the app', () => {
-  it('changes the declaration, one migration and the README row: the app compiles, and its checks and wellness tests pass untouched', async () => {
+  it('changes the declaration, one migration and its row in docs/api.md: the app compiles, and its checks and wellness tests pass untouched', async () => {
     const copy = temporaryFolder('athlete-sync-partner-');
     cpSync(ROOT, copy, { recursive: true, filter: (source) => !NOT_COPIED.has(relative(ROOT, source).split('/')[0]!) });
     symlinkSync(join(ROOT, 'node_modules'), join(copy, 'node_modules'), 'dir');
-    expect(adaptTemplate(copy)).toEqual([DECLARATION, MIGRATION, 'README.md']);
+    expect(adaptTemplate(copy)).toEqual([DECLARATION, MIGRATION, API_DOC]);
 
     const typecheck = await run('npm', ['run', '--silent', 'typecheck'], copyEnvironment(), { cwd: copy });
     expect(typecheck.code, typecheck.stdout + typecheck.stderr).toBe(0);
