@@ -1,9 +1,14 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
-import { propertySeed } from './property-seed.js';
+import fc from 'fast-check';
+import { describe, expect, it, vi } from 'vitest';
+import { propertySeed, seedProperties } from './property-seed.js';
 
 const TEST_FOLDER = fileURLToPath(new URL('..', import.meta.url));
+
+// As a property test file does, with the console watched from before the file's hooks run.
+const printed = vi.spyOn(console, 'log');
+const seed = seedProperties();
 
 describe('the seed of property tests', () => {
   it('is FC_SEED when it is set, to replay a run', () => {
@@ -20,13 +25,20 @@ describe('the seed of property tests', () => {
     expect(() => propertySeed({ FC_SEED: value })).toThrow();
   });
 
+  it('is the one every property of the file starts from, printed with the command that replays the file', () => {
+    expect(fc.readConfigureGlobal().seed).toBe(seed);
+    expect(printed).toHaveBeenCalledWith(
+      `fast-check seed ${seed}; replay: FC_SEED=${seed} npx vitest run test/helpers/property-seed.test.ts`,
+    );
+  });
+
   it('seeds every test file that uses fast-check, so each prints its seed', () => {
     const testFiles = readdirSync(TEST_FOLDER, { recursive: true, encoding: 'utf8' })
       .filter((file) => file.endsWith('.test.ts'))
       .map((file) => ({ file, text: readFileSync(`${TEST_FOLDER}/${file}`, 'utf8') }));
     const usingFastCheck = testFiles.filter(({ text }) => /^import [^;]* from 'fast-check';$/m.test(text));
     expect(usingFastCheck.length).toBeGreaterThan(0);
-    const unseeded = usingFastCheck.filter(({ text }) => !/^seedProperties\(\);$/m.test(text)).map(({ file }) => file);
+    const unseeded = usingFastCheck.filter(({ text }) => !/\bseedProperties\(\);/.test(text)).map(({ file }) => file);
     expect(unseeded).toEqual([]);
   });
 });
