@@ -36,7 +36,9 @@ export function propertySeed(env: Record<string, string | undefined> = process.e
 export function seedProperties(): number {
   const seed = propertySeed();
   fc.configureGlobal({ ...fc.readConfigureGlobal(), seed });
-  beforeAll((_context, suite) => {
+  // Vitest reads a hook's first parameter as its fixtures, and requires it destructured.
+  // eslint-disable-next-line no-empty-pattern
+  beforeAll(({}, suite) => {
     console.log(`fast-check seed ${seed}; replay: FC_SEED=${seed} npx vitest run ${relative(process.cwd(), suite.file.filepath)}`);
   });
   return seed;
