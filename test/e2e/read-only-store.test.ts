@@ -1,4 +1,4 @@
-import { chmodSync, chownSync, readdirSync } from 'node:fs';
+import { chmodSync, chownSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, inject, it } from 'vitest';
@@ -18,6 +18,19 @@ import { run, type RunOptions } from '../helpers/processes.js';
 const ORDINARY_USER: RunOptions['user'] = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : undefined;
 
 const ENTRY_POINTS = { web: 'server', worker: 'worker' } as const;
+
+const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/**
+ * The ordinary user must reach the project to run it: a folder made by `mktemp -d` (mode 700) on
+ * the way from / to the project is opened to others for traversal (execute), nothing more.
+ */
+function letOrdinaryUserReachProject(): void {
+  for (let folder = PROJECT_ROOT; folder !== dirname(folder); folder = dirname(folder)) {
+    const { mode } = statSync(folder);
+    if ((mode & 0o001) === 0) chmodSync(folder, mode | 0o001);
+  }
+}
 
 async function migrated(): Promise<TestDatabase> {
   const database = await createTestDatabase();
@@ -45,11 +58,11 @@ function readOnlyTransactions(database: Extract<TestDatabase, { kind: 'postgres'
   return url.toString();
 }
 
-function runEntryPoint(name: 'server' | 'worker', databaseUrl: string) {
+function runEntryPoint(name: 'server' | 'worker', databaseUrl: string, user?: RunOptions['user']) {
   const entryPoint = fileURLToPath(new URL(`../../dist/src/${name}.js`, import.meta.url));
   const env = { ...MINIMAL_APP_ENVIRONMENT, DATABASE_URL: databaseUrl, REDIS_URL: inject('redisUrl') };
   // One that starts would run until stopped.
-  return run(process.execPath, [entryPoint], env, { user: ORDINARY_USER, timeoutMs: 15_000 });
+  return run(process.execPath, [entryPoint], env, { user, timeoutMs: 15_000 });
 }
 
 describe.each(Object.entries(ENTRY_POINTS))('the %s process, on a database it can read but not write', (_process, entryPoint) => {
@@ -57,6 +70,7 @@ describe.each(Object.entries(ENTRY_POINTS))('the %s process, on a database it ca
     const database = await migrated();
     if (database.kind !== 'sqlite') throw new Error('a SQLite database was expected');
     const url = readOnlyFile(database);
+    if (ORDINARY_USER) letOrdinaryUserReachProject();
     // The premise: the user the process runs as may not write the file.
     const opening = await run(
       process.execPath,
@@ -66,7 +80,7 @@ describe.each(Object.entries(ENTRY_POINTS))('the %s process, on a database it ca
     );
     expect(opening.stderr).toMatch(/EACCES/);
 
-    const result = await runEntryPoint(entryPoint, url);
+    const result = await runEntryPoint(entryPoint, url, ORDINARY_USER);
     expect(result.code).toBe(1);
     expect((result.stdout + result.stderr).trim()).toBe(
       `Cannot write the database at ${url} (DATABASE_URL): attempt to write a readonly database`,

