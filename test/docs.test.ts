@@ -1,9 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { settingReaders, type SettingReader } from '../src/config.js';
-import { amountNames } from '../src/nutrition/amount-declaration.js';
-import { MEAL_AMOUNTS } from '../src/nutrition/meal.fields.js';
-import { measurementNames } from '../src/wellness/measurement-declaration.js';
-import { WELLNESS_MEASUREMENTS } from '../src/wellness/wellness.fields.js';
 import {
   brokenLinkReason,
   documentationFiles,
@@ -117,41 +113,5 @@ describe('the links of README.md and docs/', () => {
       'notes',
       'notes-1',
     ]);
-  });
-});
-
-/** The rows of the API document's table under `heading`, up to the next heading. */
-function apiTableRows(heading: string): string[] {
-  const readme = readProjectFile('docs/api.md');
-  const start = readme.indexOf(`\n${heading}\n`);
-  const section = readme.slice(start, readme.indexOf('\n#', start + 1));
-  return section.split('\n').filter((line) => line.startsWith('| `'));
-}
-
-/** How the API document's tables say where a field is sent. */
-const SENT_AS = { record: 'own field', rawJson: 'rawJson' } as const;
-
-/** A limit the API document names by its variable. */
-const LIMIT_VARIABLES = { maxGrams: 'MEAL_MAX_GRAMS', maxKcal: 'MEAL_MAX_KCAL' } as const;
-
-describe("docs/api.md's table of meal item amounts", () => {
-  it('has a row for each declared amount, as declared, in order', () => {
-    const declared = amountNames(MEAL_AMOUNTS).map((name) => {
-      const { unit, max, sent } = MEAL_AMOUNTS[name];
-      const most = typeof max === 'number' ? String(max) : `\`${LIMIT_VARIABLES[max]}\``;
-      return `| \`${name}\` | ${unit} | ${most} | ${SENT_AS[sent]} |`;
-    });
-    expect(apiTableRows('## Meal item amounts')).toEqual(declared);
-  });
-});
-
-describe("docs/api.md's table of wellness measurements", () => {
-  it('has a row for each declared measurement, as declared, in order', () => {
-    const rows = apiTableRows('## Wellness measurements');
-    const declared = measurementNames(WELLNESS_MEASUREMENTS).map((name) => {
-      const { unit, min, max, integer, sent } = WELLNESS_MEASUREMENTS[name];
-      return `| \`${name}\` | ${unit} | ${min} | ${max} | ${integer ? 'yes' : 'no'} | ${SENT_AS[sent]} |`;
-    });
-    expect(rows).toEqual(declared);
   });
 });
