@@ -44,8 +44,11 @@ const UNREACHABLE_SOCKET_CODES = new Set([
   'EAI_AGAIN',
   'EPIPE',
 ]);
-/** read_only_sql_transaction: a hot standby, or default_transaction_read_only. */
-const READ_ONLY_SQLSTATE = '25006';
+/**
+ * The server cannot write, whoever asks, until an operator acts: read_only_sql_transaction (a hot
+ * standby, default_transaction_read_only), disk_full, and io_error (a failing disk).
+ */
+const UNWRITABLE_SQLSTATES = new Set(['25006', '53100', '58030']);
 
 /** pg's own errors for a connection that ended under it carry no code. */
 const CONNECTION_ENDED = /^Connection terminated|not queryable/;
@@ -123,7 +126,8 @@ async function reportingKind<T>(run: () => Promise<T>, { unreachableUnlessBusy =
     return await run();
   } catch (error) {
     if (isBusy(error)) throw new DatabaseBusyError({ cause: error });
-    if (error instanceof pg.DatabaseError && error.code === READ_ONLY_SQLSTATE) throw new DatabaseUnwritableError({ cause: error });
+    if (error instanceof pg.DatabaseError && UNWRITABLE_SQLSTATES.has(error.code ?? ''))
+      throw new DatabaseUnwritableError({ cause: error });
     if (unreachableUnlessBusy || isUnreachable(error)) throw new DatabaseUnreachableError({ cause: error });
     throw error;
   }

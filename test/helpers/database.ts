@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
+import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, inject } from 'vitest';
 import { loadDatabaseConfig } from '../../src/config.js';
@@ -105,4 +106,18 @@ export async function onServer(url: string, statement: string): Promise<void> {
   } finally {
     await client.end();
   }
+}
+
+/**
+ * Postgres refuses every insert into `table` with the SQLSTATE of `condition` (e.g. `disk_full`),
+ * raised by the server from a trigger as it would be from a full or failing disk, until `allow()`.
+ */
+export async function refuseInserts(db: Db, table: string, condition: string): Promise<{ allow(): Promise<void> }> {
+  await sql
+    .raw(
+      `create or replace function refuse_write() returns trigger language plpgsql as $$ begin raise exception '${condition}' using errcode = '${condition}'; end $$`,
+    )
+    .execute(db);
+  await sql.raw(`create or replace trigger refuse_write before insert on ${table} execute function refuse_write()`).execute(db);
+  return { allow: async () => void (await sql.raw(`drop trigger refuse_write on ${table}`).execute(db)) };
 }

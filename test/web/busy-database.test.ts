@@ -5,7 +5,7 @@ import { sql } from 'kysely';
 import pLimit from 'p-limit';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testDatabaseKind, type TestDatabase } from '../helpers/database.js';
+import { refuseInserts, type TestDatabase } from '../helpers/database.js';
 import { signUpNewUser } from '../helpers/flows.js';
 import { bodyOf, hiddenField, type ApiError, type CookieClient, type Me } from '../helpers/http-client.js';
 import { run } from '../helpers/processes.js';
@@ -138,10 +138,16 @@ describe('a burst of web writes while another process writes to the same databas
   }, 30_000);
 });
 
-// SQLite's own limit on the file's pages stands in for a full disk; Postgres has no such switch.
-describe.skipIf(testDatabaseKind() !== 'sqlite')('while the database cannot be written (a full disk)', () => {
-  /** Writes fail with SQLITE_FULL once the file may grow no further. */
+describe('while the database cannot be written (a full disk)', () => {
+  /**
+   * Writes fail as on a full disk: SQLITE_FULL once the file may grow no further (SQLite's own
+   * limit on its pages), or Postgres's disk_full for every new meal item.
+   */
   async function fillTheDisk(): Promise<{ free(): Promise<void> }> {
+    if (stack.database.kind === 'postgres') {
+      const refusal = await refuseInserts(stack.db, 'meal_items', 'disk_full');
+      return { free: () => refusal.allow() };
+    }
     const { rows } = await sql<{ page_count: number }>`pragma page_count`.execute(stack.db);
     await sql.raw(`pragma max_page_count = ${rows[0]!.page_count}`).execute(stack.db);
     return { free: async () => void (await sql`pragma max_page_count = 1073741823`.execute(stack.db)) };
@@ -149,11 +155,12 @@ describe.skipIf(testDatabaseKind() !== 'sqlite')('while the database cannot be w
 
   it('POST /api/meals answers 503, every meal acknowledged before is kept, and it saves again once there is room', async () => {
     const { client } = await signedUpClient();
+    const before = await client.postJson('/api/meals', meal);
+    const acknowledged = [(await bodyOf<{ id: number }>(before)).id];
     const disk = await fillTheDisk();
-    const acknowledged: number[] = [];
     let refused: Response | undefined;
     try {
-      // A transaction that needs a new page fails, and SQLite rolls it back by itself.
+      // A transaction that cannot write fails, and the database rolls it back by itself.
       for (let index = 0; index < 400 && refused === undefined; index++) {
         const response = await client.postJson('/api/meals', { ...mealOnDay(index), name: `Oats ${index} ${'x'.repeat(100)}` });
         if (response.status === 201) acknowledged.push((await bodyOf<{ id: number }>(response)).id);
