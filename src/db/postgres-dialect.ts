@@ -126,8 +126,7 @@ async function reportingKind<T>(run: () => Promise<T>, { unreachableUnlessBusy =
     return await run();
   } catch (error) {
     if (isBusy(error)) throw new DatabaseBusyError({ cause: error });
-    if (error instanceof pg.DatabaseError && UNWRITABLE_SQLSTATES.has(error.code ?? ''))
-      throw new DatabaseUnwritableError({ cause: error });
+    if (isUnwritable(error)) throw new DatabaseUnwritableError({ cause: error });
     if (unreachableUnlessBusy || isUnreachable(error)) throw new DatabaseUnreachableError({ cause: error });
     throw error;
   }
@@ -138,6 +137,10 @@ function isBusy(error: unknown): boolean {
   if (error instanceof pg.DatabaseError) return BUSY_SQLSTATES.has(error.code ?? '');
   // pg-pool's only sign that every connection stayed in use for POOL_WAIT_MS.
   return error.message === 'timeout exceeded when trying to connect';
+}
+
+function isUnwritable(error: unknown): boolean {
+  return error instanceof pg.DatabaseError && UNWRITABLE_SQLSTATES.has(error.code ?? '');
 }
 
 function isUnreachable(error: unknown): boolean {
