@@ -1,6 +1,7 @@
 import { Redis } from 'ioredis';
 import type { Logger } from '../logger.js';
-import { beforeDeadline, TIMED_OUT, UnreachableAtStartError } from '../reach-at-start.js';
+import { StartupError } from '../errors.js';
+import { beforeDeadline, TIMED_OUT, UnreachableAtStartError, withoutPassword } from '../reach-at-start.js';
 import { isRedisUnavailable } from './redis-unavailable.js';
 import { describeRedis, ioredisConnection, type ConnectionEvents, type RedisConnection, type RedisTarget } from './redis-target.js';
 
@@ -51,12 +52,39 @@ export interface RedisAtStart {
  * The connection once it is connected. Without an offline queue, commands sent before then fail at
  * once, so a process that served requests straight after start-up would answer its first ones 503.
  * Waits quietly through failed attempts while Redis is not yet up, for at most `timeoutS`; then
- * the start ends with one line naming Redis, where it is and why.
+ * the start ends with one line naming Redis, where it is and why. So does a REDIS_URL that names a
+ * node of a Redis Cluster.
  */
-export function untilReady<Connection extends RedisConnection>(redis: Connection, atStart: RedisAtStart): Promise<Connection> {
-  if (redis.status === 'ready') return Promise.resolve(redis);
-  const ready = new Promise<Connection>((resolve) => redis.once('ready', () => resolve(redis)));
-  return untilConnected(redis, ready, atStart, () => redis.disconnect());
+export async function untilReady<Connection extends RedisConnection>(redis: Connection, atStart: RedisAtStart): Promise<Connection> {
+  if (redis.status !== 'ready') {
+    const ready = new Promise<void>((resolve) => redis.once('ready', () => resolve()));
+    await untilConnected(redis, ready, atStart, () => redis.disconnect());
+  }
+  if (atStart.target.shape === 'server' && (await isClusterNode(redis))) {
+    redis.disconnect();
+    throw new ClusterNodeAsServerError(atStart.target.url);
+  }
+  return redis;
+}
+
+/**
+ * A plain client on a node of a Redis Cluster works only for the keys of that node's slots: it is
+ * answered MOVED for the others, and for all of them after a resharding or a failover.
+ */
+export class ClusterNodeAsServerError extends StartupError {
+  override name = 'ClusterNodeAsServerError';
+
+  constructor(url: string) {
+    super(
+      `REDIS_URL names a node of a Redis Cluster (${withoutPassword(url)}): set REDIS_CLUSTER_NODES to it instead of REDIS_URL, with REDIS_PREFIX in braces`,
+    );
+  }
+}
+
+/** Whether the server says it is a node of a cluster; a server that refuses INFO (some managed ones rename it) is taken at its word as one server. */
+async function isClusterNode(redis: RedisConnection): Promise<boolean> {
+  const info = await redis.info('cluster').catch(() => '');
+  return /^cluster_enabled:1\b/m.test(info);
 }
 
 /**

@@ -120,6 +120,20 @@ describe('the app on a Redis Cluster, given a node that does not serve its slot'
       `Invalid configuration: REDIS_PREFIX must be in braces with REDIS_CLUSTER_NODES, so that every key of the app is in one hash slot: REDIS_PREFIX={${unbraced}}`,
     );
   });
+
+  it('is refused at start when REDIS_URL names one of its nodes, web and worker each saying what to set', async () => {
+    const { REDIS_CLUSTER_NODES: _cluster, ...env } = stack.env;
+    const asOneServer = { ...MINIMAL_APP_ENVIRONMENT, ...env, LOG_LEVEL: 'info', REDIS_URL: seed };
+    const [webStart, workerStart] = await Promise.all([
+      run('npm', ['run', '--silent', 'start'], { ...asOneServer, PORT: String(await freePort()) }),
+      run('npm', ['run', '--silent', 'worker'], asOneServer),
+    ]);
+    const line = `REDIS_URL names a node of a Redis Cluster (${seed.replace(`:${CLUSTER_PASSWORD}`, '')}): set REDIS_CLUSTER_NODES to it instead of REDIS_URL, with REDIS_PREFIX in braces`;
+    for (const result of [webStart, workerStart]) {
+      expect(result.code).toBe(1);
+      expect(result.stderr.trim()).toBe(line);
+    }
+  });
 });
 
 describe('npm run demo on a Redis Cluster', () => {
