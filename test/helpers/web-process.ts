@@ -13,11 +13,11 @@ export interface WebProcess {
 
 /**
  * Another web process of the stack's app, compiled and run by node as `npm start` runs it, on a
- * port of its own: the same database, Redis and settings, as a second host behind a load balancer.
+ * port of its own: the same database, Redis and settings (`env` changes some), as a second host behind a load balancer.
  */
-export async function startWebEntryPoint(stack: Stack): Promise<WebProcess> {
+export async function startWebEntryPoint(stack: Stack, env: Record<string, string> = {}): Promise<WebProcess> {
   const port = await freePort();
-  const running = start(process.execPath, [WEB_ENTRY_POINT], appProcessEnvironment(stack, { PORT: String(port) }));
+  const running = start(process.execPath, [WEB_ENTRY_POINT], appProcessEnvironment(stack, { ...env, PORT: String(port) }));
   await running.waitForOutput(/web listening/);
   return { running, url: `http://127.0.0.1:${port}` };
 }
