@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { beforeDeadline, TIMED_OUT } from './deadline.js';
 import { StartupError } from './errors.js';
 
 /** A server a process needs before it can start, and how long it may wait for it (STARTUP_TIMEOUT_S). */
@@ -49,21 +50,6 @@ export async function retryUntilReachable<T>(
     await sleep(Math.min(pauseMs, deadline - Date.now()));
   }
   throw new UnreachableAtStartError(target, lastError);
-}
-
-export const TIMED_OUT = Symbol('timed out');
-
-/** What `work` gives, or TIMED_OUT when `deadline` (epoch ms) comes first. */
-export async function beforeDeadline<T>(work: Promise<T>, deadline: number): Promise<T | typeof TIMED_OUT> {
-  let timer: NodeJS.Timeout | undefined;
-  const timedOut = new Promise<typeof TIMED_OUT>((resolve) => {
-    timer = setTimeout(resolve, Math.max(0, deadline - Date.now()), TIMED_OUT);
-  });
-  try {
-    return await Promise.race([work, timedOut]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /** The URL as a log line or an error message may show it. */

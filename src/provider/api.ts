@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { AccessTokens } from '../connections/access-token.js';
+import { beforeDeadline, TIMED_OUT } from '../deadline.js';
 import type { Metrics } from '../observability/metrics.js';
 import { keepAliveRequests, type ServiceAnswer, type StreamedBody } from './keep-alive-request.js';
 import { multipartBody, type FileContent } from './multipart-body.js';
@@ -18,7 +19,8 @@ export interface ServiceApi {
   uploadActivity(userId: number, upload: ActivityUpload): Promise<void>;
   /**
    * Section 4.3 shows neither query parameters nor a response shape: the body comes back as text, for
-   * the caller to read leniently. `timeoutMs` bounds each request more tightly than ATHLETE_TIMEOUT_S.
+   * the caller to read leniently. `timeoutMs` bounds the whole call, a refresh of its token
+   * included, for a person who waits for it; without it each request takes ATHLETE_TIMEOUT_S.
    */
   listWorkouts(userId: number, options?: { timeoutMs?: number }): Promise<string>;
 }
@@ -43,15 +45,15 @@ export interface ServiceApiSettings {
 }
 
 /** What one call sends; a function, so the 401 retry builds a fresh body. */
-type RequestInit = () => { method: 'GET' | 'POST'; headers?: Record<string, string>; body?: string | StreamedBody; timeoutMs?: number };
+type RequestInit = () => { method: 'GET' | 'POST'; headers?: Record<string, string>; body?: string | StreamedBody };
 
 export function createServiceApi({ baseUrl, timeoutS, uploadMinBytesPerS, accessTokens, clock, metrics }: ServiceApiSettings): ServiceApi {
   const request = keepAliveRequests({ baseS: timeoutS, minBytesPerS: uploadMinBytesPerS });
 
-  async function send(token: string, path: string, init: RequestInit): Promise<ServiceAnswer> {
+  async function send(token: string, path: string, init: RequestInit, timeoutMs: number | undefined): Promise<ServiceAnswer> {
     const started = performance.now();
     const answered = (status: number | 'no_answer') => metrics.serviceAnswered({ path, status }, (performance.now() - started) / 1000);
-    const { method, headers, body, timeoutMs } = init();
+    const { method, headers, body } = init();
     try {
       const response = await request(new URL(`${baseUrl}${path}`), {
         method,
@@ -67,12 +69,18 @@ export function createServiceApi({ baseUrl, timeoutS, uploadMinBytesPerS, access
     }
   }
 
-  /** The successful response of one call, after at most one refresh; its body is the caller's to read. */
-  async function call(userId: number, path: string, init: RequestInit): Promise<ServiceAnswer> {
-    const token = await accessTokens.accessTokenFor(userId);
-    let response = await send(token, path, init);
+  /**
+   * The successful response of one call, after at most one refresh; its body is the caller's to
+   * read. With `timeoutMs`, the call fails as unanswered when that is up, even while it waits for
+   * its token: the refresh goes on for the next call to use.
+   */
+  async function call(userId: number, path: string, init: RequestInit, timeoutMs?: number): Promise<ServiceAnswer> {
+    const deadline = timeoutMs === undefined ? undefined : Date.now() + timeoutMs;
+    const msLeft = () => (deadline === undefined ? undefined : Math.max(1, deadline - Date.now()));
+    const token = await tokenBefore(deadline, accessTokens.accessTokenFor(userId));
+    let response = await send(token, path, init, msLeft());
     if (response.status === 401) {
-      response = await send(await accessTokens.replaceRejected(userId, token), path, init);
+      response = await send(await tokenBefore(deadline, accessTokens.replaceRejected(userId, token)), path, init, msLeft());
     }
     const failure = await failureOf(response, clock());
     if (failure?.retryAfterMs !== undefined) metrics.rateLimited(failure.retryAfterMs / 1000);
@@ -109,8 +117,16 @@ export function createServiceApi({ baseUrl, timeoutS, uploadMinBytesPerS, access
     upsertWellness: (userId, record) => post(userId, '/api/wellness', json(record)),
     uploadActivity: (userId, upload) => post(userId, '/api/workouts/upload-fit', multipart(upload)),
     listWorkouts: async (userId, { timeoutMs } = {}) => {
-      const response = await call(userId, '/api/workouts', () => ({ method: 'GET', headers: { accept: 'application/json' }, timeoutMs }));
+      const response = await call(userId, '/api/workouts', () => ({ method: 'GET', headers: { accept: 'application/json' } }), timeoutMs);
       return response.text();
     },
   };
+}
+
+/** The token `coming`, unless `deadline` (epoch ms) comes first: then the call fails as unanswered. */
+async function tokenBefore(deadline: number | undefined, coming: Promise<string>): Promise<string> {
+  if (deadline === undefined) return coming;
+  const token = await beforeDeadline(coming, deadline);
+  if (token === TIMED_OUT) throw transportFailure(new Error('its access token was not ready in time'));
+  return token;
 }

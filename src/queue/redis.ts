@@ -1,7 +1,8 @@
 import { Redis } from 'ioredis';
 import type { Logger } from '../logger.js';
 import { StartupError } from '../errors.js';
-import { beforeDeadline, TIMED_OUT, UnreachableAtStartError, withoutPassword } from '../reach-at-start.js';
+import { beforeDeadline, TIMED_OUT } from '../deadline.js';
+import { UnreachableAtStartError, withoutPassword } from '../reach-at-start.js';
 import { isRedisUnavailable } from './redis-unavailable.js';
 import { describeRedis, ioredisConnection, type ConnectionEvents, type RedisConnection, type RedisTarget } from './redis-target.js';
 

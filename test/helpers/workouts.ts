@@ -6,7 +6,13 @@ import { connectedUser } from './flows.js';
 import type { Stack } from './stack.js';
 
 /** The sandbox settings these tests change, as they are by default. */
-export const LISTING_AS_DEFAULT: Partial<Settings> = { workoutsListing: 'list', withdrawnScopes: [], withheldScopes: [], faultRate: 0 };
+export const LISTING_AS_DEFAULT: Partial<Settings> = {
+  workoutsListing: 'list',
+  withdrawnScopes: [],
+  withheldScopes: [],
+  faultRate: 0,
+  tokenDelayMs: 0,
+};
 
 /** A connected user who is an athlete of their own at the sandbox, so no other test's workouts show up. */
 export async function connectedAthlete(stack: Stack) {

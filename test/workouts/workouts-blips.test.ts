@@ -4,6 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { connect } from '../helpers/flows.js';
 import type { CookieClient } from '../helpers/http-client.js';
 import { startStack, type Stack } from '../helpers/stack.js';
+import { eventually } from '../helpers/wait.js';
 import { LISTING_AS_DEFAULT, connectedAthlete, listingRequests, uploadRide } from '../helpers/workouts.js';
 
 let stack: Stack;
@@ -71,6 +72,37 @@ describe('reading workouts through a blip', () => {
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ workouts: [THE_RIDE], notes: [], stale: true, fetchedAt: first.fetchedAt });
   });
+
+  it('answers the last list, marked stale, within about 3 s while a slow service refreshes the token, and the next list uses the new token', async () => {
+    const { client, userId, first } = await personWhoListedOnce();
+    await stack.db
+      .updateTable('connections')
+      .set({ expires_at: new Date(Date.now() - 1000).toISOString() })
+      .where('user_id', '=', userId)
+      .execute();
+    const tokenDelayMs = 6000;
+    await stack.changeSandbox({ tokenDelayMs });
+
+    const asked = performance.now();
+    const response = await client.get('/api/workouts');
+    const waitedMs = performance.now() - asked;
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ workouts: [THE_RIDE], notes: [], stale: true, fetchedAt: first.fetchedAt });
+    expect(waitedMs).toBeLessThan(tokenDelayMs);
+
+    const refreshes = (await stack.sandboxState()).counters.refreshRequests;
+    await eventually(
+      'a fresh list, once the refresh is done',
+      async () => {
+        const listing = (await (await client.get('/api/workouts')).json()) as Listing;
+        return listing.stale ? undefined : listing;
+      },
+      20_000,
+    );
+    expect((await stack.sandboxState()).counters.refreshRequests).toBe(refreshes);
+    const connection = await stack.db.selectFrom('connections').select('status').where('user_id', '=', userId).executeTakeFirstOrThrow();
+    expect(connection.status).toBe('connected');
+  }, 30_000);
 
   it('answers 503 with a plain message when the service is down and no list of the person is known, after a few tries', async () => {
     const { client } = await connectedAthlete(stack);
