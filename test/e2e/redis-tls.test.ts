@@ -77,11 +77,17 @@ describe('the app on one Redis server over TLS with a password (rediss://)', () 
   it.each([
     ['a wrong password', () => overTls('wrong'), 'WRONGPASS'],
     ['a server certificate it does not trust', () => ({ ...overTls(), NODE_EXTRA_CA_CERTS: '' }), 'self-signed certificate'],
-  ])('is refused at start with one line naming Redis and why, given %s', async (_case, env, why) => {
-    const result = await run('npm', ['run', '--silent', 'worker'], { ...appProcessEnvironment(stack, env()), STARTUP_TIMEOUT_S: '2' });
-    expect(result.code).toBe(1);
-    expect(result.stderr.trim()).toMatch(
-      new RegExp(`^Cannot reach Redis at rediss://127\\.0\\.0\\.1:${tlsPort} within 2 s \\(STARTUP_TIMEOUT_S\\): ${why}[^\\n]*$`),
-    );
+  ])('is refused at start with one line naming Redis and why, web and worker alike, given %s', async (_case, env, why) => {
+    const refused = { ...appProcessEnvironment(stack, env()), STARTUP_TIMEOUT_S: '2' };
+    const starts = await Promise.all([
+      run('npm', ['run', '--silent', 'start'], { ...refused, PORT: String(await freePort()) }),
+      run('npm', ['run', '--silent', 'worker'], refused),
+    ]);
+    for (const result of starts) {
+      expect(result.code).toBe(1);
+      expect(result.stderr.trim()).toMatch(
+        new RegExp(`^Cannot reach Redis at rediss://127\\.0\\.0\\.1:${tlsPort} within 2 s \\(STARTUP_TIMEOUT_S\\): ${why}[^\\n]*$`),
+      );
+    }
   });
 });
