@@ -1,8 +1,11 @@
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { Router, type Response } from 'express';
 import { currentUser, requireUserApi, sendSignInFirst } from '../web/authentication.js';
 import { signalOnClientLeaving } from '../web/client-left.js';
 import { sendInvalidInput } from '../web/invalid-input.js';
 import type { Activities } from './activities.js';
+import type { StoredFile } from './activity-file-store.js';
 import { activityChangesSchema, activityIdSchema, uploadFieldsSchema } from './activity.schemas.js';
 import { uploadedFile } from './receive-upload.js';
 import type { UploadReception } from './upload-slots.js';
@@ -39,7 +42,7 @@ export function activitiesApi({ activities }: { activities: Activities }): Route
     const id = activityIdSchema.safeParse(req.params.id);
     if (!id.success) return sendNotFound(res);
     const outcome = await activities.file(currentUser(res), id.data);
-    if (outcome.ok) return res.type('application/octet-stream').attachment(outcome.fileName).send(Buffer.from(outcome.bytes));
+    if (outcome.ok) return sendStoredFile(res, outcome.file, outcome.fileName);
     if (outcome.reason === 'not_found') return sendNotFound(res);
     res.status(410).json({ error: 'file_pruned', message: `${outcome.message}.` });
   });
@@ -67,4 +70,24 @@ export function activitiesApi({ activities }: { activities: Activities }): Route
 /** Another user's activity is "not found" too: its existence is not revealed. */
 function sendNotFound(res: Response) {
   res.status(404).json({ error: 'not_found', message: 'No such activity.' });
+}
+
+/**
+ * The file as an attachment, read from its store a piece at a time as the client takes it, so a
+ * download holds one piece in memory however large the file. A client that leaves midway ends
+ * the read; a file that cannot be read to its end (deleted meanwhile) cuts the connection, so the
+ * client sees a download cut short, never a file that looks whole.
+ */
+async function sendStoredFile(res: Response, file: StoredFile, fileName: string): Promise<void> {
+  res.type('application/octet-stream').attachment(fileName).set('Content-Length', String(file.size));
+  try {
+    await pipeline(Readable.from(file.pieces()), res);
+  } catch (error) {
+    if (!isClientGone(error)) throw error;
+  }
+}
+
+/** Node's error for a response whose client closed the connection before its end. */
+function isClientGone(error: unknown): boolean {
+  return error instanceof Error && 'code' in error && error.code === 'ERR_STREAM_PREMATURE_CLOSE';
 }

@@ -11,7 +11,7 @@ import {
   type SyncFacts,
 } from '../sync/outbox.js';
 import type { ActivityFileLock } from './activity-file-lock.js';
-import { activityFileKey, readWhole, sha256Hex, type ActivityFileStore } from './activity-file-store.js';
+import { activityFileKey, sha256Hex, type ActivityFileStore, type StoredFile } from './activity-file-store.js';
 import {
   deleteActivity,
   findActivity,
@@ -53,7 +53,7 @@ export type UploadOutcome =
   | { ok: false; reason: 'account_gone' };
 
 export type FileOutcome =
-  { ok: true; bytes: Uint8Array; fileName: string } | { ok: false; reason: 'not_found' } | { ok: false; reason: 'pruned'; message: string };
+  { ok: true; file: StoredFile; fileName: string } | { ok: false; reason: 'not_found' } | { ok: false; reason: 'pruned'; message: string };
 
 export type ChangeOutcome =
   { ok: true; activity: ActivityView } | { ok: false; reason: 'not_found' } | { ok: false; reason: 'pruned'; message: string };
@@ -128,9 +128,9 @@ export function createActivities({ db, files, lockFile, checkFile, clock }: Acti
     async file(user: User, id: number): Promise<FileOutcome> {
       const activity = await findActivity(db, user.id, id);
       if (!activity) return { ok: false, reason: 'not_found' };
-      const bytes = activity.file_stored === 1 ? await readWhole(files, activityFileKey(user.id, activity.sha256)) : undefined;
-      if (bytes === undefined) return { ok: false, reason: 'pruned', message: PRUNED };
-      return { ok: true, bytes, fileName: activity.file_name };
+      const file = activity.file_stored === 1 ? await files.open(activityFileKey(user.id, activity.sha256)) : undefined;
+      if (file === undefined) return { ok: false, reason: 'pruned', message: PRUNED };
+      return { ok: true, file, fileName: activity.file_name };
     },
 
     /**

@@ -47,15 +47,6 @@ export class StoredFileGoneError extends Error {
   }
 }
 
-/** The whole file in memory, for what needs it so (a person downloading their file), or undefined when the key holds none. */
-export async function readWhole(store: ActivityFileStore, key: string): Promise<Uint8Array | undefined> {
-  const file = await store.open(key);
-  if (file === undefined) return undefined;
-  const pieces: Uint8Array[] = [];
-  for await (const piece of file.pieces()) pieces.push(piece);
-  return Buffer.concat(pieces);
-}
-
 /** Lower-case hex SHA-256 of the bytes: the file's identity (the service upserts by a hash of the file, §4.4). */
 export function sha256Hex(bytes: Uint8Array): string {
   return createHash('sha256').update(bytes).digest('hex');

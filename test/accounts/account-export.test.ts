@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postActivity, uploadActivity } from '../helpers/activities.js';
-import { fitFile } from '../helpers/fit-files.js';
+import { STORED_PIECE_BYTES } from '../../src/activities/activity-file-store.js';
+import { fitFile, fitFileOfSize } from '../helpers/fit-files.js';
 import { connect, signUpNewUser } from '../helpers/flows.js';
 import type { CookieClient } from '../helpers/http-client.js';
 import { addMeal } from '../helpers/meals.js';
@@ -10,7 +11,7 @@ import { putWellness } from '../helpers/wellness.js';
 let stack: Stack;
 
 beforeAll(async () => {
-  stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
+  stack = await startStack({ sandbox: { autoApprove: 'Ana' }, captureLogs: 'warn' });
 });
 afterAll(async () => {
   await stack.close();
@@ -129,6 +130,34 @@ describe('GET /api/activities/:id/file', () => {
     expect(response.headers.get('content-type')).toBe('application/octet-stream');
     expect(response.headers.get('content-disposition')).toContain('evening run.fit');
     expect(new Uint8Array(await response.arrayBuffer())).toEqual(bytes);
+  });
+
+  it('sends a file of many stored pieces byte for byte, its length said first', async () => {
+    const client = stack.browser();
+    await signUpNewUser(client);
+    // Four pieces of the store (STORED_PIECE_BYTES) and a part, read one at a time as they are sent.
+    const bytes = fitFileOfSize(4.5 * STORED_PIECE_BYTES);
+    const activity = await uploadActivity(client, bytes);
+    const response = await client.get(`/api/activities/${activity.id}/file`);
+    expect(response.headers.get('content-length')).toBe(String(bytes.byteLength));
+    expect(Buffer.from(await response.arrayBuffer()).equals(Buffer.from(bytes))).toBe(true);
+  });
+
+  it('stops reading for a client that leaves midway, logging no error, and sends the file whole to the next', async () => {
+    const client = stack.browser();
+    await signUpNewUser(client);
+    // More than the connection's buffers hold, so the client leaves while the file is still read.
+    const bytes = fitFileOfSize(16 * 1024 * 1024);
+    const activity = await uploadActivity(client, bytes);
+    const logsBefore = stack.logs.length;
+    const response = await client.get(`/api/activities/${activity.id}/file`);
+    const reader = response.body!.getReader();
+    await reader.read();
+    await reader.cancel();
+
+    const again = await client.get(`/api/activities/${activity.id}/file`);
+    expect(Buffer.from(await again.arrayBuffer()).equals(Buffer.from(bytes))).toBe(true);
+    expect(stack.logs.slice(logsBefore)).toEqual([]);
   });
 
   it("is 404 for another person's activity and for ids that are not ids, 410 once the bytes were pruned", async () => {

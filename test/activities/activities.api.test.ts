@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sha256Hex, activityFileKey, createDatabaseActivityFileStore, readWhole } from '../../src/activities/activity-file-store.js';
+import { sha256Hex, activityFileKey, createDatabaseActivityFileStore } from '../../src/activities/activity-file-store.js';
+import { readWhole } from '../helpers/file-content.js';
 import { activitySender } from '../../src/activities/activity-sender.js';
 import { SESSION_COOKIE } from '../../src/web/session.js';
 import { activityTraces, listActivities, postActivity, renameActivity, uploadActivity } from '../helpers/activities.js';

@@ -3,7 +3,6 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   activityFileKey,
   createDatabaseActivityFileStore,
-  readWhole,
   sha256Hex,
   STORED_PIECE_BYTES,
   StoredFileGoneError,
@@ -12,6 +11,7 @@ import {
 import type { Db } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { createTestDatabase, openDb, type TestDatabase } from '../helpers/database.js';
+import { readWhole } from '../helpers/file-content.js';
 import { fitFile, fitFileWithBadCrc } from '../helpers/fit-files.js';
 
 let database: TestDatabase;

@@ -1,3 +1,4 @@
+import type { ActivityFileStore } from '../../src/activities/activity-file-store.js';
 import type { FileContent } from '../../src/provider/multipart-body.js';
 
 /** Bytes in memory as the content of a file part, read in pieces of `pieceBytes`. */
@@ -8,4 +9,13 @@ export function fileContentOf(bytes: Uint8Array, pieceBytes = 64 * 1024): FileCo
       for (let offset = 0; offset < bytes.byteLength; offset += pieceBytes) yield bytes.subarray(offset, offset + pieceBytes);
     },
   };
+}
+
+/** The key's whole file from the store, or undefined when the key holds none. */
+export async function readWhole(store: ActivityFileStore, key: string): Promise<Uint8Array | undefined> {
+  const file = await store.open(key);
+  if (file === undefined) return undefined;
+  const pieces: Uint8Array[] = [];
+  for await (const piece of file.pieces()) pieces.push(piece);
+  return Buffer.concat(pieces);
 }
