@@ -160,6 +160,22 @@ describe('GET /api/activities/:id/file', () => {
     expect(stack.logs.slice(logsBefore)).toEqual([]);
   });
 
+  it('cuts a download short, never ending it as if whole, when the file is deleted while it is sent', async () => {
+    const client = stack.browser();
+    await signUpNewUser(client);
+    const bytes = fitFileOfSize(16 * 1024 * 1024);
+    const activity = await uploadActivity(client, bytes);
+    const response = await client.get(`/api/activities/${activity.id}/file`);
+    const reader = response.body!.getReader();
+    await reader.read();
+    expect((await client.request(`/api/activities/${activity.id}`, { method: 'DELETE' })).status).toBe(204);
+
+    const readToEnd = async (): Promise<void> => {
+      while (!(await reader.read()).done);
+    };
+    await expect(readToEnd()).rejects.toThrow();
+  });
+
   it("is 404 for another person's activity and for ids that are not ids, 410 once the bytes were pruned", async () => {
     const owner = stack.browser();
     await signUpNewUser(owner);
