@@ -7,7 +7,7 @@ import { connect, connectedUser, signedInToExistingAccount, signUpNewUser } from
 import { bodyOf, CookieClient, type Me } from '../helpers/http-client.js';
 import { addMeal } from '../helpers/meals.js';
 import { MINIMAL_APP_ENVIRONMENT } from '../helpers/minimal-environment.js';
-import { run, start, type Running } from '../helpers/processes.js';
+import { eachInOrder, run, type Running, start } from '../helpers/processes.js';
 import { startRedisCluster, type RedisCluster } from '../helpers/redis-cluster.js';
 import { testRedisPrefix } from '../helpers/redis-keys.js';
 import { startStack, type Stack } from '../helpers/stack.js';
@@ -47,14 +47,13 @@ beforeAll(async () => {
   });
   [web, worker] = await Promise.all([startWebEntryPoint(stack), startWorkerProcess(stack)]);
 }, 60_000);
-afterAll(async () => {
-  try {
-    await Promise.all([web?.running.stop('SIGTERM'), worker?.stop('SIGTERM')]);
-    await stack?.close();
-  } finally {
-    await cluster?.stop();
-  }
-});
+afterAll(() =>
+  eachInOrder(
+    () => Promise.all([web?.running.stop('SIGTERM'), worker?.stop('SIGTERM')]),
+    () => stack?.close(),
+    () => cluster?.stop(),
+  ),
+);
 
 async function signedInOnWebProcess(email: string): Promise<CookieClient> {
   const client = new CookieClient(web.url);

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../src/dev/free-port.js';
 import { connectedUser, signUpNewUser } from '../helpers/flows.js';
 import { CookieClient } from '../helpers/http-client.js';
-import { start, type Running } from '../helpers/processes.js';
+import { eachInOrder, type Running, start } from '../helpers/processes.js';
 import { startRedisSentinel, type RedisSentinelSetup } from '../helpers/redis-sentinel.js';
 import { testRedisPrefix } from '../helpers/redis-keys.js';
 import { startStack, type Stack } from '../helpers/stack.js';
@@ -48,14 +48,13 @@ beforeAll(async () => {
   person = new CookieClient(web.url);
   expect((await person.postJson('/api/login', { email, password: 'a long password' })).status).toBe(200);
 }, 60_000);
-afterAll(async () => {
-  try {
-    await Promise.all([web?.running.stop('SIGTERM'), worker?.stop('SIGTERM')]);
-    await stack?.close();
-  } finally {
-    await setup?.stop();
-  }
-});
+afterAll(() =>
+  eachInOrder(
+    () => Promise.all([web?.running.stop('SIGTERM'), worker?.stop('SIGTERM')]),
+    () => stack?.close(),
+    () => setup?.stop(),
+  ),
+);
 
 interface Post {
   name: string;

@@ -4,7 +4,7 @@ import { makeServerCertificates, type TestCertificates } from '../helpers/certif
 import { connectedUser } from '../helpers/flows.js';
 import { bodyOf, CookieClient, type Me } from '../helpers/http-client.js';
 import { addMeal } from '../helpers/meals.js';
-import { run, type Running } from '../helpers/processes.js';
+import { eachInOrder, run, type Running } from '../helpers/processes.js';
 import { startRedisProcess, type RedisProcess } from '../helpers/redis-process.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 import { eventually } from '../helpers/wait.js';
@@ -52,14 +52,13 @@ beforeAll(async () => {
   });
   [web, worker] = await Promise.all([startWebEntryPoint(stack, overTls()), startWorkerProcess(stack, overTls())]);
 }, 60_000);
-afterAll(async () => {
-  try {
-    await Promise.all([web?.running.stop('SIGTERM'), worker?.stop('SIGTERM')]);
-    await stack?.close();
-  } finally {
-    await redis?.stop();
-  }
-});
+afterAll(() =>
+  eachInOrder(
+    () => Promise.all([web?.running.stop('SIGTERM'), worker?.stop('SIGTERM')]),
+    () => stack?.close(),
+    () => redis?.stop(),
+  ),
+);
 
 describe('the app on one Redis server over TLS with a password (rediss://)', () => {
   it('keeps a person signed in on the web process and sends their meal from the worker', async () => {

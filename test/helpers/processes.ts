@@ -88,3 +88,13 @@ export async function run(
   const [code] = (await once(child, 'exit')) as [number | null];
   return { code, stdout, stderr };
 }
+
+/**
+ * Runs each step in order, every one even when an earlier one failed, then throws the first
+ * failure: a teardown that stops processes, then the stack, then the servers they ran on.
+ */
+export async function eachInOrder(...steps: Array<() => Promise<unknown> | undefined>): Promise<void> {
+  const failures: unknown[] = [];
+  for (const step of steps) await Promise.resolve(step()).catch((error: unknown) => failures.push(error));
+  if (failures.length > 0) throw failures[0];
+}
