@@ -33,14 +33,7 @@ runEntryPoint(async () => {
   const clock = () => new Date();
   const metrics = createPrometheusMetrics();
   const accessTokens = accessTokensFromConfig(config, { db, redis, clock, logger, metrics });
-  const serviceApi = createServiceApi({
-    baseUrl: config.athlete.baseUrl,
-    timeoutS: config.athlete.timeoutS,
-    uploadMinBytesPerS: config.athlete.uploadMinBytesPerS,
-    accessTokens,
-    clock,
-    metrics,
-  });
+  const serviceApi = createServiceApi(config.athlete, { accessTokens, clock, metrics });
 
   const app = createApp({
     config,

@@ -38,14 +38,7 @@ runEntryPoint(async () => {
   const { prefix } = config.redis;
 
   const accessTokens = accessTokensFromConfig(config, { db, redis, clock, logger, metrics });
-  const api = createServiceApi({
-    baseUrl: config.athlete.baseUrl,
-    timeoutS: config.athlete.timeoutS,
-    uploadMinBytesPerS: config.athlete.uploadMinBytesPerS,
-    accessTokens,
-    clock,
-    metrics,
-  });
+  const api = createServiceApi(config.athlete, { accessTokens, clock, metrics });
   const queues = createSyncQueues(redis, prefix);
   for (const queue of Object.values(queues)) queue.on('error', logUnlessRedisUnreachable(logger, 'sync queue: Redis error'));
   const sync = await startSyncEngine({

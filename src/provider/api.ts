@@ -33,12 +33,16 @@ export interface ActivityUpload {
   metadata: Record<string, unknown>;
 }
 
+/** Where the service is and how long a request may take: a process's `config.athlete`. */
 export interface ServiceApiSettings {
   baseUrl: string;
   /** ATHLETE_TIMEOUT_S: what a request may take, plus its body's time at `uploadMinBytesPerS`. */
   timeoutS: number;
   /** ATHLETE_UPLOAD_MIN_BYTES_PER_S: the slowest rate a body (in practice a .fit file) may travel at. */
   uploadMinBytesPerS: number;
+}
+
+export interface ServiceApiParts {
   accessTokens: AccessTokens;
   clock: () => Date;
   metrics: Metrics;
@@ -47,7 +51,10 @@ export interface ServiceApiSettings {
 /** What one call sends; a function, so the 401 retry builds a fresh body. */
 type RequestInit = () => { method: 'GET' | 'POST'; headers?: Record<string, string>; body?: string | StreamedBody };
 
-export function createServiceApi({ baseUrl, timeoutS, uploadMinBytesPerS, accessTokens, clock, metrics }: ServiceApiSettings): ServiceApi {
+export function createServiceApi(
+  { baseUrl, timeoutS, uploadMinBytesPerS }: ServiceApiSettings,
+  { accessTokens, clock, metrics }: ServiceApiParts,
+): ServiceApi {
   const request = keepAliveRequests({ baseS: timeoutS, minBytesPerS: uploadMinBytesPerS });
 
   async function send(token: string, path: string, init: RequestInit, timeoutMs: number | undefined): Promise<ServiceAnswer> {

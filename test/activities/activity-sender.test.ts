@@ -86,14 +86,14 @@ describe('an activity file on its way out', () => {
     const activity = await uploadActivity(client, fitFile(302), { name: 'Ride' });
     const service = await serviceNotReading();
     const { store, bytesRead } = countingStore();
-    const api = createServiceApi({
-      baseUrl: service.url,
-      timeoutS: 600,
-      uploadMinBytesPerS: 1024 * 1024,
-      accessTokens: { accessTokenFor: async () => 'token', replaceRejected: async () => 'token', keepAlive: async () => {} },
-      clock: () => new Date(),
-      metrics: createPrometheusMetrics(),
-    });
+    const api = createServiceApi(
+      { baseUrl: service.url, timeoutS: 600, uploadMinBytesPerS: 1024 * 1024 },
+      {
+        accessTokens: { accessTokenFor: async () => 'token', replaceRejected: async () => 'token', keepAlive: async () => {} },
+        clock: () => new Date(),
+        metrics: createPrometheusMetrics(),
+      },
+    );
     const sender = activitySender({ db: stack.db, api, activityFiles: { store, retention: 'keep' } });
 
     const sending = sender.send({ userId, kind: 'activities', subject: String(activity.id) });

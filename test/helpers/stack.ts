@@ -213,14 +213,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     });
 
   const serviceApi: Stack['serviceApi'] = (tokens = accessTokens()) =>
-    createServiceApi({
-      baseUrl: sandboxUrl,
-      timeoutS: config.athlete.timeoutS,
-      uploadMinBytesPerS: config.athlete.uploadMinBytesPerS,
-      accessTokens: tokens,
-      clock,
-      metrics,
-    });
+    createServiceApi(config.athlete, { accessTokens: tokens, clock, metrics });
   const app = createApp({
     config,
     logger,

@@ -25,14 +25,10 @@ function fakeAccessTokens() {
 }
 
 function api(tokens: AccessTokens) {
-  return createServiceApi({
-    baseUrl: BASE_URL,
-    timeoutS: 5,
-    uploadMinBytesPerS: 256 * 1024,
-    accessTokens: tokens,
-    clock: () => now,
-    metrics: createPrometheusMetrics(),
-  });
+  return createServiceApi(
+    { baseUrl: BASE_URL, timeoutS: 5, uploadMinBytesPerS: 256 * 1024 },
+    { accessTokens: tokens, clock: () => now, metrics: createPrometheusMetrics() },
+  );
 }
 
 async function failureOf(promise: Promise<unknown>): Promise<ServiceError> {
@@ -256,14 +252,10 @@ describe('the activity upload', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     nock.enableNetConnect('127.0.0.1');
     try {
-      const local = createServiceApi({
-        baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-        timeoutS: 2,
-        uploadMinBytesPerS: 1024 ** 3,
-        accessTokens: fakeAccessTokens().tokens,
-        clock: () => now,
-        metrics: createPrometheusMetrics(),
-      });
+      const local = createServiceApi(
+        { baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, timeoutS: 2, uploadMinBytesPerS: 1024 ** 3 },
+        { accessTokens: fakeAccessTokens().tokens, clock: () => now, metrics: createPrometheusMetrics() },
+      );
       // Answered, so that the upload goes out on the connection this kept alive.
       expect(await local.listWorkouts(1)).toBe('[]');
       const error = await failureOf(local.uploadActivity(1, upload));
