@@ -73,13 +73,14 @@ function sendNotFound(res: Response) {
 }
 
 /**
- * The file as an attachment, read from its store a piece at a time as the client takes it, so a
+ * The file as an attachment of type application/octet-stream whatever its name, read from its store a piece at a time as the client takes it, so a
  * download holds one piece in memory however large the file. A client that leaves midway ends
  * the read; a file that cannot be read to its end (deleted meanwhile) cuts the connection, so the
  * client sees a download cut short, never a file that looks whole.
  */
 async function sendStoredFile(res: Response, file: StoredFile, fileName: string): Promise<void> {
-  res.type('application/octet-stream').attachment(fileName).set('Content-Length', String(file.size));
+  // attachment() sets a type from the name's extension (x.html would be text/html): the type goes after it.
+  res.attachment(fileName).type('application/octet-stream').set('Content-Length', String(file.size));
   try {
     await pipeline(Readable.from(file.pieces()), res);
   } catch (error) {

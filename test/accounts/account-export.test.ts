@@ -132,6 +132,21 @@ describe('GET /api/activities/:id/file', () => {
     expect(new Uint8Array(await response.arrayBuffer())).toEqual(bytes);
   });
 
+  it.each([
+    // A name that is an RFC 7230 token needs no quotes (RFC 6266).
+    ['x.html', 'attachment; filename=x.html'],
+    ['win.ini', 'attachment; filename=win.ini'],
+    ['say "hi".svg', 'attachment; filename="say \\"hi\\".svg"'],
+    ['Müller.js', `attachment; filename="M?ller.js"; filename*=UTF-8''M%C3%BCller.js`],
+  ])('answers a file uploaded as %s as application/octet-stream, its name quoted in the attachment', async (fileName, disposition) => {
+    const client = stack.browser();
+    await signUpNewUser(client);
+    const activity = await uploadActivity(client, fitFile(79), { fileName });
+    const response = await client.get(`/api/activities/${activity.id}/file`);
+    expect(response.headers.get('content-type')).toBe('application/octet-stream');
+    expect(response.headers.get('content-disposition')).toBe(disposition);
+  });
+
   it('sends a file of many stored pieces byte for byte, its length said first', async () => {
     const client = stack.browser();
     await signUpNewUser(client);
