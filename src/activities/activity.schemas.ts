@@ -12,13 +12,44 @@ export const activityIdSchema = z.coerce.number({ error: 'must be an activity id
 export const activityNameSchema = plainTextSchema({ maxLength: NAME_MAX_LENGTH });
 
 /** §2.2: "a JSON-encoded object of client-defined keys". */
+const metadataObjectSchema = z.record(z.string(), z.unknown(), { error: 'must be a JSON object, such as {"localId":"42"}' });
+
+export type ActivityMetadata = z.infer<typeof metadataObjectSchema>;
+
+/**
+ * Keys that JavaScript objects have as members of their prototype. A record built from metadata
+ * would drop "__proto__" (assigning it sets the prototype), and code of the partner's that reads
+ * the metadata could take any of them for the object's own machinery: they are refused, wherever
+ * they are, rather than dropped without a word.
+ */
+const PROTOTYPE_MEMBERS = new Set(['__proto__', 'constructor', 'prototype']);
+
+/** The first key of `value`, at any depth, named like a prototype member; a body's depth is bounded before it is parsed. */
+function prototypeMemberKeyIn(value: unknown): string | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  for (const [key, inner] of Object.entries(value)) {
+    if (PROTOTYPE_MEMBERS.has(key)) return key;
+    const found = prototypeMemberKeyIn(inner);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+/** Metadata as a request gives it: checked on the parsed JSON as it came, before a record is made of it. */
 const metadataSchema = z
-  .record(z.string(), z.unknown(), { error: 'must be a JSON object, such as {"localId":"42"}' })
+  .unknown()
+  .superRefine((metadata, context) => {
+    const key = prototypeMemberKeyIn(metadata);
+    if (key === undefined) return;
+    context.addIssue({
+      code: 'custom',
+      message: `must not use "${key}" as a key, which JavaScript reads as part of an object rather than as data: use another name`,
+    });
+  })
+  .pipe(metadataObjectSchema)
   .refine((metadata) => JSON.stringify(metadata).length <= METADATA_MAX_CHARACTERS, {
     error: `must be at most ${METADATA_MAX_CHARACTERS} characters as JSON`,
   });
-
-export type ActivityMetadata = z.infer<typeof metadataSchema>;
 
 /** The text parts of POST /api/activities (multipart, §2.2): `metadata` is JSON in a string, as the service takes it. */
 export const uploadFieldsSchema = z.strictObject({
@@ -61,5 +92,5 @@ export function metadataText(metadata: ActivityMetadata): string {
 
 /** Metadata as stored; the column only ever holds metadataText's output. */
 export function storedMetadata(text: string): ActivityMetadata {
-  return metadataSchema.parse(JSON.parse(text));
+  return metadataObjectSchema.parse(JSON.parse(text));
 }

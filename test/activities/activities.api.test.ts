@@ -53,6 +53,13 @@ function nestedJson(depth: number): string {
   return `{"a":${'['.repeat(depth - 1)}${']'.repeat(depth - 1)}}`;
 }
 
+/** Metadata (as JSON text) holding a key that JavaScript objects have as a member of their prototype, and that key. */
+const PROTOTYPE_KEYED_METADATA: Array<[string, string]> = [
+  ['__proto__', '{"__proto__":{"admin":true}}'],
+  ['constructor', '{"constructor":"x"}'],
+  ['prototype', '{"localId":"1","nested":[{"prototype":1}]}'],
+];
+
 describe('POST /api/activities', () => {
   it('answers 201 with the activity, stores the bytes exactly as sent, and queues one upload', async () => {
     const { client, userId } = await newUser();
@@ -152,6 +159,21 @@ describe('POST /api/activities', () => {
     expect(await activityTraces(stack, userId)).toEqual(nothing);
   });
 
+  it.each(PROTOTYPE_KEYED_METADATA)(
+    'refuses a metadata part with a key named like a prototype member (%s) with 400 naming it, storing nothing',
+    async (key, metadata) => {
+      const { client, userId } = await newUser();
+      const response = await postActivity(client, fitFile(115), { metadata });
+      expect(response.status).toBe(400);
+      expect(await bodyOf<ApiError>(response)).toEqual({
+        error: 'invalid_request',
+        fields: ['metadata'],
+        message: expect.stringContaining(`"${key}"`),
+      });
+      expect(await activityTraces(stack, userId)).toEqual(nothing);
+    },
+  );
+
   it('takes a metadata part nested 32 deep', async () => {
     const { client } = await newUser();
     expect(await uploadActivity(client, fitFile(109), { metadata: nestedJson(32) })).toMatchObject({
@@ -241,6 +263,26 @@ describe('PATCH /api/activities/:id', () => {
     });
     expect(await listActivities(client)).toMatchObject([{ id: activity.id, metadata: {} }]);
   });
+
+  it.each(PROTOTYPE_KEYED_METADATA)(
+    'refuses metadata with a key named like a prototype member (%s) with 400 naming it, changing nothing',
+    async (key, metadata) => {
+      const { client } = await newUser();
+      const activity = await uploadActivity(client, fitFile(116), { metadata: '{"kept":1}' });
+      const response = await client.request(`/api/activities/${activity.id}`, {
+        method: 'PATCH',
+        headers: { 'content-type': 'application/json' },
+        body: `{"metadata":${metadata}}`,
+      });
+      expect(response.status).toBe(400);
+      expect(await bodyOf<ApiError>(response)).toEqual({
+        error: 'invalid_request',
+        fields: ['metadata'],
+        message: expect.stringContaining(`"${key}"`),
+      });
+      expect(await listActivities(client)).toMatchObject([{ id: activity.id, metadata: { kept: 1 } }]);
+    },
+  );
 
   it('takes metadata nested as deep as a body may carry it', async () => {
     const { client } = await newUser();
