@@ -18,8 +18,8 @@ export MALLOC_MMAP_THRESHOLD_="${MALLOC_MMAP_THRESHOLD_:-131072}"
 # machine's worth of memory, long before a full GC; the app's live heap is about 40 MB. A 2 MiB
 # semi-space and a heap that grows by half its live size keep the peak near it (both measured in
 # docs/performance.md, Memory; 1 MiB took another 4 MB off the web's peak but cost it a fifth more
-# CPU per request). Neither is a ceiling: a large .fit check (hundreds of MB,
-# src/activities/fit-file-checker.ts) still gets what it needs.
+# CPU per request). Neither is a ceiling; a .fit check's thread has limits of its own
+# (src/activities/fit-file-checker.ts).
 # --liftoff-only: Node's fetch (openid-client's token exchanges and refreshes; the service's data
 # calls use node:http) parses HTTP with llhttp, a WebAssembly module compiled at the first request.
 # V8's optimising compiler took 30 MB for a moment to compile it (the web's peak in the bench, at

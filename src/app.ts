@@ -89,7 +89,7 @@ export function createApp(deps: AppDependencies): Express {
     db,
     files,
     lockFile: createActivityFileLock(redis, config.redis.prefix),
-    checkFile: createFitFileChecker(),
+    checkFile: createFitFileChecker({ timeoutMs: config.activities.checkTimeoutMs }),
     clock,
   });
   const uploads = createUploadReception({

@@ -303,6 +303,8 @@ const webSettings = {
   // Each upload may hold ACTIVITY_MAX_BYTES in memory until it is stored (receive-upload.ts).
   ACTIVITY_MAX_CONCURRENT_UPLOADS: wholeUpTo(64, 'a number of uploads up to 64, e.g. 4').default(4),
   ACTIVITY_UPLOAD_TIMEOUT_S: wholeUpTo(3600, 'a number of seconds up to 3600, e.g. 120').default(120),
+  // A check of the largest file (ACTIVITY_MAX_BYTES, 100 MiB) takes under a minute here.
+  ACTIVITY_CHECK_TIMEOUT_S: wholeUpTo(3600, 'a number of seconds up to 3600, e.g. 60').default(60),
   SIGNIN_FAILURES_PER_ADDRESS_PER_HOUR: positiveInt('a number of failed sign-ins, e.g. 50', 50),
   SIGNUPS_PER_ADDRESS_PER_HOUR: positiveInt('a number of sign-ups, e.g. 20', 20),
   SESSIONS_PER_ADDRESS_PER_HOUR: positiveInt('a number of sessions, e.g. 100', 100),
@@ -515,6 +517,8 @@ function toWebConfig(env: Settings<typeof webSettings> & Pick<Settings<typeof sh
       maxConcurrentUploads: env.ACTIVITY_MAX_CONCURRENT_UPLOADS,
       /** How long an upload's body may take to arrive. */
       uploadTimeoutMs: env.ACTIVITY_UPLOAD_TIMEOUT_S * 1000,
+      /** How long checking a file may take once its check has started. */
+      checkTimeoutMs: env.ACTIVITY_CHECK_TIMEOUT_S * 1000,
     },
     attemptLimits: {
       signInFailuresPerAddressPerHour: env.SIGNIN_FAILURES_PER_ADDRESS_PER_HOUR,

@@ -173,6 +173,7 @@ describe('loadConfig', () => {
     ACTIVITY_RETENTION: 'delete',
     ACTIVITY_MAX_CONCURRENT_UPLOADS: '0',
     ACTIVITY_UPLOAD_TIMEOUT_S: 'slow',
+    ACTIVITY_CHECK_TIMEOUT_S: '3601',
     SIGNIN_FAILURES_PER_ADDRESS_PER_HOUR: '0',
     SIGNUPS_PER_ADDRESS_PER_HOUR: 'some',
     SESSIONS_PER_ADDRESS_PER_HOUR: '0',
@@ -197,19 +198,20 @@ describe('loadConfig', () => {
     expect(message).not.toMatch(/Invalid (input|option|string)|expected|pattern/);
   });
 
-  it('takes .fit files up to 25 MiB, four uploads at once for 120 s each, and keeps their bytes by default', () => {
+  it('takes .fit files up to 25 MiB, four uploads at once for 120 s each, checks of 60 s, and keeps their bytes by default', () => {
     expect(loadConfig(validEnv)).toMatchObject({
-      activities: { maxBytes: 26_214_400, maxConcurrentUploads: 4, uploadTimeoutMs: 120_000 },
+      activities: { maxBytes: 26_214_400, maxConcurrentUploads: 4, uploadTimeoutMs: 120_000, checkTimeoutMs: 60_000 },
       activityRetention: 'keep',
     });
     const changed = {
       ACTIVITY_MAX_BYTES: '1048576',
       ACTIVITY_MAX_CONCURRENT_UPLOADS: '2',
       ACTIVITY_UPLOAD_TIMEOUT_S: '30',
+      ACTIVITY_CHECK_TIMEOUT_S: '5',
       ACTIVITY_RETENTION: 'prune-after-upload',
     };
     expect(loadConfig({ ...validEnv, ...changed })).toMatchObject({
-      activities: { maxBytes: 1_048_576, maxConcurrentUploads: 2, uploadTimeoutMs: 30_000 },
+      activities: { maxBytes: 1_048_576, maxConcurrentUploads: 2, uploadTimeoutMs: 30_000, checkTimeoutMs: 5000 },
       activityRetention: 'prune-after-upload',
     });
   });

@@ -5,13 +5,34 @@ const DATA_SIZE_OFFSET = 4;
 const CRC_SIZE = 2;
 
 /**
- * The FIT SDK keeps every message it decodes until the end of the file: about 80 bytes of memory
- * for a message of one field and 50 for each further field value, against one or two bytes each
- * in the file, so 25 MiB of tiny or wide messages would take more than a gigabyte. These bound
- * what one check holds to about 110 MB, a text counting by its length. They are far above an activity: a day of one-second
- * records with ten fields each is 86,400 messages and under a million values.
+ * The FIT SDK keeps every message it decodes until the end of the file: 65 bytes of memory for a
+ * message of one value, 16 to 45 for each value of a wider one, against one or two bytes each in
+ * the file, so 25 MiB of tiny or wide messages would take more than a gigabyte. These counts stop
+ * such a file early, and in plain numbers: within them a check held at most 90 MB in the costliest
+ * layouts we found (texts count by their length). What they do not foresee (a small object of
+ * developer fields in each of very many messages, say) meets the check thread's memory limit
+ * (fit-file-checker.ts). They are far above an activity: a day of one-second records with ten
+ * fields each is 86,400 messages and under a million values.
  */
 export const FIT_LIMITS = { messages: 500_000, fieldValues: 2_000_000 };
+
+/**
+ * What the check asks of the SDK's decoder: every message decoded, as the SDK's defaults decode it,
+ * and nothing built after or beside. Merging heart rates into records (on by default) expands
+ * every `hr` sample, after the last message, into up to 21 entries the tally never sees: a 5 MB
+ * file took 1.5 GB. Scaling values, dates and type names only change how a value is held (a
+ * double or a Date in place of an integer) and are not needed to know the file decodes. Subfields
+ * and components stay expanded, as any reader of the file would see them: each lands in its
+ * message, where the tally counts it.
+ */
+const DECODE_OPTIONS = {
+  mergeHeartRates: false,
+  applyScaleAndOffset: false,
+  convertDateTimesToDates: false,
+  convertTypesToStrings: false,
+  includeUnknownData: false,
+  decodeMemoGlobs: false,
+} as const;
 
 export type FitLimits = typeof FIT_LIMITS;
 
@@ -24,7 +45,7 @@ export type FitLimits = typeof FIT_LIMITS;
  */
 export function fitFileProblem(bytes: Uint8Array, limits: FitLimits = FIT_LIMITS): string | undefined {
   if (bytes.length === 0) return 'The file is empty';
-  const stream = Stream.fromByteArray(bytes);
+  const stream = streamOver(bytes);
   if (!Decoder.isFIT(stream)) return 'This is not a .fit file: it does not start with a FIT file header';
   const announced = announcedLength(bytes);
   if (bytes.length < announced) {
@@ -37,7 +58,7 @@ export function fitFileProblem(bytes: Uint8Array, limits: FitLimits = FIT_LIMITS
   const decoder = new Decoder(stream);
   if (!decoder.checkIntegrity()) return 'The file is damaged: its checksum (CRC) does not match';
   const tally = new DecodedTally(limits);
-  const [error] = decoder.read({ mesgListener: (_number, message) => tally.add(message) }).errors;
+  const [error] = decoder.read({ ...DECODE_OPTIONS, mesgListener: (_number, message) => tally.add(message) }).errors;
   if (tally.overLimit !== undefined) return tally.overLimit;
   return error === undefined ? undefined : `The file could not be read: ${error.message}`;
 }
@@ -76,6 +97,17 @@ function valuesIn(message: object): number {
     else values += 1;
   }
   return values;
+}
+
+/**
+ * The SDK's stream over the bytes. Stream.fromByteArray copies them; bytes that fill their own
+ * buffer (as a check's thread receives a file) are read where they are, so a check holds its file
+ * once.
+ */
+function streamOver(bytes: Uint8Array): Stream {
+  const { buffer, byteOffset, byteLength } = bytes;
+  const whole = buffer instanceof ArrayBuffer && byteOffset === 0 && byteLength === buffer.byteLength;
+  return whole ? Stream.fromArrayBuffer(buffer) : Stream.fromByteArray(bytes);
 }
 
 /** Header size + data size + CRC, as the header says; Decoder.isFIT has checked the header is there. */

@@ -3,7 +3,15 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { SMALL_FIT_FILE_BYTES, createFitFileChecker } from '../../src/activities/fit-file-checker.js';
 import { fitFileProblem } from '../../src/activities/fit-file.js';
-import { fitFile, fitFileOfRecords, fitFileWithBadCrc, truncatedFitFile } from '../helpers/fit-files.js';
+import {
+  fitFile,
+  fitFileOfDeveloperFields,
+  fitFileOfHeartRates,
+  fitFileOfRecords,
+  fitFileWithBadCrc,
+  fitFileWithEndlessLookups,
+  truncatedFitFile,
+} from '../helpers/fit-files.js';
 
 /**
  * The longest the event loop stood still, sampled every `everyMs`, while `work` ran. Sampling starts
@@ -24,9 +32,12 @@ async function longestStall(work: () => Promise<unknown>, everyMs = 5): Promise<
   return longest;
 }
 
+/** Longer than any check of these tests takes, however loaded the machine. */
+const NO_DEADLINE_MS = 10 * 60_000;
+
 describe('the .fit check off the event loop', () => {
   it('answers as fitFileProblem does, for files sent at once', async () => {
-    const check = createFitFileChecker();
+    const check = createFitFileChecker({ timeoutMs: NO_DEADLINE_MS });
     const answers = await Promise.all([
       check(fitFile(1)),
       check(fitFileWithBadCrc(1)),
@@ -40,7 +51,7 @@ describe('the .fit check off the event loop', () => {
   });
 
   it('keeps the event loop free while a large file is decoded', async () => {
-    const check = createFitFileChecker();
+    const check = createFitFileChecker({ timeoutMs: NO_DEADLINE_MS });
     await check(fitFile(1)); // the thread's start-up is not what is measured
     const large = fitFile(1, 100_000);
     // How long the same decode holds the loop when it runs here: the reference, on this machine now.
@@ -62,7 +73,7 @@ describe('the .fit check, fair to every client', () => {
 
   /** A checker whose two threads have started, so that their start-up is not what is compared. */
   async function warmChecker() {
-    const check = createFitFileChecker();
+    const check = createFitFileChecker({ timeoutMs: NO_DEADLINE_MS });
     expect(quickLarge.length).toBeGreaterThan(SMALL_FIT_FILE_BYTES);
     await Promise.all([check(fitFile(1)), check(quickLarge)]);
     return check;
@@ -110,4 +121,31 @@ describe('the .fit check, fair to every client', () => {
     expect(await next).toBeUndefined();
     expect(await check(fitFileWithBadCrc(1))).toMatch(/checksum \(CRC\) does not match/);
   });
+});
+
+describe('the .fit check, within its limits', () => {
+  it("refuses a file whose decoding meets its thread's memory limit as too large to check, and answers the next check", async () => {
+    const check = createFitFileChecker({
+      timeoutMs: NO_DEADLINE_MS,
+      resourceLimits: { maxOldGenerationSizeMb: 48, maxYoungGenerationSizeMb: 8 },
+    });
+    // Within the counts of fit-file.ts, and more than 100 MB once decoded: a small object of developer fields per message.
+    const wide = fitFileOfDeveloperFields({ described: [0, 1], fields: [0, 1], bytesPerField: 1, count: 450_000 });
+    expect(fitFileProblem(wide)).toBeUndefined();
+    expect(await check(wide)).toBe('The file is too large to check: decoding it takes more than 56 MB, more than any activity');
+    expect(await check(fitFile(1))).toBeUndefined();
+    expect(await check(fitFileOfRecords(SMALL_FIT_FILE_BYTES / 2, 1))).toBeUndefined();
+  }, 120_000);
+
+  it('answers the heart-rate file that a merge of its samples would take to gigabytes, in a thread of at most 112 MB', async () => {
+    expect(await createFitFileChecker({ timeoutMs: NO_DEADLINE_MS })(fitFileOfHeartRates())).toBeUndefined();
+  }, 60_000);
+
+  it('refuses a file whose decoding takes longer than its deadline as too complex to check, and answers the next check', async () => {
+    const check = createFitFileChecker({ timeoutMs: 2000 });
+    expect(await check(fitFileWithEndlessLookups(200 * 1024))).toBe(
+      'The file is too complex to check: decoding it takes longer than 2 s, longer than any activity',
+    );
+    expect(await check(fitFile(1))).toBeUndefined();
+  }, 60_000);
 });

@@ -1,4 +1,13 @@
-import { CrcCalculator, Encoder, Profile, type Encodable, type FileIdMesg, type RecordMesg, type SessionMesg } from '@garmin/fitsdk';
+import {
+  CrcCalculator,
+  Encoder,
+  Profile,
+  type Encodable,
+  type FileIdMesg,
+  type HrMesg,
+  type RecordMesg,
+  type SessionMesg,
+} from '@garmin/fitsdk';
 
 /**
  * .fit files for tests, made with the FIT SDK's encoder (no binary fixtures): one small valid
@@ -35,6 +44,37 @@ export function fitFile(serialNumber = 1, records = 5): Uint8Array {
     };
     encoder.writeMesg(record);
   }
+  return encoder.close();
+}
+
+/**
+ * A valid activity .fit file of `messages` heart-rate messages of `samples` samples each (63 fill a
+ * message), after a file_id, one record and the anchor `hr` message that heart-rate samples count
+ * from: each sample 0 s or 6 s after the anchor, alternating. Merged into the records as the FIT
+ * SDK does by default, each such gap is filled with 20 more samples: 15,800 messages (5 MB)
+ * become 21 million.
+ */
+export function fitFileOfHeartRates(messages = 15_800, samples = 63): Uint8Array {
+  const start = new Date('2026-03-01T07:00:00Z');
+  const encoder = new Encoder();
+  const fileId: Encodable<FileIdMesg> = {
+    mesgNum: mesgNum('FILE_ID'),
+    type: 'activity',
+    manufacturer: 'development',
+    product: 1,
+    timeCreated: start,
+  };
+  const record: Encodable<RecordMesg> = { mesgNum: mesgNum('RECORD'), timestamp: start, heartRate: 120 };
+  const anchor: Encodable<HrMesg> = { mesgNum: mesgNum('HR'), timestamp: start, eventTimestamp: [0] };
+  encoder.writeMesg(fileId);
+  encoder.writeMesg(record);
+  encoder.writeMesg(anchor);
+  const samplesOfAMessage: Encodable<HrMesg> = {
+    mesgNum: mesgNum('HR'),
+    filteredBpm: Array.from({ length: samples }, () => 120),
+    eventTimestamp: Array.from({ length: samples }, (_, sample) => (sample % 2) * 6),
+  };
+  for (let message = 0; message < messages; message++) encoder.writeMesg(samplesOfAMessage);
   return encoder.close();
 }
 
@@ -109,17 +149,20 @@ const STRING = 0x07;
 
 /**
  * A valid .fit file built byte by byte (the encoder is too slow for millions of messages): a
- * 14-byte header, one definition of local message type 0, `count` data messages of `messageSize`
- * bytes (a zero header byte, then what `fill` writes at `offset + 1`), and both CRCs.
+ * 14-byte header, the `preamble`'s bytes (messages of other local types, if any), one definition
+ * of local message type 0, `count` data messages of `messageSize` bytes (a zero header byte, then
+ * what `fill` writes at `offset + 1`), and both CRCs.
  */
 function fitFileOfMessages(
   definition: number[],
   count: number,
   messageSize: number,
   fill: (file: Uint8Array, offset: number, index: number) => void,
+  preamble: number[] = [],
 ): Uint8Array {
   const headerSize = 14;
-  const dataSize = definition.length + count * messageSize;
+  const opening = [...preamble, ...definition];
+  const dataSize = opening.length + count * messageSize;
   const file = new Uint8Array(headerSize + dataSize + CRC_SIZE);
   const view = new DataView(file.buffer);
   file.set([headerSize, 0x20], 0);
@@ -127,10 +170,63 @@ function fitFileOfMessages(
   view.setUint32(4, dataSize, true);
   file.set(new TextEncoder().encode('.FIT'), 8);
   view.setUint16(12, CrcCalculator.calculateCRC(file, 0, 12), true);
-  file.set(definition, headerSize);
-  for (let index = 0; index < count; index++) fill(file, headerSize + definition.length + index * messageSize, index);
+  file.set(opening, headerSize);
+  for (let index = 0; index < count; index++) fill(file, headerSize + opening.length + index * messageSize, index);
   view.setUint16(headerSize + dataSize, CrcCalculator.calculateCRC(file, 0, headerSize + dataSize), true);
   return file;
+}
+
+const UINT8 = 0x02;
+
+/** A definition of local message type `local` for the global message `global`: its fields as [number, size, base type]. */
+function definitionOf(local: number, global: number, fields: Array<[number, number, number]>): number[] {
+  return [0x40 | local, 0, 0, global & 0xff, global >> 8, fields.length, ...fields.flat()];
+}
+
+/**
+ * A valid .fit file of developer fields (the FIT protocol's only fields not in its profile): one
+ * developer (index 0), a field description of type uint8 for each number of `described` (a number
+ * may come more than once), then `count` record messages holding nothing but a developer field
+ * for each number of `fields`, each of `bytesPerField` bytes (an array of that many values).
+ * A field no description names is read past, as the SDK does with any.
+ */
+export function fitFileOfDeveloperFields({
+  described,
+  fields,
+  bytesPerField,
+  count,
+}: {
+  described: number[];
+  fields: number[];
+  bytesPerField: number;
+  count: number;
+}): Uint8Array {
+  const DEVELOPER_DATA_INDEX = 3;
+  const developer = [...definitionOf(1, mesgNum('DEVELOPER_DATA_ID'), [[DEVELOPER_DATA_INDEX, 1, UINT8]]), 0x01, 0];
+  const descriptionDefinition = definitionOf(2, mesgNum('FIELD_DESCRIPTION'), [
+    [0, 1, UINT8],
+    [1, 1, UINT8],
+    [2, 1, UINT8],
+  ]);
+  const descriptions = described.flatMap((field) => [0x02, 0, field, UINT8]);
+  // A record definition with no fields of its own, and the developer fields (the flag 0x20).
+  const definition = [
+    0x60,
+    0,
+    0,
+    mesgNum('RECORD') & 0xff,
+    mesgNum('RECORD') >> 8,
+    0,
+    fields.length,
+    ...fields.flatMap((field) => [field, bytesPerField, 0]),
+  ];
+  return fitFileOfMessages(
+    definition,
+    count,
+    1 + fields.length * bytesPerField,
+    (file, offset) => file.fill(60, offset + 1, offset + 1 + fields.length * bytesPerField),
+    [...developer, ...descriptionDefinition, ...descriptions],
+  );
 }
 
 /**
@@ -144,16 +240,11 @@ export function fitFileOfRecords(count: number, fields = 1): Uint8Array {
     .map(([number]) => Number(number))
     .slice(0, fields);
   if (plainFields.length < fields) throw new Error(`the record message has only ${plainFields.length} such fields`);
-  const UINT8 = 0x02;
-  const definition = [
-    0x40,
+  const definition = definitionOf(
     0,
-    0,
-    mesgNum('RECORD') & 0xff,
-    mesgNum('RECORD') >> 8,
-    fields,
-    ...plainFields.flatMap((field) => [field, 1, UINT8]),
-  ];
+    mesgNum('RECORD'),
+    plainFields.map((field) => [field, 1, UINT8]),
+  );
   // A value of 60 for each field.
   return fitFileOfMessages(definition, count, 1 + fields, (file, offset) => file.fill(60, offset + 1, offset + 1 + fields));
 }
@@ -196,5 +287,23 @@ export function fitFileOfSize(size: number, seed = 1): Uint8Array {
       const start = offset + 1 + field * FIELD_BYTES;
       file.fill(0x61 + ((seed + message + field) % 26), start, start + FIELD_BYTES - 1);
     }
+  });
+}
+
+/**
+ * A valid .fit file of about `size` bytes that takes the FIT SDK hours to decode: one developer
+ * field described over and over (a quarter of the bytes), then one-byte record messages, each with
+ * 255 developer fields of no bytes that no description names. The SDK looks each one up through
+ * every description: descriptions × messages × 255 steps.
+ */
+export function fitFileWithEndlessLookups(size: number): Uint8Array {
+  const DESCRIPTION_BYTES = 4;
+  const descriptions = Math.floor(size / 4 / DESCRIPTION_BYTES);
+  const fields = Array.from({ length: 255 }, (_, field) => field + 1);
+  return fitFileOfDeveloperFields({
+    described: Array<number>(descriptions).fill(0),
+    fields,
+    bytesPerField: 0,
+    count: size - descriptions * DESCRIPTION_BYTES,
   });
 }

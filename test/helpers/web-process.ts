@@ -5,6 +5,7 @@ import type { Stack } from './stack.js';
 import { appProcessEnvironment } from './worker-process.js';
 
 const WEB_ENTRY_POINT = fileURLToPath(new URL('../../dist/src/server.js', import.meta.url));
+const RUN_SCRIPT = fileURLToPath(new URL('../../scripts/run.sh', import.meta.url));
 
 export interface WebProcess {
   running: Running;
@@ -15,9 +16,21 @@ export interface WebProcess {
  * Another web process of the stack's app, compiled and run by node as `npm start` runs it, on a
  * port of its own: the same database, Redis and settings (`env` changes some), as a second host behind a load balancer.
  */
-export async function startWebEntryPoint(stack: Stack, env: Record<string, string> = {}): Promise<WebProcess> {
+export function startWebEntryPoint(stack: Stack, env: Record<string, string> = {}): Promise<WebProcess> {
+  return startWeb(process.execPath, [WEB_ENTRY_POINT], stack, env);
+}
+
+/**
+ * The same, started exactly as `npm start` starts it: through scripts/run.sh, with the memory
+ * settings of production. The script execs Node, so the process's pid is Node's.
+ */
+export function startWebAsNpmStart(stack: Stack, env: Record<string, string> = {}): Promise<WebProcess> {
+  return startWeb('sh', [RUN_SCRIPT, 'server'], stack, env);
+}
+
+async function startWeb(command: string, args: string[], stack: Stack, env: Record<string, string>): Promise<WebProcess> {
   const port = await freePort();
-  const running = start(process.execPath, [WEB_ENTRY_POINT], appProcessEnvironment(stack, { ...env, PORT: String(port) }));
+  const running = start(command, args, appProcessEnvironment(stack, { ...env, PORT: String(port) }));
   await running.waitForOutput(/web listening/);
   return { running, url: `http://127.0.0.1:${port}` };
 }
