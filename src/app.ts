@@ -95,7 +95,9 @@ export function createApp(deps: AppDependencies): Express {
   const uploads = createUploadReception({
     maxBytes: config.activities.maxBytes,
     maxConcurrent: config.activities.maxConcurrentUploads,
+    perAddress: config.activities.uploadsPerAddress,
     timeoutMs: config.activities.uploadTimeoutMs,
+    minBytesPerS: config.activities.uploadMinBytesPerS,
   });
   const wellness = createWellness({ db, clock });
   const attemptLimits = createAttemptLimits({ redis, redisPrefix: config.redis.prefix, settings: config.attemptLimits });

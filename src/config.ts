@@ -300,9 +300,15 @@ const webSettings = {
   ACTIVITY_MAX_BYTES: wholeUpTo(100 * 1024 * 1024, 'a number of bytes up to 104857600 (100 MiB), e.g. 26214400 (25 MiB)').default(
     25 * 1024 * 1024,
   ),
-  // Each upload may hold ACTIVITY_MAX_BYTES in memory until it is stored (receive-upload.ts).
+  // Uploads hold their bodies in memory until they are stored: this many files of ACTIVITY_MAX_BYTES in all (upload-slots.ts).
   ACTIVITY_MAX_CONCURRENT_UPLOADS: wholeUpTo(64, 'a number of uploads up to 64, e.g. 4').default(4),
+  // Two, so that two people behind one address (a household, an office) can upload at once.
+  ACTIVITY_UPLOADS_PER_ADDRESS: wholeUpTo(64, 'a number of uploads up to 64, e.g. 2').default(2),
   ACTIVITY_UPLOAD_TIMEOUT_S: wholeUpTo(3600, 'a number of seconds up to 3600, e.g. 120').default(120),
+  // 16 KiB/s is 128 kbit/s, a poor mobile link: a 1 MB file in about a minute.
+  ACTIVITY_UPLOAD_MIN_BYTES_PER_S: wholeUpTo(1024 ** 3, 'bytes per second from 1024 up to 1073741824 (1 GiB), e.g. 16384 (16 KiB)')
+    .min(1024, expecting('bytes per second from 1024 up to 1073741824 (1 GiB), e.g. 16384 (16 KiB)'))
+    .default(16 * 1024),
   // A check of the largest file (ACTIVITY_MAX_BYTES, 100 MiB) takes under a minute here.
   ACTIVITY_CHECK_TIMEOUT_S: wholeUpTo(3600, 'a number of seconds up to 3600, e.g. 60').default(60),
   SIGNIN_FAILURES_PER_ADDRESS_PER_HOUR: positiveInt('a number of failed sign-ins, e.g. 50', 50),
@@ -513,10 +519,14 @@ function toWebConfig(env: Settings<typeof webSettings> & Pick<Settings<typeof sh
     activities: {
       /** The largest .fit file an upload may carry; larger ones are answered 413. */
       maxBytes: env.ACTIVITY_MAX_BYTES,
-      /** Uploads one web process receives and checks at once, one per person at most. */
+      /** How many files of maxBytes the uploads in progress may hold in all, one upload per person at most. */
       maxConcurrentUploads: env.ACTIVITY_MAX_CONCURRENT_UPLOADS,
+      /** Uploads in progress from one client address (an IPv6 /64) at once. */
+      uploadsPerAddress: env.ACTIVITY_UPLOADS_PER_ADDRESS,
       /** How long an upload's body may take to arrive. */
       uploadTimeoutMs: env.ACTIVITY_UPLOAD_TIMEOUT_S * 1000,
+      /** The slowest average rate an upload's body may arrive at. */
+      uploadMinBytesPerS: env.ACTIVITY_UPLOAD_MIN_BYTES_PER_S,
       /** How long checking a file may take once its check has started. */
       checkTimeoutMs: env.ACTIVITY_CHECK_TIMEOUT_S * 1000,
     },

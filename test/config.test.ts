@@ -174,6 +174,8 @@ describe('loadConfig', () => {
     ACTIVITY_MAX_CONCURRENT_UPLOADS: '0',
     ACTIVITY_UPLOAD_TIMEOUT_S: 'slow',
     ACTIVITY_CHECK_TIMEOUT_S: '3601',
+    ACTIVITY_UPLOADS_PER_ADDRESS: '0',
+    ACTIVITY_UPLOAD_MIN_BYTES_PER_S: '1023',
     SIGNIN_FAILURES_PER_ADDRESS_PER_HOUR: '0',
     SIGNUPS_PER_ADDRESS_PER_HOUR: 'some',
     SESSIONS_PER_ADDRESS_PER_HOUR: '0',
@@ -198,9 +200,16 @@ describe('loadConfig', () => {
     expect(message).not.toMatch(/Invalid (input|option|string)|expected|pattern/);
   });
 
-  it('takes .fit files up to 25 MiB, four uploads at once for 120 s each, checks of 60 s, and keeps their bytes by default', () => {
+  it('takes .fit files up to 25 MiB, four at once, two per address, for 120 s each at 16 KiB/s at least, checks of 60 s, and keeps their bytes by default', () => {
     expect(loadConfig(validEnv)).toMatchObject({
-      activities: { maxBytes: 26_214_400, maxConcurrentUploads: 4, uploadTimeoutMs: 120_000, checkTimeoutMs: 60_000 },
+      activities: {
+        maxBytes: 26_214_400,
+        maxConcurrentUploads: 4,
+        uploadsPerAddress: 2,
+        uploadTimeoutMs: 120_000,
+        uploadMinBytesPerS: 16_384,
+        checkTimeoutMs: 60_000,
+      },
       activityRetention: 'keep',
     });
     const changed = {
@@ -208,10 +217,19 @@ describe('loadConfig', () => {
       ACTIVITY_MAX_CONCURRENT_UPLOADS: '2',
       ACTIVITY_UPLOAD_TIMEOUT_S: '30',
       ACTIVITY_CHECK_TIMEOUT_S: '5',
+      ACTIVITY_UPLOADS_PER_ADDRESS: '1',
+      ACTIVITY_UPLOAD_MIN_BYTES_PER_S: '1024',
       ACTIVITY_RETENTION: 'prune-after-upload',
     };
     expect(loadConfig({ ...validEnv, ...changed })).toMatchObject({
-      activities: { maxBytes: 1_048_576, maxConcurrentUploads: 2, uploadTimeoutMs: 30_000, checkTimeoutMs: 5000 },
+      activities: {
+        maxBytes: 1_048_576,
+        maxConcurrentUploads: 2,
+        uploadsPerAddress: 1,
+        uploadTimeoutMs: 30_000,
+        uploadMinBytesPerS: 1024,
+        checkTimeoutMs: 5000,
+      },
       activityRetention: 'prune-after-upload',
     });
   });

@@ -1,4 +1,5 @@
-import type { Request, RequestHandler } from 'express';
+import { performance } from 'node:perf_hooks';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import multer from 'multer';
 
 /**
@@ -6,7 +7,8 @@ import multer from 'multer';
  * and the text parts `name` and `metadata` (the service's own form, §2.2), plus `_csrf` when it
  * comes from the Activities page's form. The next handler finds the bytes in `req.file.buffer`
  * and the text parts in `req.body`, all still to be parsed; what is refused here goes to the error
- * handler with its status (400, or 413 for a file over the limit) and a sentence for the person.
+ * handler with its status (400, 408 for a body too slow, or 413 for a file over the limit) and a
+ * sentence for the person.
  *
  * The file is held in memory, so nothing larger than `maxBytes` is ever read into it: a body whose
  * Content-Length already says too much is refused before a byte of it is read, and a body that
@@ -27,6 +29,11 @@ const PART_HEADERS_MAX_BYTES = 16 * 1024;
 const BOUNDARY_LINE_MAX_BYTES = 2 + 70 + 2 + 2;
 const ENVELOPE_MAX_BYTES = (1 + TEXT_PARTS) * (PART_HEADERS_MAX_BYTES + 2 * BOUNDARY_LINE_MAX_BYTES) + TEXT_PARTS * TEXT_PART_MAX_BYTES;
 
+/** The longest body an upload of a file of at most `maxBytes` can have. */
+export function maxBodyBytes(maxBytes: number): number {
+  return maxBytes + ENVELOPE_MAX_BYTES;
+}
+
 /** A refusal of the upload; the error handler answers with its status and message. */
 export class UploadRefusedError extends Error {
   override name = 'UploadRefusedError';
@@ -34,17 +41,52 @@ export class UploadRefusedError extends Error {
   constructor(
     readonly status: 400 | 408 | 413 | 429 | 503,
     message: string,
+    /** When it may be sent again, for a refusal that only says "not now". */
+    readonly retryAfterS?: number,
   ) {
     super(message);
   }
 }
 
+/** Answers a refusal made before the body was read to its end: the connection is closed after the answer, sparing the rest. */
+export function refuseUnread(res: Response, next: NextFunction, refusal: UploadRefusedError): void {
+  res.set('Connection', 'close');
+  if (refusal.retryAfterS !== undefined) res.set('Retry-After', String(refusal.retryAfterS));
+  next(refusal);
+}
+
 /**
- * `timeoutMs` (ACTIVITY_UPLOAD_TIMEOUT_S) bounds how long the body may take to arrive: a client that
- * sends slowly, or stops before the end, holds what it sent in memory until then, not until Node's
- * own request timeout (5 minutes). It is answered 408, and the connection closed.
+ * What a body is given before the minimum rate counts: a connection may start slowly (TCP's slow
+ * start, a mobile link waking up) and catch up after.
  */
-export function receiveUpload({ maxBytes, timeoutMs }: { maxBytes: number; timeoutMs: number }): RequestHandler {
+export const RATE_GRACE_MS = 10_000;
+/** How often a body's rate is looked at. */
+const RATE_CHECK_MS = 500;
+
+export interface BodyLimits {
+  /** ACTIVITY_MAX_BYTES: the largest file. */
+  maxBytes: number;
+  /** ACTIVITY_UPLOAD_TIMEOUT_S: how long the whole body may take to arrive. */
+  timeoutMs: number;
+  /** ACTIVITY_UPLOAD_MIN_BYTES_PER_S: a body may take `graceMs` and one more second for each this many bytes it has sent. */
+  minBytesPerS: number;
+  graceMs?: number;
+  /**
+   * Told each piece of the body as it arrives (the upload's slots count what it holds); a refusal
+   * it answers cuts the upload short with it.
+   */
+  onBodyBytes?: (req: Request, bytes: number) => UploadRefusedError | undefined;
+}
+
+/**
+ * `timeoutMs` bounds how long the body may take to arrive, and `minBytesPerS` how slowly: a body
+ * may take `graceMs` and one more second for each `minBytesPerS` bytes it has sent so far (as
+ * Apache's mod_reqtimeout's MinRate), and is cut once it has taken longer. A client that sends
+ * slowly, or stops before the end, holds what it sent in memory until then, not until Node's own
+ * request timeout (5 minutes); and keeping an upload open costs a client that rate. Both are
+ * answered 408, and the connection closed.
+ */
+export function receiveUpload({ maxBytes, timeoutMs, minBytesPerS, graceMs = RATE_GRACE_MS, onBodyBytes }: BodyLimits): RequestHandler {
   const parseForm = multer({
     storage: multer.memoryStorage(),
     // Browsers send the file name as UTF-8 (WHATWG HTML, multipart/form-data encoding); busboy
@@ -62,30 +104,44 @@ export function receiveUpload({ maxBytes, timeoutMs }: { maxBytes: number; timeo
   }).single(FILE_PART);
 
   return (req, res, next) => {
-    if (declaredLength(req) > maxBytes + ENVELOPE_MAX_BYTES) {
-      // The body stays unread: closing the connection after the answer spares reading it only to discard it.
-      res.set('Connection', 'close');
-      return next(tooLarge(maxBytes));
-    }
+    if (declaredLength(req) > maxBodyBytes(maxBytes)) return refuseUnread(res, next, tooLarge(maxBytes));
     if (!req.is('multipart/form-data')) {
       return next(new UploadRefusedError(400, `Send the upload as multipart/form-data, with the .fit file in the part "${FILE_PART}".`));
     }
+    const started = performance.now();
+    let received = 0;
     let answered = false;
-    const once = (error?: unknown) => {
-      if (answered) return;
+    const stop = () => {
+      if (answered) return false;
       answered = true;
       clearTimeout(deadline);
-      next(error);
+      clearInterval(pace);
+      req.off('data', arrived);
+      return true;
     };
-    const deadline = setTimeout(() => {
-      res.set('Connection', 'close');
-      once(
-        new UploadRefusedError(
-          408,
-          `The upload did not arrive within ${timeoutMs / 1000} s: send it again, on a faster connection if you can.`,
-        ),
-      );
-    }, timeoutMs);
+    const once = (error?: unknown) => {
+      if (stop()) next(error);
+    };
+    const cut = (refusal: UploadRefusedError) => {
+      if (stop()) refuseUnread(res, next, refusal);
+    };
+    const deadline = setTimeout(
+      () => cut(new UploadRefusedError(408, `The upload did not arrive within ${timeoutMs / 1000} s: ${FASTER}`)),
+      timeoutMs,
+    );
+    const pace = setInterval(() => {
+      const allowedMs = graceMs + (received / minBytesPerS) * 1000;
+      if (performance.now() - started > allowedMs) {
+        cut(new UploadRefusedError(408, `The upload arrived more slowly than ${inWords(minBytesPerS)} per second: ${FASTER}`));
+      }
+    }, RATE_CHECK_MS);
+    const arrived = (piece: Buffer) => {
+      received += piece.length;
+      const refusal = onBodyBytes?.(req, piece.length);
+      if (refusal) cut(refusal);
+    };
+    // Beside multer's own reading of the body (it pipes the request, in this same tick).
+    req.on('data', arrived);
     parseForm(req, res, (error?: unknown) => {
       if (error !== undefined) return once(refusalFor(error, maxBytes));
       if (req.file === undefined) return once(new UploadRefusedError(400, `The upload has no file: send it in the part "${FILE_PART}".`));
@@ -100,7 +156,8 @@ export function uploadedFile(req: Request): { bytes: Uint8Array; fileName: strin
   return { bytes: req.file.buffer, fileName: req.file.originalname };
 }
 
-function declaredLength(req: Request): number {
+/** The body's length as its Content-Length says (Node has checked it is a number), 0 when it does not say (chunked). */
+export function declaredLength(req: Request): number {
   const header = req.get('content-length');
   return header === undefined ? 0 : Number(header);
 }
@@ -134,6 +191,8 @@ function refusalFor(error: unknown, maxBytes: number): UploadRefusedError {
       return new UploadRefusedError(400, `The upload is not a readable multipart form: ${error.message}.`);
   }
 }
+
+const FASTER = 'send it again, on a faster connection if you can.';
 
 const KIB = 1024;
 const MIB = 1024 * KIB;

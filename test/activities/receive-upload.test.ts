@@ -7,7 +7,7 @@ import { sha256Hex } from '../../src/activities/activity-file-store.js';
 import { receiveUpload } from '../../src/activities/receive-upload.js';
 import { serveWithErrorHandler, type ServedApp } from '../helpers/bare-app.js';
 import { fitFile } from '../helpers/fit-files.js';
-import { BOUNDARY, streamUpload } from '../helpers/stream-upload.js';
+import { BOUNDARY, dribbleUpload, streamUpload } from '../helpers/stream-upload.js';
 
 const MAX_BYTES = 64 * 1024;
 const TIMEOUT_MS = 2000;
@@ -18,7 +18,7 @@ let baseUrl: string;
 /** A bare app: the upload route answers what reached it; refusals go through the app's error handler. */
 beforeAll(async () => {
   const app = express();
-  app.post('/api/upload', receiveUpload({ maxBytes: MAX_BYTES, timeoutMs: TIMEOUT_MS }), (req, res) => {
+  app.post('/api/upload', receiveUpload({ maxBytes: MAX_BYTES, timeoutMs: TIMEOUT_MS, minBytesPerS: 1024 }), (req, res) => {
     const body: unknown = req.body;
     res.json({ sha256: sha256Hex(req.file?.buffer ?? new Uint8Array()), body });
   });
@@ -119,5 +119,40 @@ describe('receiveUpload', () => {
       message: `The upload did not arrive within ${TIMEOUT_MS / 1000} s: send it again, on a faster connection if you can.`,
     });
     stalled.destroy();
+  });
+});
+
+describe('receiveUpload, a body held to a minimum rate', () => {
+  let paced: ServedApp;
+
+  /** At least 16 KiB/s after its first second. */
+  beforeAll(async () => {
+    const app = express();
+    const limits = { maxBytes: 1024 * 1024, timeoutMs: 20_000, minBytesPerS: 16 * 1024, graceMs: 1000 };
+    app.post('/api/upload', receiveUpload(limits), (req, res) => {
+      res.json({ bytes: req.file?.size });
+    });
+    paced = await serveWithErrorHandler(app);
+  });
+  afterAll(() => paced.close());
+
+  it('cuts a body arriving more slowly, once its first second is past, with 408', async () => {
+    const slow = dribbleUpload(`${paced.url}/api/upload`, { bytesPerS: 4 * 1024 });
+    try {
+      expect(await slow.answer).toEqual({
+        status: 408,
+        json: {
+          error: 'request_timeout',
+          message: 'The upload arrived more slowly than 16 KiB per second: send it again, on a faster connection if you can.',
+        },
+      });
+    } finally {
+      slow.stop();
+    }
+  });
+
+  it('takes a body arriving at twice that rate, for as long as it takes', async () => {
+    const steady = dribbleUpload(`${paced.url}/api/upload`, { bytesPerS: 32 * 1024, fileBytes: 80 * 1024 });
+    expect(await steady.answer).toEqual({ status: 200, json: { bytes: 80 * 1024 } });
   });
 });

@@ -22,19 +22,25 @@ function mesgNum(name: string): number {
   return number;
 }
 
-/** A valid activity .fit file of `records` one-second records; a different `serialNumber` gives different bytes. */
-export function fitFile(serialNumber = 1, records = 5): Uint8Array {
-  const start = new Date('2026-03-01T07:00:00Z');
+/** An encoder that has written the file_id message of an activity created at `start`. */
+function activityEncoder(start: Date, serialNumber?: number): Encoder {
   const encoder = new Encoder();
   const fileId: Encodable<FileIdMesg> = {
     mesgNum: mesgNum('FILE_ID'),
     type: 'activity',
     manufacturer: 'development',
     product: 1,
-    serialNumber,
+    ...(serialNumber !== undefined && { serialNumber }),
     timeCreated: start,
   };
   encoder.writeMesg(fileId);
+  return encoder;
+}
+
+/** A valid activity .fit file of `records` one-second records; a different `serialNumber` gives different bytes. */
+export function fitFile(serialNumber = 1, records = 5): Uint8Array {
+  const start = new Date('2026-03-01T07:00:00Z');
+  const encoder = activityEncoder(start, serialNumber);
   for (let second = 0; second < records; second += 1) {
     const record: Encodable<RecordMesg> = {
       mesgNum: mesgNum('RECORD'),
@@ -56,17 +62,9 @@ export function fitFile(serialNumber = 1, records = 5): Uint8Array {
  */
 export function fitFileOfHeartRates(messages = 15_800, samples = 63): Uint8Array {
   const start = new Date('2026-03-01T07:00:00Z');
-  const encoder = new Encoder();
-  const fileId: Encodable<FileIdMesg> = {
-    mesgNum: mesgNum('FILE_ID'),
-    type: 'activity',
-    manufacturer: 'development',
-    product: 1,
-    timeCreated: start,
-  };
+  const encoder = activityEncoder(start);
   const record: Encodable<RecordMesg> = { mesgNum: mesgNum('RECORD'), timestamp: start, heartRate: 120 };
   const anchor: Encodable<HrMesg> = { mesgNum: mesgNum('HR'), timestamp: start, eventTimestamp: [0] };
-  encoder.writeMesg(fileId);
   encoder.writeMesg(record);
   encoder.writeMesg(anchor);
   const samplesOfAMessage: Encodable<HrMesg> = {
@@ -82,14 +80,7 @@ export function fitFileOfHeartRates(messages = 15_800, samples = 63): Uint8Array
 export function fitFileWithSession(): Uint8Array {
   const start = new Date('2026-03-01T06:30:00Z');
   const end = new Date(start.getTime() + 5400 * 1000);
-  const encoder = new Encoder();
-  const fileId: Encodable<FileIdMesg> = {
-    mesgNum: mesgNum('FILE_ID'),
-    type: 'activity',
-    manufacturer: 'development',
-    product: 1,
-    timeCreated: start,
-  };
+  const encoder = activityEncoder(start);
   const session: Encodable<SessionMesg> = {
     mesgNum: mesgNum('SESSION'),
     timestamp: end,
@@ -98,7 +89,6 @@ export function fitFileWithSession(): Uint8Array {
     totalElapsedTime: 5400,
     totalDistance: 45_000,
   };
-  encoder.writeMesg(fileId);
   encoder.writeMesg(session);
   return encoder.close();
 }

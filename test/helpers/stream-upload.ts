@@ -11,6 +11,7 @@ const CLOSING = Buffer.from(`\r\n--${BOUNDARY}--\r\n`);
 
 export interface StreamedUpload {
   status: number;
+  retryAfter: string | undefined;
   json: unknown;
   /** Bytes of the body the client had handed to the socket when the answer's head arrived. */
   sentWhenAnswered: number;
@@ -64,7 +65,70 @@ export async function streamUpload(
   req.destroy();
   return {
     status: response.statusCode ?? 0,
+    retryAfter: response.headers['retry-after'],
     json: JSON.parse(Buffer.concat(chunks).toString('utf8')),
     sentWhenAnswered: answer?.sentWhenAnswered ?? sent,
+  };
+}
+
+export interface Dribble {
+  /** The answer, once it comes. */
+  answer: Promise<{ status: number; json: unknown }>;
+  /** Ends the request from the client's side. */
+  stop(): void;
+}
+
+/**
+ * Opens an upload to `url` of a file of `fileBytes` (8 MiB unless said) and sends its body at about
+ * `bytesPerS`, a tenth each 100 ms, to its end: a client holding an upload open. From
+ * `localAddress` (127.0.0.2, …) the app sees another client address.
+ */
+export function dribbleUpload(
+  url: string,
+  {
+    bytesPerS,
+    fileBytes = 1024 * 1024,
+    headers = {},
+    localAddress,
+  }: { bytesPerS: number; fileBytes?: number; headers?: Record<string, string>; localAddress?: string },
+): Dribble {
+  const req = request(url, {
+    method: 'POST',
+    localAddress,
+    headers: {
+      'Content-Type': `multipart/form-data; boundary=${BOUNDARY}`,
+      'Content-Length': String(FILE_PART_OPENING.length + fileBytes + CLOSING.length),
+      ...headers,
+    },
+  });
+  // Once the server has answered and closed, writes fail with EPIPE or ECONNRESET: expected here.
+  req.on('error', () => {});
+  req.write(FILE_PART_OPENING);
+  const piece = Buffer.alloc(Math.max(1, Math.round(bytesPerS / 10)), 0x2a);
+  let sent = 0;
+  const dribbling = setInterval(() => {
+    const next = piece.subarray(0, fileBytes - sent);
+    sent += next.length;
+    req.write(next);
+    if (sent < fileBytes) return;
+    clearInterval(dribbling);
+    req.end(CLOSING);
+  }, 100);
+  const answer = new Promise<{ status: number; json: unknown }>((resolve, reject) => {
+    req.on('response', (response: IncomingMessage) => {
+      clearInterval(dribbling);
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, json: JSON.parse(Buffer.concat(chunks).toString('utf8')) }));
+      response.on('error', reject);
+    });
+  });
+  answer.catch(() => {});
+  return {
+    answer,
+    stop: () => {
+      clearInterval(dribbling);
+      req.destroy();
+    },
   };
 }
