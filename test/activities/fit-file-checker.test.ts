@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
@@ -12,6 +13,7 @@ import {
   fitFileWithEndlessLookups,
   truncatedFitFile,
 } from '../helpers/fit-files.js';
+import { eventually } from '../helpers/wait.js';
 
 /**
  * The longest the event loop stood still, sampled every `everyMs`, while `work` ran. Sampling starts
@@ -123,7 +125,22 @@ describe('the .fit check, fair to every client', () => {
   });
 });
 
+/** The threads of this process, as Linux counts them. */
+function threadsNow(): number {
+  return Number(/^Threads:\s+(\d+)$/m.exec(readFileSync('/proc/self/status', 'utf8'))![1]);
+}
+
 describe('the .fit check, within its limits', () => {
+  it("ends a large file's thread with its check, giving back what it took, and keeps the small files' thread", async () => {
+    const check = createFitFileChecker({ timeoutMs: NO_DEADLINE_MS });
+    await check(fitFile(1));
+    const withTheSmallFilesThread = threadsNow();
+    expect(await check(fitFileOfRecords(SMALL_FIT_FILE_BYTES, 1))).toBeUndefined();
+    await eventually('the large file’s thread ended', async () => (threadsNow() === withTheSmallFilesThread ? true : undefined));
+    expect(await check(fitFile(2))).toBeUndefined();
+    expect(threadsNow()).toBe(withTheSmallFilesThread);
+  }, 60_000);
+
   it("refuses a file whose decoding meets its thread's memory limit as too large to check, and answers the next check", async () => {
     const check = createFitFileChecker({
       timeoutMs: NO_DEADLINE_MS,
