@@ -313,7 +313,7 @@ const workerSettings = {
   SYNC_SWEEP_INTERVAL_MS: positiveInt('milliseconds, e.g. 30000', 30_000),
   SYNC_ATTEMPTS: positiveInt('a number of attempts, e.g. 8', 8),
   WORKER_CONCURRENCY: positiveInt('a number of jobs, e.g. 16', 16),
-  WORKER_LOCK_DURATION_MS: positiveInt('milliseconds, e.g. 30000', 30_000),
+  WORKER_LOCK_DURATION_MS: positiveInt('milliseconds, e.g. 5000', 5000),
   ACTIVITY_RETENTION: z.enum(['keep', 'prune-after-upload'], expecting('keep or prune-after-upload')).default('keep'),
   // Unset: no mail is sent (the app says so at start).
   SMTP_URL: z.url({ protocol: /^smtps?$/, ...expecting(SMTP_URL_HINT) }).optional(),
