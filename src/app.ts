@@ -106,7 +106,7 @@ export function createApp(deps: AppDependencies): Express {
     reservedEmails: new Set(config.admin.emails),
     clock,
   });
-  const sessions = createUserSessions({ redis, redisPrefix: config.redis.prefix, limits: config.session });
+  const sessions = createUserSessions({ db, redis, redisPrefix: config.redis.prefix, limits: config.session });
   const erasure = createAccountErasure({
     db,
     files,

@@ -222,7 +222,12 @@ describe('Redis away at the moment of deletion', () => {
   it('the store is emptied at once; the sessions end at the next sweep, and meanwhile nothing of the person is sent', async () => {
     const person = await personWithData('Cleo');
     const unreachable = createProducerConnection(redisServer(`redis://127.0.0.1:${await freePort()}`));
-    const sessionsThere = createUserSessions({ redis: unreachable, redisPrefix: stack.config.redis.prefix, limits: stack.config.session });
+    const sessionsThere = createUserSessions({
+      db: stack.db,
+      redis: unreachable,
+      redisPrefix: stack.config.redis.prefix,
+      limits: stack.config.session,
+    });
     const erasure = createAccountErasure({
       db: stack.db,
       files: createDatabaseActivityFileStore(stack.db),
@@ -250,7 +255,12 @@ describe('Redis away at the moment of deletion', () => {
     }
     expect((await stack.sandboxState()).athletes.Cleo?.nutrition ?? {}).toEqual({});
 
-    const sessions = createUserSessions({ redis: stack.redis, redisPrefix: stack.config.redis.prefix, limits: stack.config.session });
+    const sessions = createUserSessions({
+      db: stack.db,
+      redis: stack.redis,
+      redisPrefix: stack.config.redis.prefix,
+      limits: stack.config.session,
+    });
     expect(await finishPendingErasures(stack.db, sessions.endAll)).toBe(1);
     expect(await cellsNaming(stack.db, stack.database, person)).toEqual([]);
     expect((await redisKeysNaming(person)).filter((key) => !key.includes(':attempts:'))).toEqual([]);
