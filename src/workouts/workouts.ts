@@ -1,3 +1,4 @@
+import { lockSignedInUser } from '../accounts/user.repository.js';
 import { hasCapability, scopeOf } from '../connections/capabilities.js';
 import { findConnection } from '../connections/connection.repository.js';
 import type { Db } from '../db/database.js';
@@ -48,7 +49,11 @@ export async function listWorkouts({ db, api, budget, clock }: WorkoutsDependenc
   );
   if (read.ok) {
     const list = { fetchedAt: clock(), ...readWorkoutListing(read.value) };
-    await keepLastWorkoutList(db, userId, connection.grantId, list);
+    await db.transaction().execute(async (trx) => {
+      // The account may have been deleted while the service answered: then nothing is kept (401).
+      await lockSignedInUser(trx, userId);
+      await keepLastWorkoutList(trx, userId, connection.grantId, list);
+    });
     return { ok: true, stale: false, ...list };
   }
   const failure = failureOutcome(read.error);

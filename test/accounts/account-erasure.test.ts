@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccountErasure, finishPendingErasures } from '../../src/accounts/account-erasure.js';
 import { createAttemptLimits } from '../../src/accounts/attempt-limits.js';
+import { AccountGoneError } from '../../src/accounts/user.repository.js';
 import { createDatabaseActivityFileStore } from '../../src/activities/activity-file-store.js';
 import { freePort } from '../../src/dev/free-port.js';
 import { createLogger } from '../../src/logger.js';
+import type { ServiceApi } from '../../src/provider/api.js';
 import { recordIncident } from '../../src/notices/notice.repository.js';
 import { createProducerConnection, createRedisConnection } from '../../src/queue/redis.js';
 import { redisServer, type RedisConnection } from '../../src/queue/redis-target.js';
@@ -11,10 +13,11 @@ import { syncEntry } from '../../src/sync/jobs.js';
 import { LANES, queueTurns } from '../../src/sync/queue.js';
 import { takeTurn } from '../../src/sync/turn.js';
 import { createUserSessions } from '../../src/web/user-sessions.js';
+import { listWorkouts } from '../../src/workouts/workouts.js';
 import { PASSWORD, sendJson, signedInAgain } from '../helpers/account.js';
 import { uploadActivity } from '../helpers/activities.js';
 import { fitFile } from '../helpers/fit-files.js';
-import { connect, signUpNewUser } from '../helpers/flows.js';
+import { connect, connectHeldAtTokenAnswer, signUpNewUser } from '../helpers/flows.js';
 import { bodyOf, hiddenField, type ApiError, type CookieClient } from '../helpers/http-client.js';
 import { addMeal } from '../helpers/meals.js';
 import { cellsNaming } from '../helpers/person-traces.js';
@@ -59,7 +62,7 @@ async function personWithData(athlete = 'Ana'): Promise<Person> {
 }
 
 /** Every key of the stack's Redis that names the person: their session set, a session of theirs, a sign-in count. */
-async function redisKeysNaming(person: Person): Promise<string[]> {
+async function redisKeysNaming(person: Pick<Person, 'id' | 'email'>): Promise<string[]> {
   const keys = await redis.keys(`${stack.config.redis.prefix}:*`);
   const naming: string[] = [];
   for (const key of keys) {
@@ -215,6 +218,52 @@ describe('a sync job running at the moment of deletion', () => {
     } finally {
       await logged.close();
     }
+  });
+});
+
+describe('deletion racing a request of the person', () => {
+  /** A person signed in twice, connected unless told not to. */
+  async function personOnTwoDevices({ connected }: { connected: boolean }) {
+    await stack.changeSandbox({ autoApprove: 'Dora' });
+    const client = stack.browser();
+    const email = await signUpNewUser(client);
+    if (connected) expect((await connect(client)).status).toBe(303);
+    const phone = await signedInAgain(client, email);
+    const { id } = await stack.db.selectFrom('users').select('id').where('email', '=', email).executeTakeFirstOrThrow();
+    return { id, email, client, phone };
+  }
+
+  it("Connect's callback, waiting for the service's token answer: 401, and nothing of the person is saved or left in Redis", async () => {
+    const person = await personOnTwoDevices({ connected: false });
+    const callback = await connectHeldAtTokenAnswer(stack, person.client, 2000);
+
+    expect((await sendJson(person.phone, 'DELETE', '/api/account', { password: PASSWORD })).status).toBe(204);
+    expect(callback.answered()).toBe(false);
+
+    const answer = await callback.answer;
+    expect(answer.status).toBe(401);
+    expect(await answer.text()).toContain('Sign in first.');
+    expect(await cellsNaming(stack.db, stack.database, person)).toEqual([]);
+    expect(await redisKeysNaming(person)).toEqual([]);
+  });
+
+  it('the workouts list, whose answer came after the account went: 401, and no list is kept', async () => {
+    const person = await personOnTwoDevices({ connected: true });
+    const api = stack.serviceApi();
+    const answeredAfterDeletion: ServiceApi = {
+      ...api,
+      async listWorkouts(userId, options) {
+        const body = await api.listWorkouts(userId, options);
+        expect((await sendJson(person.phone, 'DELETE', '/api/account', { password: PASSWORD })).status).toBe(204);
+        return body;
+      },
+    };
+
+    const listing = listWorkouts({ db: stack.db, api: answeredAfterDeletion, budget: stack.budget, clock: () => new Date() }, person.id);
+
+    await expect(listing).rejects.toBeInstanceOf(AccountGoneError);
+    await expect(listing).rejects.toMatchObject({ status: 401 });
+    expect(await cellsNaming(stack.db, stack.database, person)).toEqual([]);
   });
 });
 

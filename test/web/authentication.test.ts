@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sessionKeyPrefix, SESSION_COOKIE } from '../../src/web/session.js';
 import { PASSWORD, sendJson, signedInAgain } from '../helpers/account.js';
 import { fitFile } from '../helpers/fit-files.js';
-import { signUpNewUser, startConnect } from '../helpers/flows.js';
+import { connectHeldAtTokenAnswer, signUpNewUser } from '../helpers/flows.js';
 import { holdUpload, type HeldUpload } from '../helpers/held-upload.js';
 import { hiddenField, type CookieClient } from '../helpers/http-client.js';
 import { startStack, type Stack } from '../helpers/stack.js';
@@ -105,26 +105,11 @@ describe('a session ended while one of its requests is under way', () => {
 
   it("stays ended when Connect's callback, under way, renews it after the person signed out everywhere (401)", async () => {
     const { acting, other } = await personWithTwoSessions();
-    const callback = await startConnect(other);
-    // The service holds its token answer: the callback is past sign-in, waiting for it.
-    await stack.changeSandbox({ tokenDelayMs: 3000 });
-    try {
-      const exchanges = (await stack.sandboxState()).counters.tokenGrants.authorization_code ?? 0;
-      let answered = false;
-      const connecting = other.get(callback.href).then((response) => {
-        answered = true;
-        return response;
-      });
-      await eventually('the code exchange', async () =>
-        ((await stack.sandboxState()).counters.tokenGrants.authorization_code ?? 0) > exchanges ? true : undefined,
-      );
+    const callback = await connectHeldAtTokenAnswer(stack, other, 3000);
 
-      expect((await acting.postJson('/api/account/logout-everywhere', {})).status).toBe(204);
-      expect(answered).toBe(false);
-      expect((await connecting).status).toBe(303);
-    } finally {
-      await stack.changeSandbox({ tokenDelayMs: 0 });
-    }
+    expect((await acting.postJson('/api/account/logout-everywhere', {})).status).toBe(204);
+    expect(callback.answered()).toBe(false);
+    expect((await callback.answer).status).toBe(303);
 
     expect((await other.get('/api/me')).status).toBe(401);
   });
