@@ -24,6 +24,8 @@ import { dashboardPages } from './dashboard/dashboard.pages.js';
 import { syncOverviewApi } from './dashboard/sync-overview.api.js';
 import { checkDatabase, type Db } from './db/database.js';
 import type { Logger } from './logger.js';
+import { createUnsubscribeLinks } from './notices/unsubscribe-link.js';
+import { unsubscribeRoutes } from './notices/unsubscribe.routes.js';
 import { mealsApi } from './nutrition/meals.api.js';
 import { batchBodyLimitBytes } from './nutrition/meal.schemas.js';
 import { createMeals } from './nutrition/meals.js';
@@ -146,6 +148,9 @@ export function createApp(deps: AppDependencies): Express {
   // Everything from here on is per person: the pages and every answer of the JSON API.
   if (secure) app.use(warnOfPlainHttp(logger));
   app.use(noStore);
+  // Before the origin check, sessions and form tokens: a mail client's one-click POST comes from no
+  // page of this site and carries no cookie; the link's signature is its authority.
+  app.use(unsubscribeRoutes({ db, links: createUnsubscribeLinks(config.tokenEncryption, config.appBaseUrl), renderPage }));
   app.use(refuseForeignOrigin(config.appBaseUrl));
   app.use(createSessionMiddleware({ secret: config.sessionSecret, store: sessionStore, secure, limits: config.session, clock }));
   app.use(loadCurrentUser(db));
