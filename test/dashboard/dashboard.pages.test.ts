@@ -1,6 +1,7 @@
 import { DateTime } from 'luxon';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DEFAULT_LOCALE, dateStyleFor } from '../../src/dates/date-style.js';
+import { dateStyleFor } from '../../src/dates/date-style.js';
+import { DEFAULT_LOCALE } from '../../src/dates/page-locales.js';
 import type { SyncOverview } from '../../src/dashboard/sync-overview.js';
 import { addDays, localToday } from '../../src/dates/local-today.js';
 import { ServiceError } from '../../src/provider/service-error.js';
