@@ -14,32 +14,22 @@ describe('PAGE_LOCALES', () => {
 
 describe('pageLocaleFor', () => {
   it.each([
-    [['de-AT'], 'de-AT'],
-    [['de-LU'], 'de'],
-    [['pt-BR'], 'pt'],
-    [['en-US'], 'en'],
-    [['zh-Hant-TW'], 'zh-Hant'],
-    [['sr-Latn-RS'], 'sr-Latn'],
-    [['de-AT-1996'], 'de-AT'],
-  ])('takes %j as the listed locale its lookup reaches, %s', (languages, locale) => {
-    expect(pageLocaleFor(languages)).toBe(locale);
-  });
-
-  it.each([
-    [['EN-gb'], 'en-GB'],
-    [['iw-IL'], 'he'],
-    [['in'], 'id'],
-    [['sh'], 'sr-Latn'],
-  ])('reads %j as Intl spells it, %s', (languages, locale) => {
-    expect(pageLocaleFor(languages)).toBe(locale);
-  });
-
-  it.each([
-    [['en-GB-u-ca-islamic'], 'en-GB'],
-    [['ja-JP-u-nu-fullwide'], 'ja'],
-    [['sv-x-private'], 'sv'],
-    [['fr-CA-x-a-b'], 'fr-CA'],
-  ])('drops extensions and private subtags from %j: %s, in its own calendar and digits', (languages, locale) => {
+    [['de-AT'], 'de-AT', 'a listed region'],
+    [['de-LU'], 'de', 'the language of a region not listed'],
+    [['pt-BR'], 'pt', 'the language of a region not listed'],
+    [['en-US'], 'en', 'the language of a region not listed'],
+    [['zh-Hant-TW'], 'zh-Hant', 'the language and script'],
+    [['sr-Latn-RS'], 'sr-Latn', 'the language and script'],
+    [['de-AT-1996'], 'de-AT', 'the region, without its variant'],
+    [['EN-gb'], 'en-GB', 'as Intl spells it'],
+    [['iw-IL'], 'he', 'as Intl spells it'],
+    [['in'], 'id', 'as Intl spells it'],
+    [['sh'], 'sr-Latn', 'as Intl spells it'],
+    [['en-GB-u-ca-islamic'], 'en-GB', 'in its own calendar'],
+    [['ja-JP-u-nu-fullwide'], 'ja', 'in its own digits'],
+    [['sv-x-private'], 'sv', 'without private subtags'],
+    [['fr-CA-x-a-b'], 'fr-CA', 'without private subtags'],
+  ])('takes %j as %s: %s', (languages, locale) => {
     expect(pageLocaleFor(languages)).toBe(locale);
   });
 
