@@ -32,6 +32,7 @@ const NOT_ABOUT_THE_DATABASE = [
   'test/sync/queue.test.ts',
   'test/sync/sync-words.test.ts',
   'test/web/form-numbers.test.ts',
+  'test/web/locale.test.ts',
   'test/wellness/wellness-record.test.ts',
   'test/workouts/read-with-retries.test.ts',
   'test/workouts/workout-display.test.ts',

@@ -47,7 +47,7 @@ import { warnOfPlainHttp } from './web/plain-http-warning.js';
 import { createErrorHandler } from './web/error-handler.js';
 import { createPageRenderer } from './web/pages.js';
 import { readinessCheck } from './web/readiness.js';
-import { refuseDeepJson, refuseForeignOrigin, requireJsonBody } from './web/request-guards.js';
+import { parseJsonBody, refuseForeignOrigin, requireJsonBody } from './web/request-guards.js';
 import { createSessionMiddleware } from './web/session.js';
 import { createUserSessions } from './web/user-sessions.js';
 import { createViewRenderer } from './web/views.js';
@@ -161,8 +161,8 @@ export function createApp(deps: AppDependencies): Express {
   app.use(activityUploadApi({ activities, uploads }));
   app.use(signOutApi({ sessions }));
   // An import carries up to MEALS_BATCH_MAX items, more than the 100 kB of any other request.
-  app.use('/api/meals/batch', requireJsonBody, express.json({ limit: batchBodyLimitBytes(config.meals), verify: refuseDeepJson }));
-  app.use('/api', requireJsonBody, express.json({ limit: '100kb', verify: refuseDeepJson }));
+  app.use('/api/meals/batch', requireJsonBody, parseJsonBody(batchBodyLimitBytes(config.meals)));
+  app.use('/api', requireJsonBody, parseJsonBody('100kb'));
   app.use(accountApi({ db, accounts, erasure, sessions, clock }));
   app.use(mealsApi({ meals, limits: config.meals }));
   app.use(activitiesApi({ activities }));

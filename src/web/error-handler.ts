@@ -106,14 +106,16 @@ function refusalStatus(error: unknown): number | undefined {
 
 /**
  * A refusal (a foreign origin, a missing form token), a body over a limit (an upload, a JSON body),
- * one too slow, and one that came at a busy moment are told apart: the client should not retry,
- * should send less or faster, or should wait and send the same again.
+ * one too slow, one in a charset the app does not read, and one that came at a busy moment are told
+ * apart: the client should not retry, should send less or faster, should send it as UTF-8, or should
+ * wait and send the same again.
  */
 const REFUSAL_CODES: Record<number, string> = {
   401: 'unauthenticated',
   403: 'forbidden',
   408: 'request_timeout',
   413: 'payload_too_large',
+  415: 'unsupported_media_type',
   429: 'too_many_requests',
   503: 'busy',
 };
