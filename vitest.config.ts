@@ -12,7 +12,7 @@ const postgresUrl = process.env.TEST_POSTGRES_URL;
 
 const DATABASE_TESTS = [
   'test/{accounts,activities,connections,dashboard,db,notices,nutrition,sync,web,wellness,workouts}/**/*.test.ts',
-  'test/e2e/{activities-sync,multi-host,nutrition-sync,read-only-store,reads-and-history,shutdown,token-canary,token-single-flight,wellness-sync,worker-stopped-mid-refresh}.test.ts',
+  'test/e2e/{activities-sync,multi-host,nutrition-sync,read-only-store,reads-and-history,shutdown,token-canary,token-key-rotation,token-single-flight,wellness-sync,worker-stopped-mid-refresh}.test.ts',
 ];
 /**
  * In those folders, the files whose subject is not the database: pure functions, the sync queues'

@@ -24,6 +24,8 @@ import { dashboardPages } from './dashboard/dashboard.pages.js';
 import { syncOverviewApi } from './dashboard/sync-overview.api.js';
 import { checkDatabase, type Db } from './db/database.js';
 import type { Logger } from './logger.js';
+import { createUnsubscribeLinks } from './notices/unsubscribe-link.js';
+import { unsubscribeRoutes } from './notices/unsubscribe.routes.js';
 import { mealsApi } from './nutrition/meals.api.js';
 import { batchBodyLimitBytes } from './nutrition/meal.schemas.js';
 import { createMeals } from './nutrition/meals.js';
@@ -114,7 +116,7 @@ export function createApp(deps: AppDependencies): Express {
     reservedEmails: new Set(config.admin.emails),
     clock,
   });
-  const sessions = createUserSessions({ redis, redisPrefix: config.redis.prefix, limits: config.session });
+  const sessions = createUserSessions({ db, redis, redisPrefix: config.redis.prefix, limits: config.session });
   const erasure = createAccountErasure({
     db,
     files,
@@ -154,6 +156,9 @@ export function createApp(deps: AppDependencies): Express {
   // Everything from here on is per person: the pages and every answer of the JSON API.
   if (secure) app.use(warnOfPlainHttp(logger));
   app.use(noStore);
+  // Before the origin check, sessions and form tokens: a mail client's one-click POST comes from no
+  // page of this site and carries no cookie; the link's signature is its authority.
+  app.use(unsubscribeRoutes({ db, links: createUnsubscribeLinks(config.tokenEncryption, config.appBaseUrl), renderPage }));
   app.use(refuseForeignOrigin(config.appBaseUrl));
   app.use(createSessionMiddleware({ secret: config.sessionSecret, store: sessionStore, secure, limits: config.session, clock }));
   app.use(loadCurrentUser(db));

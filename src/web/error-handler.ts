@@ -72,6 +72,9 @@ export function createErrorHandler({ logger, renderPage }: { logger: Logger; ren
     const answer = answerFor(error);
     if (answer.log) logger[answer.log]({ err: error, ...request }, 'request failed');
     if (answer.retryAfterS !== undefined) res.set('Retry-After', String(answer.retryAfterS));
+    // Answered as to someone signed out (the account was deleted while the request ran): the page
+    // then holds no form token, so nothing writes the ended session back.
+    if (answer.status === 401) res.locals.user = undefined;
     if (wantsJson(req)) {
       res.status(answer.status).json({ error: answer.error, message: answer.message });
     } else {

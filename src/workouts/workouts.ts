@@ -1,3 +1,4 @@
+import { lockSignedInUser } from '../accounts/user.repository.js';
 import { hasCapability, scopeOf } from '../connections/capabilities.js';
 import { findConnection, type Connection } from '../connections/connection.repository.js';
 import type { Db } from '../db/database.js';
@@ -74,7 +75,11 @@ async function readFromService(
   );
   if (read.ok) {
     const list: LastWorkoutList = { fetchedAt: clock(), ...readWorkoutListing(read.value) };
-    await keepLastWorkoutList(db, userId, grantId, list);
+    await db.transaction().execute(async (trx) => {
+      // The account may have been deleted while the service answered: then nothing is kept (401).
+      await lockSignedInUser(trx, userId);
+      await keepLastWorkoutList(trx, userId, grantId, list);
+    });
     return { ok: true, stale: false, ...list };
   }
   const failure = failureOutcome(read.error);
@@ -88,7 +93,7 @@ function tooManyReads(retryAfterS: number): string {
   return `You have asked for your workouts many times in the last minute; try again in ${retryAfterS} s.`;
 }
 
-/** No error: no try could start within the deadline (the budget is paused, or the person's other request runs on). */
+/** No error: no try could start within the deadline (the budget is paused, reads have had their share, or the person's other request runs on). */
 function failureOutcome(error: ServiceError | undefined): Extract<WorkoutsOutcome, { ok: false }> {
   switch (error?.kind) {
     case 'needs-reconnect':

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sendJson } from '../helpers/account.js';
+import { signUpNewUser } from '../helpers/flows.js';
 import { bodyOf, type ApiError } from '../helpers/http-client.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 
@@ -29,5 +31,24 @@ describe('a request from another origin', () => {
       expect(response.status).toBe(403);
       expect(await bodyOf<ApiError>(response)).toEqual({ error: 'forbidden', message: REFUSED });
     }
+  });
+
+  it('is answered when it only reads (GET), with no CORS header that would let the other site see the answer; one that changes something is refused', async () => {
+    const client = stack.browser();
+    await signUpNewUser(client);
+
+    const read = await client.request('/api/me', { headers: FOREIGN });
+    expect(read.status).toBe(200);
+    expect(read.headers.get('access-control-allow-origin')).toBeNull();
+
+    const change = await sendJson(client, 'PATCH', '/api/account', { connectionMail: false }, FOREIGN);
+    expect(change.status).toBe(403);
+    expect(await bodyOf<{ connectionMail: boolean }>(await client.get('/api/me'))).toMatchObject({ connectionMail: true });
+  });
+
+  it('is served without an Origin header, as scripts and mobile clients send it', async () => {
+    const client = stack.browser();
+    await signUpNewUser(client);
+    expect((await sendJson(client, 'PATCH', '/api/account', { connectionMail: false })).status).toBe(200);
   });
 });
