@@ -51,6 +51,7 @@ import { parseJsonBody, refuseForeignOrigin, requireJsonBody } from './web/reque
 import { createSessionMiddleware } from './web/session.js';
 import { createUserSessions } from './web/user-sessions.js';
 import { createViewRenderer } from './web/views.js';
+import { createWorkoutReadLimits } from './workouts/read-limits.js';
 import { workoutsApi } from './workouts/workouts.api.js';
 import { workoutsPages } from './workouts/workouts.pages.js';
 import { wellnessApi } from './wellness/wellness.api.js';
@@ -70,7 +71,7 @@ export interface AppDependencies {
   syncQueues: SyncQueues;
   /** The service's data API, for what the web reads from it (the workouts list). */
   serviceApi: ServiceApi;
-  /** Paces those reads with the workers' requests (the fresh lane: a person is waiting). */
+  /** Paces those reads with the workers' requests (the read lane: a person is waiting, but reads have a share). */
   budget: RequestBudget;
   clock: () => Date;
 }
@@ -100,6 +101,13 @@ export function createApp(deps: AppDependencies): Express {
     timeoutMs: config.activities.uploadTimeoutMs,
   });
   const wellness = createWellness({ db, clock });
+  const workouts = {
+    db,
+    api: serviceApi,
+    budget,
+    reads: createWorkoutReadLimits({ redis, redisPrefix: config.redis.prefix, settings: config.workoutReads }),
+    clock,
+  };
   const attemptLimits = createAttemptLimits({ redis, redisPrefix: config.redis.prefix, settings: config.attemptLimits });
   const accounts = createAccounts({
     db,
@@ -169,7 +177,7 @@ export function createApp(deps: AppDependencies): Express {
   app.use(wellnessApi({ wellness }));
   app.use(syncStatusApi({ db }));
   app.use(syncOverviewApi({ db, clock }));
-  app.use(workoutsApi({ db, api: serviceApi, budget, clock }));
+  app.use(workoutsApi(workouts));
   app.use('/api', (_req, res) => {
     res.status(404).json({ error: 'not_found', message: 'No such endpoint.' });
   });
@@ -181,7 +189,7 @@ export function createApp(deps: AppDependencies): Express {
   app.use(accountPages({ db, accounts, erasure, sessions, renderPage }));
   app.use(dashboardPages({ db, renderPage, clock }));
   app.use(mealsPages({ db, meals, limits: config.meals, renderPage, clock }));
-  app.use(workoutsPages({ db, api: serviceApi, budget, clock, renderPage }));
+  app.use(workoutsPages({ ...workouts, renderPage }));
   app.use(activitiesPages({ activities, renderPage, clock }));
   app.use(wellnessPages({ wellness, renderPage, clock }));
   app.use(

@@ -13,6 +13,7 @@ import { syncEntry } from '../../src/sync/jobs.js';
 import { LANES, queueTurns } from '../../src/sync/queue.js';
 import { takeTurn } from '../../src/sync/turn.js';
 import { createUserSessions } from '../../src/web/user-sessions.js';
+import { createWorkoutReadLimits } from '../../src/workouts/read-limits.js';
 import { listWorkouts } from '../../src/workouts/workouts.js';
 import { PASSWORD, sendJson, signedInAgain } from '../helpers/account.js';
 import { uploadActivity } from '../helpers/activities.js';
@@ -259,7 +260,15 @@ describe('deletion racing a request of the person', () => {
       },
     };
 
-    const listing = listWorkouts({ db: stack.db, api: answeredAfterDeletion, budget: stack.budget, clock: () => new Date() }, person.id);
+    const reads = createWorkoutReadLimits({
+      redis: stack.redis,
+      redisPrefix: stack.config.redis.prefix,
+      settings: stack.config.workoutReads,
+    });
+    const listing = listWorkouts(
+      { db: stack.db, api: answeredAfterDeletion, budget: stack.budget, reads, clock: () => new Date() },
+      person.id,
+    );
 
     await expect(listing).rejects.toBeInstanceOf(AccountGoneError);
     await expect(listing).rejects.toMatchObject({ status: 401 });
