@@ -137,7 +137,9 @@ export function createAccessTokens(deps: AccessTokenDependencies): AccessTokens 
     }
     deps.metrics.tokenKeyMissing(grant.tokenKeyId);
     log.warn(logged, `${problem}; the connection is left as it is, and the work waits for a process with that key`);
-    throw new ServiceError('retryable', 'the stored tokens are sealed with a key this process does not have; retried later');
+    throw new ServiceError('retryable', 'the stored tokens are sealed with a key this process does not have; retried later', {
+      heldHere: true,
+    });
   }
 
   /** Marks the connection (unless it changed meanwhile) and stops the work that needed a token: it waits. */
