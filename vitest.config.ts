@@ -12,11 +12,12 @@ const postgresUrl = process.env.TEST_POSTGRES_URL;
 
 const DATABASE_TESTS = [
   'test/{accounts,activities,connections,dashboard,db,notices,nutrition,sync,web,wellness,workouts}/**/*.test.ts',
-  'test/e2e/{activities-sync,check-memory,multi-host,nutrition-sync,read-only-store,shutdown,token-canary,token-single-flight,wellness-sync,worker-stopped-mid-refresh}.test.ts',
+  'test/e2e/{activities-sync,check-memory,multi-host,nutrition-sync,read-only-store,reads-and-history,shutdown,token-canary,token-key-rotation,token-single-flight,wellness-sync,worker-stopped-mid-refresh,worker-takeover}.test.ts',
 ];
 /**
  * In those folders, the files whose subject is not the database: pure functions, the sync queues'
- * job options (Redis alone), and the fuzz test of the API's input (1,000 requests).
+ * job options and each person's count of workouts lists (Redis alone), and the fuzz test of the
+ * API's input (1,000 requests).
  */
 const NOT_ABOUT_THE_DATABASE = [
   'test/web/json-api.fuzz.test.ts',
@@ -32,7 +33,9 @@ const NOT_ABOUT_THE_DATABASE = [
   'test/sync/queue.test.ts',
   'test/sync/sync-words.test.ts',
   'test/web/form-numbers.test.ts',
+  'test/web/locale.test.ts',
   'test/wellness/wellness-record.test.ts',
+  'test/workouts/read-limits.test.ts',
   'test/workouts/read-with-retries.test.ts',
   'test/workouts/workout-display.test.ts',
   'test/workouts/workout-listing.test.ts',

@@ -24,6 +24,8 @@ import { dashboardPages } from './dashboard/dashboard.pages.js';
 import { syncOverviewApi } from './dashboard/sync-overview.api.js';
 import { checkDatabase, type Db } from './db/database.js';
 import type { Logger } from './logger.js';
+import { createUnsubscribeLinks } from './notices/unsubscribe-link.js';
+import { unsubscribeRoutes } from './notices/unsubscribe.routes.js';
 import { mealsApi } from './nutrition/meals.api.js';
 import { batchBodyLimitBytes } from './nutrition/meal.schemas.js';
 import { createMeals } from './nutrition/meals.js';
@@ -45,10 +47,11 @@ import { warnOfPlainHttp } from './web/plain-http-warning.js';
 import { createErrorHandler } from './web/error-handler.js';
 import { createPageRenderer } from './web/pages.js';
 import { readinessCheck } from './web/readiness.js';
-import { refuseDeepJson, refuseForeignOrigin, requireJsonBody } from './web/request-guards.js';
+import { parseJsonBody, refuseForeignOrigin, requireJsonBody } from './web/request-guards.js';
 import { createSessionMiddleware } from './web/session.js';
 import { createUserSessions } from './web/user-sessions.js';
 import { createViewRenderer } from './web/views.js';
+import { createWorkoutReadLimits } from './workouts/read-limits.js';
 import { workoutsApi } from './workouts/workouts.api.js';
 import { workoutsPages } from './workouts/workouts.pages.js';
 import { wellnessApi } from './wellness/wellness.api.js';
@@ -68,7 +71,7 @@ export interface AppDependencies {
   syncQueues: SyncQueues;
   /** The service's data API, for what the web reads from it (the workouts list). */
   serviceApi: ServiceApi;
-  /** Paces those reads with the workers' requests (the fresh lane: a person is waiting). */
+  /** Paces those reads with the workers' requests (the read lane: a person is waiting, but reads have a share). */
   budget: RequestBudget;
   clock: () => Date;
 }
@@ -100,6 +103,13 @@ export function createApp(deps: AppDependencies): Express {
     minBytesPerS: config.activities.uploadMinBytesPerS,
   });
   const wellness = createWellness({ db, clock });
+  const workouts = {
+    db,
+    api: serviceApi,
+    budget,
+    reads: createWorkoutReadLimits({ redis, redisPrefix: config.redis.prefix, settings: config.workoutReads }),
+    clock,
+  };
   const attemptLimits = createAttemptLimits({ redis, redisPrefix: config.redis.prefix, settings: config.attemptLimits });
   const accounts = createAccounts({
     db,
@@ -108,7 +118,7 @@ export function createApp(deps: AppDependencies): Express {
     reservedEmails: new Set(config.admin.emails),
     clock,
   });
-  const sessions = createUserSessions({ redis, redisPrefix: config.redis.prefix, limits: config.session });
+  const sessions = createUserSessions({ db, redis, redisPrefix: config.redis.prefix, limits: config.session });
   const erasure = createAccountErasure({
     db,
     files,
@@ -148,6 +158,9 @@ export function createApp(deps: AppDependencies): Express {
   // Everything from here on is per person: the pages and every answer of the JSON API.
   if (secure) app.use(warnOfPlainHttp(logger));
   app.use(noStore);
+  // Before the origin check, sessions and form tokens: a mail client's one-click POST comes from no
+  // page of this site and carries no cookie; the link's signature is its authority.
+  app.use(unsubscribeRoutes({ db, links: createUnsubscribeLinks(config.tokenEncryption, config.appBaseUrl), renderPage }));
   app.use(refuseForeignOrigin(config.appBaseUrl));
   app.use(createSessionMiddleware({ secret: config.sessionSecret, store: sessionStore, secure, limits: config.session, clock }));
   app.use(loadCurrentUser(db));
@@ -158,15 +171,15 @@ export function createApp(deps: AppDependencies): Express {
   app.use(activityUploadApi({ activities, uploads }));
   app.use(signOutApi({ sessions }));
   // An import carries up to MEALS_BATCH_MAX items, more than the 100 kB of any other request.
-  app.use('/api/meals/batch', requireJsonBody, express.json({ limit: batchBodyLimitBytes(config.meals), verify: refuseDeepJson }));
-  app.use('/api', requireJsonBody, express.json({ limit: '100kb', verify: refuseDeepJson }));
+  app.use('/api/meals/batch', requireJsonBody, parseJsonBody(batchBodyLimitBytes(config.meals)));
+  app.use('/api', requireJsonBody, parseJsonBody('100kb'));
   app.use(accountApi({ db, accounts, erasure, sessions, clock }));
   app.use(mealsApi({ meals, limits: config.meals }));
   app.use(activitiesApi({ activities }));
   app.use(wellnessApi({ wellness }));
   app.use(syncStatusApi({ db }));
   app.use(syncOverviewApi({ db, clock }));
-  app.use(workoutsApi({ db, api: serviceApi, budget, clock }));
+  app.use(workoutsApi(workouts));
   app.use('/api', (_req, res) => {
     res.status(404).json({ error: 'not_found', message: 'No such endpoint.' });
   });
@@ -178,7 +191,7 @@ export function createApp(deps: AppDependencies): Express {
   app.use(accountPages({ db, accounts, erasure, sessions, renderPage }));
   app.use(dashboardPages({ db, renderPage, clock }));
   app.use(mealsPages({ db, meals, limits: config.meals, renderPage, clock }));
-  app.use(workoutsPages({ db, api: serviceApi, budget, clock, renderPage }));
+  app.use(workoutsPages({ ...workouts, renderPage }));
   app.use(activitiesPages({ activities, renderPage, clock }));
   app.use(wellnessPages({ wellness, renderPage, clock }));
   app.use(

@@ -173,6 +173,8 @@ const SMTP_URL_HINT = 'an smtp:// or smtps:// URL, e.g. smtp://user:password@mai
 const MAIL_FROM_HINT = 'the sender of the mails, e.g. "athlete-sync <no-reply@example.com>"';
 
 const ABSORPTION_TYPES_HINT = 'comma-separated names in capitals, e.g. RAPID,SLOW';
+const READ_SHARE_HINT = 'a share of the rate from 0.01 to 0.5, e.g. 0.25';
+const WORKOUTS_CACHE_HINT = 'a number of seconds from 0 to 3600, e.g. 10';
 
 const nonEmpty = (what: string) => z.string(expecting(what)).min(1, expecting(what));
 
@@ -251,6 +253,11 @@ const sharedSettings = {
     .default(256 * 1024),
   // Bounded: the budget spaces requests in microseconds of Redis's clock.
   ATHLETE_RATE_LIMIT_PER_S: wholeUpTo(1_000_000, 'requests per second up to 1000000, e.g. 10').default(10),
+  ATHLETE_READ_SHARE: z.coerce
+    .number(expecting(READ_SHARE_HINT))
+    .min(0.01, expecting(READ_SHARE_HINT))
+    .max(0.5, expecting(READ_SHARE_HINT))
+    .default(0.25),
   TOKEN_REFRESH_MARGIN_S: z.coerce
     .number(expecting('a number of seconds, e.g. 300'))
     .int(expecting('a whole number of seconds, e.g. 300'))
@@ -314,6 +321,13 @@ const webSettings = {
   SIGNIN_FAILURES_PER_ADDRESS_PER_HOUR: positiveInt('a number of failed sign-ins, e.g. 50', 50),
   SIGNUPS_PER_ADDRESS_PER_HOUR: positiveInt('a number of sign-ups, e.g. 20', 20),
   SESSIONS_PER_ADDRESS_PER_HOUR: positiveInt('a number of sessions, e.g. 100', 100),
+  WORKOUTS_CACHE_S: z.coerce
+    .number(expecting(WORKOUTS_CACHE_HINT))
+    .int(expecting(WORKOUTS_CACHE_HINT))
+    .min(0, expecting(WORKOUTS_CACHE_HINT))
+    .max(3600, expecting(WORKOUTS_CACHE_HINT))
+    .default(10),
+  WORKOUTS_READS_PER_PERSON_PER_MINUTE: wholeUpTo(600, 'a number of lists up to 600, e.g. 6').default(6),
 };
 
 const workerSettings = {
@@ -321,7 +335,7 @@ const workerSettings = {
   SYNC_SWEEP_INTERVAL_MS: positiveInt('milliseconds, e.g. 30000', 30_000),
   SYNC_ATTEMPTS: positiveInt('a number of attempts, e.g. 8', 8),
   WORKER_CONCURRENCY: positiveInt('a number of jobs, e.g. 16', 16),
-  WORKER_LOCK_DURATION_MS: positiveInt('milliseconds, e.g. 30000', 30_000),
+  WORKER_LOCK_DURATION_MS: positiveInt('milliseconds, e.g. 5000', 5000),
   ACTIVITY_RETENTION: z.enum(['keep', 'prune-after-upload'], expecting('keep or prune-after-upload')).default('keep'),
   // Unset: no mail is sent (the app says so at start).
   SMTP_URL: z.url({ protocol: /^smtps?$/, ...expecting(SMTP_URL_HINT) }).optional(),
@@ -480,8 +494,8 @@ function toSharedConfig(env: Settings<typeof sharedSettings> & { redis: RedisTar
     /** Where Redis is (queue/redis-target.ts), and the prefix of every key the app writes there. */
     redis: { target: env.redis, prefix: env.REDIS_PREFIX },
     tokenRefreshMarginS: env.TOKEN_REFRESH_MARGIN_S,
-    /** The requests to the service that every process shares (queue/request-budget.ts). */
-    requestBudget: { ratePerS: env.ATHLETE_RATE_LIMIT_PER_S },
+    /** The requests to the service that every process shares (queue/request-budget.ts), and the most of them reads may take. */
+    requestBudget: { ratePerS: env.ATHLETE_RATE_LIMIT_PER_S, readShare: env.ATHLETE_READ_SHARE },
     tokenEncryption: { key: env.TOKEN_ENCRYPTION_KEY, previousKeys: env.TOKEN_ENCRYPTION_PREVIOUS_KEYS },
     athlete: {
       baseUrl: env.ATHLETE_BASE_URL,
@@ -535,6 +549,8 @@ function toWebConfig(env: Settings<typeof webSettings> & Pick<Settings<typeof sh
       signUpsPerAddressPerHour: env.SIGNUPS_PER_ADDRESS_PER_HOUR,
       sessionsPerAddressPerHour: env.SESSIONS_PER_ADDRESS_PER_HOUR,
     },
+    /** How often a person's workouts list asks the service (workouts/workouts.ts). */
+    workoutReads: { cacheMs: env.WORKOUTS_CACHE_S * 1000, perPersonPerMinute: env.WORKOUTS_READS_PER_PERSON_PER_MINUTE },
     sessionSecret: env.SESSION_SECRET,
     session: { idleMinutes: env.SESSION_IDLE_MINUTES, maxDays: env.SESSION_MAX_DAYS },
   };

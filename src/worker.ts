@@ -9,6 +9,7 @@ import { closeOnSignal, runEntryPoint } from './entry-point.js';
 import { createLogger } from './logger.js';
 import { createMailer } from './notices/mailer.js';
 import { sendDueNotices } from './notices/send-notices.js';
+import { createUnsubscribeLinks } from './notices/unsubscribe-link.js';
 import { serveMetrics } from './observability/metrics-server.js';
 import { createPrometheusMetrics } from './observability/metrics.js';
 import { observeWaitingWork } from './observability/work-gauges.js';
@@ -69,10 +70,11 @@ runEntryPoint(async () => {
 
   const mailer = createMailer(config.mail);
   if (!mailer) logger.info('mail is off (SMTP_URL is not set): connection notices are recorded, not mailed');
+  const unsubscribeLinks = createUnsubscribeLinks(config.tokenEncryption, config.appBaseUrl);
   const notices = runEvery(
     config.mail.intervalMs,
     async () => {
-      await sendDueNotices({ db, mailer, appBaseUrl: config.appBaseUrl, clock, logger });
+      await sendDueNotices({ db, mailer, appBaseUrl: config.appBaseUrl, unsubscribeLinks, clock, logger });
     },
     (error) => logger.warn({ err: error }, 'connection notices not sent; the next run tries again'),
   );

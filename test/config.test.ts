@@ -157,6 +157,7 @@ describe('loadConfig', () => {
     ATHLETE_TIMEOUT_S: '-1',
     ATHLETE_UPLOAD_MIN_BYTES_PER_S: '1000',
     ATHLETE_RATE_LIMIT_PER_S: '0',
+    ATHLETE_READ_SHARE: '0.9',
     TOKEN_REFRESH_MARGIN_S: '1.5',
     SYNC_QUIET_MS: 'soon',
     SYNC_SWEEP_INTERVAL_MS: '0',
@@ -179,6 +180,8 @@ describe('loadConfig', () => {
     SIGNIN_FAILURES_PER_ADDRESS_PER_HOUR: '0',
     SIGNUPS_PER_ADDRESS_PER_HOUR: 'some',
     SESSIONS_PER_ADDRESS_PER_HOUR: '0',
+    WORKOUTS_CACHE_S: '-1',
+    WORKOUTS_READS_PER_PERSON_PER_MINUTE: '0',
     LOG_LEVEL: 'loud',
     ADMIN_EMAILS: 'ops',
     ADMIN_QUEUE_ACTIONS: 'yes',
@@ -238,6 +241,18 @@ describe('loadConfig', () => {
     expect(loadConfig(validEnv).athlete.uploadMinBytesPerS).toBe(262_144);
     expect(loadConfig({ ...validEnv, ATHLETE_UPLOAD_MIN_BYTES_PER_S: '1048576' }).athlete.uploadMinBytesPerS).toBe(1_048_576);
     expect(loadConfig({ ...validEnv, ATHLETE_UPLOAD_MIN_BYTES_PER_S: '1024' }).athlete.uploadMinBytesPerS).toBe(1024);
+  });
+
+  it('gives reads a quarter of the request rate, a person’s list again for 10 s and 6 lists a minute that ask the service, by default', () => {
+    expect(loadConfig(validEnv)).toMatchObject({
+      requestBudget: { ratePerS: 10, readShare: 0.25 },
+      workoutReads: { cacheMs: 10_000, perPersonPerMinute: 6 },
+    });
+    const changed = { ATHLETE_READ_SHARE: '0.5', WORKOUTS_CACHE_S: '0', WORKOUTS_READS_PER_PERSON_PER_MINUTE: '20' };
+    expect(loadConfig({ ...validEnv, ...changed })).toMatchObject({
+      requestBudget: { readShare: 0.5 },
+      workoutReads: { cacheMs: 0, perPersonPerMinute: 20 },
+    });
   });
 
   it('waits on shutdown, unless told otherwise, long enough for a request and a refresh with its one retry', () => {

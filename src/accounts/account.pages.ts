@@ -55,14 +55,12 @@ export function accountPages({ db, accounts, erasure, sessions, renderPage }: De
     if (!input.success) return renderAccount(req, res, { error: describeInvalidFields(input.error).message }, 400);
     const check = await accounts.changePassword(currentUser(res), input.data, clientAddress(req));
     if (!check.ok) return renderRefusal(req, res, 'account', check);
-    await sessions.endOthers(req);
+    await sessions.endOthers(req, check.sessionGeneration);
     res.redirect(303, '/account?notice=password_changed');
   });
 
   router.post('/account/sign-out-everywhere', requireUserPage, async (req, res) => {
-    const userId = currentUser(res).id;
-    await sessions.end(req, res);
-    await sessions.endAll(userId);
+    await sessions.endEverywhere(req, res, currentUser(res).id);
     res.redirect(303, '/login');
   });
 

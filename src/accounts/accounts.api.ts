@@ -66,7 +66,7 @@ export function accountApi({ db, accounts, erasure, sessions, clock }: Dependenc
     const result = await accounts.signUp(input.data, clientAddress(req));
     if (!result.ok && result.reason === 'too_many_attempts') return sendTooManyAttempts(res, result.retryAfterS);
     if (!result.ok) return res.status(409).json({ error: 'email_taken', message: 'An account with this email already exists.' });
-    await sessions.start(req, result.user.id, clock());
+    await sessions.start(req, result.user, clock());
     await sendAccount(res, result.user, 201);
   });
 
@@ -76,7 +76,7 @@ export function accountApi({ db, accounts, erasure, sessions, clock }: Dependenc
     const result = await accounts.signIn(input.data, clientAddress(req));
     if (!result.ok && result.reason === 'too_many_attempts') return sendTooManyAttempts(res, result.retryAfterS);
     if (!result.ok) return res.status(401).json({ error: 'invalid_credentials', message: 'Wrong email or password.' });
-    await sessions.start(req, result.user.id, clock());
+    await sessions.start(req, result.user, clock());
     await sendAccount(res, result.user);
   });
 
@@ -104,14 +104,12 @@ export function accountApi({ db, accounts, erasure, sessions, clock }: Dependenc
     if (!input.success) return sendInvalidInput(res, input.error);
     const check = await accounts.changePassword(currentUser(res), input.data, clientAddress(req));
     if (!check.ok) return sendRefusal(res, check);
-    await sessions.endOthers(req);
+    await sessions.endOthers(req, check.sessionGeneration);
     res.status(204).end();
   });
 
   router.post('/api/account/logout-everywhere', requireUserApi, async (req, res) => {
-    const userId = currentUser(res).id;
-    await sessions.end(req, res);
-    await sessions.endAll(userId);
+    await sessions.endEverywhere(req, res, currentUser(res).id);
     res.status(204).end();
   });
 

@@ -61,7 +61,7 @@ export function signInPages({ accounts, sessions, renderPage: renderAnyPage, for
       return renderTooManyAttempts(renderPage, req, res, { view: 'signup', data: signUpPage(typed) }, result.retryAfterS);
     }
     if (!result.ok) return renderPage(req, res, 'signup', signUpPage(typed, EMAIL_TAKEN), 409);
-    await sessions.start(req, result.user.id, clock());
+    await sessions.start(req, result.user, clock());
     res.redirect(303, '/');
   });
 
@@ -83,7 +83,7 @@ export function signInPages({ accounts, sessions, renderPage: renderAnyPage, for
       return renderTooManyAttempts(renderPage, req, res, { view: 'login', data: form }, result.retryAfterS);
     }
     if (!result?.ok) return renderPage(req, res, 'login', { ...form, error: 'Wrong email or password.' }, 401);
-    await sessions.start(req, result.user.id, clock());
+    await sessions.start(req, result.user, clock());
     res.redirect(303, next ?? '/');
   });
 

@@ -2,7 +2,7 @@ import type { Db } from '../db/database.js';
 import type { PasswordChangeInput, SignInInput, SignUpInput } from './account.schemas.js';
 import type { AttemptLimits, RetryAfter } from './attempt-limits.js';
 import type { PasswordHasher } from './password.js';
-import { findUserByEmail, insertUser, updatePasswordHash } from './user.repository.js';
+import { AccountGoneError, changePasswordHash, findUserByEmail, insertUser, updatePasswordHash } from './user.repository.js';
 import type { User } from './user.table.js';
 
 type TooManyAttempts = { ok: false; reason: 'too_many_attempts' } & RetryAfter;
@@ -10,6 +10,8 @@ type TooManyAttempts = { ok: false; reason: 'too_many_attempts' } & RetryAfter;
 export type SignUpResult = { ok: true; user: User } | { ok: false; reason: 'email_taken' } | TooManyAttempts;
 export type SignInResult = { ok: true; user: User } | { ok: false; reason: 'invalid_credentials' } | TooManyAttempts;
 export type PasswordCheck = { ok: true } | { ok: false; reason: 'wrong_password' } | TooManyAttempts;
+/** A changed password: every session of the person ended, and the generation the one that changed it goes on under. */
+export type PasswordChange = { ok: true; sessionGeneration: number } | Exclude<PasswordCheck, { ok: true }>;
 
 export interface AccountsDependencies {
   db: Db;
@@ -73,10 +75,12 @@ export function createAccounts({ db, passwords, attemptLimits, reservedEmails, c
 
     confirmPassword,
 
-    async changePassword(user: User, input: PasswordChangeInput, address: string): Promise<PasswordCheck> {
+    async changePassword(user: User, input: PasswordChangeInput, address: string): Promise<PasswordChange> {
       const check = await confirmPassword(user, input.current_password, address);
-      if (check.ok) await updatePasswordHash(db, user.id, await passwords.hash(input.new_password));
-      return check;
+      if (!check.ok) return check;
+      const sessionGeneration = await changePasswordHash(db, user.id, await passwords.hash(input.new_password));
+      if (sessionGeneration === undefined) throw new AccountGoneError();
+      return { ok: true, sessionGeneration };
     },
   };
 }

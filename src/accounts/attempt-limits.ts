@@ -1,5 +1,8 @@
-import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import { RateLimiterRedis } from 'rate-limiter-flexible';
+import { takePoint as take, type RetryAfter } from '../queue/rate-limit.js';
 import type { RedisConnection } from '../queue/redis-target.js';
+
+export type { RetryAfter };
 
 export interface AttemptLimitSettings {
   signInFailuresPerAddressPerHour: number;
@@ -13,9 +16,6 @@ export interface AttemptLimitsDependencies {
   redisPrefix: string;
   settings: AttemptLimitSettings;
 }
-
-/** Seconds until another attempt may be made. */
-export type RetryAfter = { retryAfterS: number };
 
 export interface AttemptLimits {
   /**
@@ -87,15 +87,4 @@ export function createAttemptLimits({ redis, redisPrefix, settings }: AttemptLim
       await redis.del(addressesOf(email));
     },
   };
-}
-
-/** Takes one point; when none is left, says how long until the window that holds them ends. */
-async function take(limiter: RateLimiterRedis, key: string): Promise<RetryAfter | undefined> {
-  try {
-    await limiter.consume(key);
-    return undefined;
-  } catch (refusal) {
-    if (!(refusal instanceof RateLimiterRes)) throw refusal;
-    return { retryAfterS: Math.max(1, Math.ceil(refusal.msBeforeNext / 1000)) };
-  }
 }

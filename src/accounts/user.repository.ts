@@ -1,4 +1,4 @@
-import type { Transaction } from 'kysely';
+import type { ExpressionBuilder, Transaction } from 'kysely';
 import type { Database, Db } from '../db/database.js';
 import { lockRows } from '../db/portable.js';
 import type { NewUser, User } from './user.table.js';
@@ -25,8 +25,34 @@ export async function updateTimezone(db: Db, id: number, timezone: string): Prom
   await db.updateTable('users').set({ timezone }).where('id', '=', id).execute();
 }
 
+/** The same password hashed anew (a stronger hash at sign-in): the person's sessions go on. */
 export async function updatePasswordHash(db: Db, id: number, passwordHash: string): Promise<void> {
   await db.updateTable('users').set({ password_hash: passwordHash }).where('id', '=', id).execute();
+}
+
+const nextSessionGeneration = (update: ExpressionBuilder<Database, 'users'>) => update('session_generation', '+', 1);
+
+/**
+ * A new password, and in the same write the end of every session started under the old one (user.table.ts).
+ * Returns the new session generation, for the session that changed it to go on under; undefined when the account is gone.
+ */
+export async function changePasswordHash(db: Db, id: number, passwordHash: string): Promise<number | undefined> {
+  const changed = await db
+    .updateTable('users')
+    .set((update) => ({ password_hash: passwordHash, session_generation: nextSessionGeneration(update) }))
+    .where('id', '=', id)
+    .returning('session_generation')
+    .executeTakeFirst();
+  return changed?.session_generation;
+}
+
+/** Ends every session of the person at once, wherever it is kept and whatever writes it back later (sign out everywhere). */
+export async function endEverySession(db: Db, id: number): Promise<void> {
+  await db
+    .updateTable('users')
+    .set((update) => ({ session_generation: nextSessionGeneration(update) }))
+    .where('id', '=', id)
+    .execute();
 }
 
 /**

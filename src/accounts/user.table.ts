@@ -10,6 +10,12 @@ export interface UserTable {
   created_at: string;
   /** 1 while the person wants a mail when their connection needs them (src/notices/), 0 once they turned it off. */
   connection_mail: Generated<number>;
+  /**
+   * Raised by one each time every session of the person is ended (a new password, sign out
+   * everywhere). A session holds the generation it was started under and is signed in only while
+   * that is still the person's (web/authentication.ts).
+   */
+  session_generation: Generated<number>;
 }
 
 export type User = Selectable<UserTable>;

@@ -1,6 +1,7 @@
 import { Router, type Express, type RequestHandler } from 'express';
 import type { User } from '../accounts/user.table.js';
 import { LANES, type SyncQueues } from '../sync/queue.js';
+import { parseJsonBody } from '../web/request-guards.js';
 
 export const QUEUE_DASHBOARD_PATH = '/admin/queues';
 
@@ -17,12 +18,13 @@ export interface QueueDashboardSettings {
  * does not exist: the request goes on to the app's ordinary 404 page.
  *
  * Bull Board is loaded at an admin's first visit, not at start: most web processes never serve
- * it, and loaded it holds a few MB of every process's memory (docs/performance.md, Memory).
+ * it, and loaded it holds a few MB of every process's memory (docs/performance.md, Memory). An
+ * admin's JSON is parsed under the API's rules (UTF-8, nested at most so deep) before it sees it.
  */
 export function queueDashboard(settings: QueueDashboardSettings): Router {
   let board: Promise<Express> | undefined;
   const router = Router();
-  router.use(QUEUE_DASHBOARD_PATH, onlyFor(new Set(settings.adminEmails)), (req, res, next) => {
+  router.use(QUEUE_DASHBOARD_PATH, onlyFor(new Set(settings.adminEmails)), parseJsonBody('100kb'), (req, res, next) => {
     board ??= createBoard(settings);
     board.then(
       (boardApp) => boardApp(req, res, next),

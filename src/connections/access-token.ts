@@ -21,6 +21,7 @@ import {
   takeRefreshLease,
   type ReadState,
   type StoredGrant,
+  type UnreadableGrant,
 } from './connection.repository.js';
 import type { StatusReason } from './connection.table.js';
 import { createTokenCipher, type TokenCipher } from './token-crypto.js';
@@ -114,15 +115,31 @@ export function createAccessTokens(deps: AccessTokenDependencies): AccessTokens 
     const grant = await loadGrant(db, cipher, userId);
     if (!grant) throw new ServiceError('needs-reconnect', 'not connected to the Athlete Data Service');
     if (grant.status === 'needs_reconnect') throw new ServiceError('needs-reconnect', 'the connection needs reconnecting');
-    if (!grant.readable) {
-      const problem = UNREADABLE_TOKENS[grant.unreadable];
-      log.warn({ userId, tokenKeyId: grant.tokenKeyId }, `${problem}; the connection needs reconnecting`);
-      return needsReconnect(grant, grant.unreadable, problem);
-    }
+    if (!grant.readable) return unopened(grant);
     if (grant.refreshExpiresAt && grant.refreshExpiresAt <= clock()) {
       return needsReconnect(grant, 'refresh_token_expired', 'the refresh token has expired');
     }
     return grant;
+  }
+
+  /**
+   * Tokens this process cannot open. Damaged ones no key will open: the person must reconnect. A key
+   * this process does not have may be a newer one it was not given yet (a process not yet restarted
+   * in a rotation, or a reseal run early): the connection is left as it is, and the work is retried
+   * later, by a process that has the key. Only `npm run reseal -- --forget-key` declares a key gone.
+   */
+  async function unopened(grant: UnreadableGrant): Promise<never> {
+    const problem = UNREADABLE_TOKENS[grant.unreadable];
+    const logged = { userId: grant.userId, tokenKeyId: grant.tokenKeyId };
+    if (grant.unreadable === 'damaged') {
+      log.warn(logged, `${problem}; the connection needs reconnecting`);
+      return needsReconnect(grant, 'tokens_damaged', problem);
+    }
+    deps.metrics.tokenKeyMissing(grant.tokenKeyId);
+    log.warn(logged, `${problem}; the connection is left as it is, and the work waits for a process with that key`);
+    throw new ServiceError('retryable', 'the stored tokens are sealed with a key this process does not have; retried later', {
+      heldHere: true,
+    });
   }
 
   /** Marks the connection (unless it changed meanwhile) and stops the work that needed a token: it waits. */

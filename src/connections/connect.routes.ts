@@ -1,5 +1,6 @@
 import { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
+import { lockSignedInUser } from '../accounts/user.repository.js';
 import type { Db } from '../db/database.js';
 import type { Logger } from '../logger.js';
 import type { OAuthClient } from '../provider/oauth.js';
@@ -153,6 +154,8 @@ export function connectRoutes(deps: Dependencies): Router {
       return showOutcome(req, res, 502, NOT_COMPLETED);
     }
     const historyWaits = await db.transaction().execute(async (trx) => {
+      // The account may have been deleted while the service answered: then nothing is saved (401).
+      await lockSignedInUser(trx, user.id);
       const waits = await startHistoryOnConnect(trx, user.id, clock());
       await saveConnection(trx, cipher, user.id, { ...tokens, refreshToken }, clock());
       return waits;

@@ -37,18 +37,24 @@ export interface StoredGrant extends Connection {
   refreshToken: string;
 }
 
-/** A connection whose tokens cannot be opened: their key was dropped from the settings, or they are damaged. */
+/**
+ * A connection whose tokens this process cannot open:
+ * - key_missing: the key id that sealed them is none of this process's keys. Key ids are derived
+ *   from the keys, so nothing tells a newer key this process was not given yet (a rotation under
+ *   way) from an older one dropped from the settings: this process cannot conclude anything.
+ * - damaged: the key that sealed them is configured here but does not open them (altered, or
+ *   copied from another row): no key ever will.
+ */
 export interface UnreadableGrant extends Connection {
   readable: false;
   tokenKeyId: string;
-  /** Why, as the connection's status reason. */
-  unreadable: Extract<StatusReason, 'token_key_removed' | 'tokens_damaged'>;
+  unreadable: 'key_missing' | 'damaged';
 }
 
-/** Why stored tokens cannot be opened, for the log and the job's error. */
+/** Why stored tokens cannot be opened, for the log. */
 export const UNREADABLE_TOKENS: Record<UnreadableGrant['unreadable'], string> = {
-  token_key_removed: 'no configured key opens the stored tokens (sealed with a key that is no longer configured)',
-  tokens_damaged: 'the stored tokens do not open with the key that sealed them (altered, or copied from another row)',
+  key_missing: 'the stored tokens are sealed with a key that is not configured here (a newer key, or an older one dropped)',
+  damaged: 'the stored tokens do not open with the key that sealed them (altered, or copied from another row)',
 };
 
 export type IssuedTokens = TokenSet & { refreshToken: string };
@@ -244,7 +250,7 @@ export async function loadGrant(db: Db, cipher: TokenCipher, userId: number): Pr
   const row = await selectConnection(db, userId);
   if (!row) return undefined;
   const tokenKeyId = row.token_key_id;
-  if (!cipher.hasKey(tokenKeyId)) return { ...toConnection(row), readable: false, tokenKeyId, unreadable: 'token_key_removed' };
+  if (!cipher.hasKey(tokenKeyId)) return { ...toConnection(row), readable: false, tokenKeyId, unreadable: 'key_missing' };
   const open = (sealed: string, field: TokenField) => cipher.open({ keyId: tokenKeyId, sealed }, associatedData(userId, field));
   try {
     return {
@@ -256,7 +262,7 @@ export async function loadGrant(db: Db, cipher: TokenCipher, userId: number): Pr
     };
   } catch {
     // AES-GCM refuses what its key did not seal for this row and field: no retry can open it.
-    return { ...toConnection(row), readable: false, tokenKeyId, unreadable: 'tokens_damaged' };
+    return { ...toConnection(row), readable: false, tokenKeyId, unreadable: 'damaged' };
   }
 }
 

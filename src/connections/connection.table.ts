@@ -6,7 +6,7 @@ export type ConnectionStatus = 'connected' | 'needs_reconnect';
  * Why a connection is in its status, when that needs telling the person:
  * - grant_revoked: the service refused the grant (`invalid_grant`): withdrawn, ended, or a reused refresh token;
  * - refresh_token_expired: the refresh token's lifetime (section 2.1) has passed;
- * - token_key_removed: no configured key opens the stored tokens (TOKEN_ENCRYPTION_PREVIOUS_KEYS lost it);
+ * - token_key_removed: the key that sealed the stored tokens was declared gone for good (`npm run reseal -- --forget-key`);
  * - tokens_damaged: the key that sealed the stored tokens is configured but does not open them (altered or copied from another row).
  * - refresh_interrupted: a refresh's outcome was lost (its process was killed, or its answer never came), and
  *   the service refused the refresh token stored before it (it had rotated it).

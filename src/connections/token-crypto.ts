@@ -1,4 +1,5 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { z } from 'zod';
 
 /**
  * OAuth tokens are encrypted at rest with AES-256-GCM. Each sealed value records nothing but
@@ -28,10 +29,17 @@ export class UnknownTokenKeyError extends Error {
   override name = 'UnknownTokenKeyError';
 }
 
+const KEY_ID_DIGITS = 16;
+
 /** A key's id is derived from the key itself, so it needs no separate setting. */
 export function tokenKeyId(key: Buffer): string {
-  return createHash('sha256').update(key).digest('hex').slice(0, 16);
+  return createHash('sha256').update(key).digest('hex').slice(0, KEY_ID_DIGITS);
 }
+
+/** A key id as the log, the metrics and `npm run reseal` print it. */
+export const tokenKeyIdSchema = z
+  .string()
+  .regex(new RegExp(`^[0-9a-f]{${KEY_ID_DIGITS}}$`), `must be a key id: ${KEY_ID_DIGITS} hex digits`);
 
 /**
  * How many opened tokens a process keeps. A worker opens the same user's tokens for every day it

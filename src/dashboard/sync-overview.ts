@@ -6,7 +6,7 @@ import type { DateStyle } from '../dates/date-style.js';
 import { addDays, localToday } from '../dates/local-today.js';
 import { SUPPORTED_DATES } from '../dates/supported-dates.js';
 import type { Db } from '../db/database.js';
-import { dailySyncStatuses, entryCountsOf, recentSyncStatuses, type EntrySyncStatus } from '../sync/outbox.js';
+import { dailySyncStatuses, entryCountsOf, lastFailureOf, recentSyncStatuses, type EntrySyncStatus } from '../sync/outbox.js';
 import { SUBJECT_SCHEMAS, SYNC_KINDS, isDailyKind, type SyncKind } from '../sync/sync-kinds.js';
 import { describeSync, type SyncWords } from '../sync/sync-words.js';
 import { historyWords } from './history-progress.js';
@@ -38,7 +38,7 @@ export interface SyncOverview {
   counts: string;
   /** The person's history on its way (history-progress.ts), while any waits. */
   history?: string;
-  /** The newest failure among the entries shown, in plain words. */
+  /** The newest failure among all the person's entries not in the service, shown or not, in plain words. */
   lastProblem?: string;
   kinds: KindOverview[];
 }
@@ -46,7 +46,8 @@ export interface SyncOverview {
 /**
  * Where the sync of each kind stands, for kinds the person granted or has entries of (entries wait
  * while a kind is not granted): the last 14 days of each daily kind, the newest activities, how
- * many entries wait, how far their history has come, and the last thing that went wrong.
+ * many entries wait, how far their history has come, and the last thing that went wrong with any
+ * of their entries, so that a count of entries waiting is never left without its reason.
  */
 export async function syncOverview(
   db: Db,
@@ -76,7 +77,7 @@ export async function syncOverview(
     pending: waiting > 0,
     counts: countWords(waiting, refused),
     ...(history && { history }),
-    ...lastProblemOf(kinds, user.timezone, now),
+    ...(await lastProblemOf(db, user, now, style)),
     kinds: kinds.map(({ kind, statuses, label }) => ({
       kind,
       name: capabilityOf(kind).name,
@@ -96,15 +97,11 @@ function countWords(waiting: number, refused: number): string {
   return refused === 0 ? `${waitingWords}.` : `${waitingWords}, ${String(refused)} refused by the service.`;
 }
 
-type Labelled = Array<{ kind: SyncKind; statuses: EntrySyncStatus[]; label: (entry: EntrySyncStatus) => string }>;
-
-function lastProblemOf(kinds: Labelled, timezone: string, now: Date): { lastProblem?: string } {
-  const failures = kinds.flatMap(({ kind, statuses, label }) =>
-    statuses.filter((entry) => entry.error !== undefined).map((entry) => ({ kind, entry, label: label(entry) })),
-  );
-  const newest = failures.sort((a, b) => b.entry.changedAt.localeCompare(a.entry.changedAt))[0];
-  if (!newest) return {};
-  return { lastProblem: `${capabilityOf(newest.kind).name}, ${newest.label}: ${describeSync(newest.entry, timezone, now).headline}.` };
+async function lastProblemOf(db: Db, user: User, now: Date, style: DateStyle): Promise<{ lastProblem?: string }> {
+  const failure = await lastFailureOf(db, user.id);
+  if (!failure) return {};
+  const label = await ENTRIES[failure.kind].labeller(db, user.id, [failure], style);
+  return { lastProblem: `${capabilityOf(failure.kind).name}, ${label(failure)}: ${describeSync(failure, user.timezone, now).headline}.` };
 }
 
 type Labeller = (db: Db, userId: number, entries: EntrySyncStatus[], style: DateStyle) => Promise<(entry: EntrySyncStatus) => string>;

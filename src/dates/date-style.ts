@@ -16,9 +16,6 @@ export interface DateStyle {
   dayAndMonth(at: DateTime): string;
 }
 
-/** Written in when the person's locale is not known: the app's own language. */
-export const DEFAULT_LOCALE = 'en-GB';
-
 const DAY = { weekday: 'short', day: 'numeric', month: 'short', year: 'numeric' } as const;
 
 export function dateStyleFor(locale: string): DateStyle {

@@ -14,11 +14,12 @@ const NOTHING_LOST = 'Nothing you log here is lost: it waits, and is sent once y
 
 /**
  * The mail about one notice, in plain words: what stopped syncing and since when (in the person's
- * zone), why, and the link that reconnects. It holds nothing secret: no token, no code, no link that
- * acts without signing in. Its `List-Unsubscribe` (RFC 2369) leads to the account page, where these
- * mails are turned off.
+ * zone), why, and the link that reconnects. It holds nothing secret: no token, no code, and no link
+ * that acts without signing in but `unsubscribeUrl`, which can only turn these mails off. That link
+ * is its `List-Unsubscribe` (RFC 2369) too, with `List-Unsubscribe-Post` (RFC 8058), so that a mail
+ * client's Unsubscribe button turns them off in one click.
  */
-export function noticeMail(notice: ConnectionNotice, to: Recipient, appBaseUrl: string): Mail {
+export function noticeMail(notice: ConnectionNotice, to: Recipient, appBaseUrl: string, unsubscribeUrl: string): Mail {
   const when = (iso: string) => `${DateTime.fromISO(iso).setZone(to.timezone).toFormat('d LLL yyyy, HH:mm')} (${to.timezone})`;
   const { subject, lines } = wordsFor(notice, when);
   const text = [
@@ -27,7 +28,8 @@ export function noticeMail(notice: ConnectionNotice, to: Recipient, appBaseUrl: 
     `Reconnect here: ${appBaseUrl}/connect`,
     '',
     'You get this mail because your connection to the Athlete Data Service needs you.',
-    `To stop these mails, turn them off on your account page: ${appBaseUrl}/account`,
+    `To stop these mails: ${unsubscribeUrl}`,
+    `(or turn them off on your account page: ${appBaseUrl}/account)`,
     '',
   ].join('\n');
   return {
@@ -36,7 +38,11 @@ export function noticeMail(notice: ConnectionNotice, to: Recipient, appBaseUrl: 
     text,
     messageId: `<connection-notice-${notice.id}@${new URL(appBaseUrl).hostname}>`,
     // RFC 3834: no auto-reply to this one.
-    headers: { 'List-Unsubscribe': `<${appBaseUrl}/account>`, 'Auto-Submitted': 'auto-generated' },
+    headers: {
+      'List-Unsubscribe': `<${unsubscribeUrl}>`,
+      'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
+      'Auto-Submitted': 'auto-generated',
+    },
   };
 }
 

@@ -7,12 +7,15 @@ import { MAIL_TIMEOUTS_MS, MailRefused, type Mailer } from './mailer.js';
 import { noticeMail } from './notice-mail.js';
 import { claimNotice, dueNoticeIds, postponeNotice, settleNotice } from './notice.repository.js';
 import type { ConnectionNotice, NoticeOutcome } from './notice.table.js';
+import type { UnsubscribeLinks } from './unsubscribe-link.js';
 
 export interface NoticeSendingDependencies {
   db: Db;
   /** Undefined while mail is off (no SMTP_URL): each notice is then settled without a mail. */
   mailer: Mailer | undefined;
   appBaseUrl: string;
+  /** The one-click unsubscribe link each mail carries. */
+  unsubscribeLinks: UnsubscribeLinks;
   clock: () => Date;
   logger: Logger;
 }
@@ -62,7 +65,7 @@ async function deliver(deps: NoticeSendingDependencies, notice: ConnectionNotice
   if (person.connection_mail !== 1) return settle('turned_off');
   if (!stillHappening(notice, await findConnection(db, notice.user_id), clock())) return settle('resolved');
   try {
-    await mailer.send(noticeMail(notice, person, deps.appBaseUrl));
+    await mailer.send(noticeMail(notice, person, deps.appBaseUrl, deps.unsubscribeLinks.linkFor(notice)));
   } catch (error) {
     if (!(error instanceof MailRefused)) throw error;
     log.warn({ err: error, attempts: notice.attempts }, 'connection mail not sent');

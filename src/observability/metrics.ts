@@ -2,7 +2,8 @@ import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client
 
 /**
  * What the app reports about its work, at the few places where it happens: the request
- * middleware, the worker's job wrapper, the service API client and AccessTokens' refresh.
+ * middleware, the worker's job wrapper, the service API client and AccessTokens' refresh and
+ * opening of stored tokens.
  * Entry points record into Prometheus; a test or a partner may pass any other recorder.
  */
 export interface Metrics {
@@ -16,6 +17,8 @@ export interface Metrics {
   rateLimited(retryAfterSeconds: number): void;
   /** A token request to refresh a grant: 'refreshed', or the kind of failure. */
   tokenRefreshed(outcome: string): void;
+  /** Stored tokens this process could not open: sealed with a key (by its id) not configured here; the work waits. */
+  tokenKeyMissing(keyId: string): void;
 }
 
 export interface PrometheusMetrics extends Metrics {
@@ -63,6 +66,12 @@ export function createPrometheusMetrics(): PrometheusMetrics {
     labelNames: ['outcome'],
     registers,
   });
+  const keysMissing = new Counter({
+    name: `${METRIC_PREFIX}token_key_missing_total`,
+    help: 'Stored tokens this process could not open, by the id of the key that sealed them, not configured here (a newer key, or an older one dropped); the work waits.',
+    labelNames: ['key_id'],
+    registers,
+  });
 
   return {
     registry,
@@ -71,5 +80,6 @@ export function createPrometheusMetrics(): PrometheusMetrics {
     serviceAnswered: (request, seconds) => serviceRequests.observe(request, seconds),
     rateLimited: (retryAfterSeconds) => retryAfter.observe(retryAfterSeconds),
     tokenRefreshed: (outcome) => refreshes.inc({ outcome }),
+    tokenKeyMissing: (keyId) => keysMissing.inc({ key_id: keyId }),
   };
 }

@@ -14,6 +14,8 @@ export interface FailureDetails {
   missingScope?: boolean;
   /** The request got no answer at all (reset, timeout, refused connection). */
   unanswered?: boolean;
+  /** Held up on this app's side, before any request: the service was not asked. */
+  heldHere?: boolean;
 }
 
 export class ServiceError extends Error {
@@ -21,15 +23,17 @@ export class ServiceError extends Error {
   readonly retryAfterMs: number | undefined;
   readonly missingScope: boolean;
   readonly unanswered: boolean;
+  readonly heldHere: boolean;
 
   constructor(
     readonly kind: FailureKind,
     message: string,
-    { retryAfterMs, missingScope = false, unanswered = false }: FailureDetails = {},
+    { retryAfterMs, missingScope = false, unanswered = false, heldHere = false }: FailureDetails = {},
   ) {
     super(message);
     this.retryAfterMs = retryAfterMs;
     this.missingScope = missingScope;
     this.unanswered = unanswered;
+    this.heldHere = heldHere;
   }
 }

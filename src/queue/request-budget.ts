@@ -5,11 +5,17 @@ import { RELEASE_IF_OWNER } from './redis-lock.js';
 import type { RedisConnection } from './redis-target.js';
 
 /**
- * Which requests go first when the budget is short (docs/architecture.md, "Who waits"):
- * - fresh: a person's own change of now, or a page they are looking at;
+ * The sync's two lanes (docs/architecture.md, "Who waits"):
+ * - fresh: a person's own change of now;
  * - backfill: history (imports, resyncs, what waited until they connected).
  */
 export type Lane = 'fresh' | 'backfill';
+
+/**
+ * Which requests go first when the budget is short: fresh, then reads (what a person waits for on
+ * a page: the workouts list), never more than their share of the rate, then history.
+ */
+export type BudgetLane = Lane | 'read';
 
 /** The right to send one request for one person; release it once the answer is in. */
 export interface Permit {
@@ -26,13 +32,13 @@ export interface RequestBudget {
    * behind their own history either.
    */
   take(lane: 'fresh', userId: number): Promise<Permit>;
-  take(lane: Lane, userId: number): Promise<Permit | undefined>;
+  take(lane: BudgetLane, userId: number): Promise<Permit | undefined>;
   /**
    * As take, for a reader with a deadline: undefined, with nothing booked, when the slot this lane
    * may have (after a pause, say) or the end of the person's other request lies more than
    * `withinMs` from now. Waiting past its deadline would be of no use to it.
    */
-  takeWithin(lane: Lane, userId: number, withinMs: number): Promise<Permit | undefined>;
+  takeWithin(lane: BudgetLane, userId: number, withinMs: number): Promise<Permit | undefined>;
   /** No request of any process starts for this long: the service answered 429 with Retry-After. */
   pause(ms: number): Promise<void>;
 }
@@ -42,6 +48,8 @@ export interface RequestBudgetSettings {
   prefix: string;
   /** ATHLETE_RATE_LIMIT_PER_S: requests per second to the service, all processes together. */
   ratePerS: number;
+  /** ATHLETE_READ_SHARE: the most of that rate reads may take, from 0.01 to 0.5; default a quarter. */
+  readShare?: number;
   /** How long a person's lock outlives a holder that stopped renewing it (its process died); default 5 s. */
   lockTtlMs?: number;
   /** How long history waiting in line keeps its place without asking again; default 2 s. */
@@ -49,14 +57,14 @@ export interface RequestBudgetSettings {
 }
 
 /**
- * How far ahead of now a lane may book a slot. Backfill books only the next slot or so, so a fresh
- * request never has more than that ahead of it; fresh may book a second ahead, so a burst of
- * fresh requests queues in Redis rather than polling. Never below a few ms: at very high rates a
- * slot is shorter than a round trip to Redis.
+ * How far ahead of now a lane may book a slot. Backfill books only the next slot or so; a read one
+ * more, so that it goes ahead of history; so a fresh request never has more than those two ahead
+ * of it. Fresh may book a second ahead, so a burst of fresh requests queues in Redis rather than
+ * polling. Never below a few ms: at very high rates a slot is shorter than a round trip to Redis.
  */
-function horizonUs(lane: Lane, intervalUs: number): number {
+function horizonUs(lane: BudgetLane, intervalUs: number): number {
   const backfill = Math.max(intervalUs, 50_000);
-  return lane === 'backfill' ? backfill : backfill + 1_000_000;
+  return { fresh: backfill + 1_000_000, read: 2 * backfill, backfill }[lane];
 }
 
 /**
@@ -64,20 +72,26 @@ function horizonUs(lane: Lane, intervalUs: number): number {
  * starts, in microseconds of Redis's own clock, so every process and host shares one schedule.
  * `KEYS[2]` is the person's lock. Answers {1, ms until the slot} when granted (the lock now held),
  * {0, ms to wait} when the lane may not book that far ahead, {-1, ms} while another request of the
- * person is in flight.
+ * person is in flight, {2, ms to wait} while reads have had their share.
  *
- * History (ARGV[5] = 1) also waits in line: `KEYS[3]` ranks its waiters by arrival, `KEYS[4]` by
- * when each was last heard of (every ask renews it, so a waiter whose process died is dropped
- * within ARGV[6] ms). A waiter counts the slots of those ahead of it as booked already, so while
- * slots are short they go in the order their turns began to wait, whichever process asks; without
- * the line, waiters woken together race for each slot and those of a busier process lose more
- * often. Fresh requests do not queue: they go ahead of history within their horizon.
+ * ARGV[5] is the lane. History (`backfill`) also waits in line: `KEYS[3]` ranks its waiters by
+ * arrival, `KEYS[4]` by when each was last heard of (every ask renews it, so a waiter whose process
+ * died is dropped within ARGV[6] ms). A waiter counts the slots of those ahead of it as booked
+ * already, so while slots are short they go in the order their turns began to wait, whichever
+ * process asks; without the line, waiters woken together race for each slot and those of a busier
+ * process lose more often. Fresh requests do not queue: they go ahead of history within their
+ * horizon.
+ *
+ * Reads (`read`) do not queue either, and have a schedule of their own beside the shared one,
+ * `KEYS[5]`: the earliest slot the next read may have, `ARGV[7]` µs after the last read's (the
+ * interval over the reads' share). So reads together take at most their share of the slots,
+ * however many people read, and history keeps the rest of what fresh requests leave.
  */
 const TAKE_SLOT = `
 local clock = redis.call('TIME')
 local now = tonumber(clock[1]) * 1000000 + tonumber(clock[2])
 local interval, horizon, owner = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3]
-local queued = ARGV[5] == '1'
+local queued, read = ARGV[5] == 'backfill', ARGV[5] == 'read'
 local function leave_line()
   redis.call('ZREM', KEYS[3], owner)
   redis.call('ZREM', KEYS[4], owner)
@@ -102,6 +116,12 @@ if queued then
 end
 if ahead > horizon then
   return {0, math.ceil((ahead - horizon) / 1000)}
+end
+if read then
+  local next_read = tonumber(redis.call('GET', KEYS[5]) or '0')
+  if next_read > start then return {2, math.ceil((next_read - start) / 1000)} end
+  local read_after = math.floor(start + tonumber(ARGV[7]))
+  redis.call('SET', KEYS[5], string.format('%.0f', read_after), 'PX', math.ceil((read_after - now) / 1000) + 1000)
 end
 local following = math.floor(start + interval)
 redis.call('SET', KEYS[1], string.format('%.0f', following), 'PX', math.ceil((following - now) / 1000) + 1000)
@@ -129,11 +149,14 @@ const RENEW_IF_OWNER = `if redis.call('get', KEYS[1]) == ARGV[1] then return red
 const GRANTED = 1;
 const TOO_FAR_AHEAD = 0;
 const PERSON_BUSY = -1;
+const READS_AT_THEIR_SHARE = 2;
 /** How often a request waiting for the person's other request looks again. */
 const BUSY_POLL_MS = 10;
 const DEFAULT_LOCK_TTL_MS = 5000;
 /** A history waiter not heard of for this long (its process died) loses its place in the queue. */
 const DEFAULT_WAITER_TTL_MS = 2000;
+/** A quarter of the rate for reads: a person waits for them, but never at the cost of history's pace. */
+const DEFAULT_READ_SHARE = 0.25;
 
 /** Runs `send` (which reads what it sends, then sends it) under a permit, released whatever happens. */
 export async function underPermit<T>(permit: Permit, send: () => Promise<T>): Promise<T> {
@@ -151,12 +174,14 @@ interface BudgetCommands {
     person: string,
     waitersByArrival: string,
     waitersByLastHeard: string,
+    nextRead: string,
     intervalUs: number,
     horizonUs: number,
     owner: string,
     lockTtlMs: number,
-    queued: 0 | 1,
+    lane: BudgetLane,
     waiterTtlMs: number,
+    readIntervalUs: number,
   ): Promise<[number, number]>;
   budgetLeaveLine(waitersByArrival: string, waitersByLastHeard: string, owner: string): Promise<number>;
   budgetPause(schedule: string, ms: number): Promise<number>;
@@ -165,7 +190,7 @@ interface BudgetCommands {
 }
 
 function withBudgetCommands(redis: RedisConnection): RedisConnection & BudgetCommands {
-  redis.defineCommand('budgetTakeSlot', { lua: TAKE_SLOT, numberOfKeys: 4 });
+  redis.defineCommand('budgetTakeSlot', { lua: TAKE_SLOT, numberOfKeys: 5 });
   redis.defineCommand('budgetLeaveLine', { lua: LEAVE_LINE, numberOfKeys: 2 });
   redis.defineCommand('budgetPause', { lua: PAUSE, numberOfKeys: 1 });
   redis.defineCommand('budgetRenew', { lua: RENEW_IF_OWNER, numberOfKeys: 1 });
@@ -177,12 +202,15 @@ export function createRequestBudget({
   redis: connection,
   prefix,
   ratePerS,
+  readShare = DEFAULT_READ_SHARE,
   lockTtlMs = DEFAULT_LOCK_TTL_MS,
   waiterTtlMs = DEFAULT_WAITER_TTL_MS,
 }: RequestBudgetSettings): RequestBudget {
   const redis = withBudgetCommands(connection);
   const intervalUs = 1_000_000 / ratePerS;
+  const readIntervalUs = intervalUs / readShare;
   const scheduleKey = `${prefix}:budget:next-slot`;
+  const nextReadKey = `${prefix}:budget:next-read-slot`;
   const lineKeys = [`${prefix}:budget:history-by-arrival`, `${prefix}:budget:history-by-last-heard`] as const;
   // History in line asks again at least this often, well within the time it keeps its place.
   const maxQueuedPollMs = waiterTtlMs / 4;
@@ -190,11 +218,11 @@ export function createRequestBudget({
   // Waiters woken together by the same answer would all ask again at once: a little jitter spreads them.
   const jitterMs = () => Math.random() * Math.min(intervalUs / 1000, 20);
 
-  async function take(lane: Lane, userId: number, withinMs = Number.POSITIVE_INFINITY): Promise<Permit | undefined> {
+  async function take(lane: BudgetLane, userId: number, withinMs = Number.POSITIVE_INFINITY): Promise<Permit | undefined> {
     const owner = randomUUID();
     const key = personKey(userId);
     const laneHorizonUs = horizonUs(lane, intervalUs);
-    const queued = lane === 'backfill' ? 1 : 0;
+    const queued = lane === 'backfill';
     const giveUpAt = performance.now() + withinMs;
     const giveUp = async () => {
       if (queued) await redis.budgetLeaveLine(...lineKeys, owner);
@@ -207,12 +235,14 @@ export function createRequestBudget({
         scheduleKey,
         key,
         ...lineKeys,
+        nextReadKey,
         intervalUs,
         horizon,
         owner,
         lockTtlMs,
-        queued,
+        lane,
         waiterTtlMs,
+        readIntervalUs,
       );
       if (answer === GRANTED) return holdLock(key, owner, ms);
       // History gives way to the person's other request; the script has taken it out of the line.
@@ -226,11 +256,14 @@ export function createRequestBudget({
   }
 
   function waitBeforeAskingAgain(answer: number, ms: number): number {
-    return answer === TOO_FAR_AHEAD ? Math.min(ms + jitterMs(), maxQueuedPollMs) : Math.min(Math.max(ms, 1), BUSY_POLL_MS);
+    if (answer === TOO_FAR_AHEAD) return Math.min(ms + jitterMs(), maxQueuedPollMs);
+    // The next read's slot is known: readers woken for it at once would race, hence the jitter.
+    if (answer === READS_AT_THEIR_SHARE) return ms + jitterMs();
+    return Math.min(Math.max(ms, 1), BUSY_POLL_MS);
   }
 
   return {
-    take: ((lane: Lane, userId: number) => take(lane, userId)) as RequestBudget['take'],
+    take: ((lane: BudgetLane, userId: number) => take(lane, userId)) as RequestBudget['take'],
     takeWithin: take,
 
     async pause(ms) {

@@ -5,7 +5,7 @@ import type { RedisConnection } from '../queue/redis-target.js';
 import { isRedisUnavailable } from '../queue/redis-unavailable.js';
 import { FRESH_POLL_MS, queueFreshTurns } from './fresh-poller.js';
 import { scheduleKeepAlive } from './queue.js';
-import { sweepHistory } from './sweeper.js';
+import { QUEUE_LOSS_CHECK_MS, sweepWhenDue } from './sweeper.js';
 import { createSyncWorkers, type SyncWorkerSettings } from './worker.js';
 
 export interface SyncEngineSettings extends SyncWorkerSettings {
@@ -56,10 +56,8 @@ export async function startSyncEngine(settings: SyncEngineSettings): Promise<Syn
       reportOnceAMinute(logger, 'fresh changes not queued'),
     ),
     runEvery(
-      sweepIntervalMs,
-      async () => {
-        await sweepHistory({ db: deps.db, queues, redis, redisPrefix: prefix });
-      },
+      Math.min(QUEUE_LOSS_CHECK_MS, sweepIntervalMs),
+      sweepWhenDue({ db: deps.db, queues, redis, redisPrefix: prefix }, sweepIntervalMs),
       reportOnceAMinute(logger, 'sweep failed'),
     ),
   ];

@@ -457,6 +457,22 @@ export async function entryCountsOf(db: Db, userId: number): Promise<Array<{ kin
   return rows.map((row) => ({ kind: row.kind, waiting: Number(row.waiting), refused: Number(row.refused) }));
 }
 
+/**
+ * The user's entry whose failure was recorded last, among those not in the service (waiting or
+ * refused), of the kinds this version knows. Read newest first from the index of failures
+ * (outbox_failures_by_user), so it costs a row or so however many entries the person has.
+ */
+export async function lastFailureOf(db: Db, userId: number): Promise<EntrySyncStatus | undefined> {
+  const row = await entriesOf(db, userId)
+    .where('last_error', 'is not', null)
+    .where((eb) => eb.or([eb('synced_version', 'is', null), eb('synced_version', '<>', eb.ref('version'))]))
+    .where('kind', 'in', SYNC_KINDS)
+    .orderBy('updated_at', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row && statusOf(row);
+}
+
 /** The user's entries of one kind that changed last, newest first, with where their sync stands. */
 export async function recentSyncStatuses(db: Db, userId: number, kind: SyncKind, limit: number): Promise<EntrySyncStatus[]> {
   const rows = await entriesOf(db, userId).where('kind', '=', kind).orderBy('updated_at', 'desc').limit(limit).execute();

@@ -1,4 +1,7 @@
+import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import type { Db } from '../db/database.js';
+import { RELEASE_IF_OWNER } from '../queue/redis-lock.js';
 import type { RedisConnection } from '../queue/redis-target.js';
 import { endHistory, peopleInTurnOrder, type TurnPosition } from './backfill.js';
 import { forgetScheduledRetries } from './outbox.js';
@@ -6,6 +9,18 @@ import { canTakeTurns, queueTurns, scheduleKeepAlive, type SyncQueues } from './
 
 /** People whose history turn the sweeper makes sure of, per sweep; those whose turn is longest ago first. */
 const SWEEP_BATCH = 1000;
+/**
+ * How often each worker process looks whether Redis lost the queue (one EXISTS): a Redis restarted
+ * empty or flushed is rebuilt within about this, whatever SYNC_SWEEP_INTERVAL_MS.
+ */
+export const QUEUE_LOSS_CHECK_MS = 1000;
+/**
+ * How long a rebuild keeps the other processes, which notice the loss within a second too, from
+ * rebuilding at the same time; one whose process died is taken up once this runs out. Queuing
+ * 100,000 people again took about 20 s (docs/performance.md); one that takes longer is done twice,
+ * which only costs work (a queued turn keeps its place).
+ */
+const REBUILD_CLAIM_MS = 60_000;
 
 export interface SweepDependencies {
   db: Db;
@@ -22,12 +37,25 @@ export interface SweepDependencies {
  * everything (restarted empty, flushed, failed over to an empty replica) lost the mark below, and
  * then the whole rotation is queued again at once, in its order, with the keep-alive's schedule,
  * and the retries the lost queue held are forgotten, so that the fresh poller takes their changes up
- * again now instead of waiting for a retry that will never run. Returns how many people it queued a
+ * again now instead of waiting for a retry that will never run. The process that rebuilds claims
+ * the mark first, so that the others go on sweeping meanwhile. Returns how many people it queued a
  * turn for.
  */
-export async function sweepHistory({ db, queues, redis, redisPrefix }: SweepDependencies): Promise<number> {
-  const markKey = `${redisPrefix}:sync:queue-built`;
-  const lost = (await redis.exists(markKey)) === 0;
+export async function sweepHistory(deps: SweepDependencies): Promise<number> {
+  const { redis, redisPrefix } = deps;
+  const mark = markKey(redisPrefix);
+  const claim = `rebuilding ${randomUUID()}`;
+  const lost = (await redis.set(mark, claim, 'PX', REBUILD_CLAIM_MS, 'NX')) === 'OK';
+  try {
+    return await sweepOrRebuild(deps, lost);
+  } catch (error) {
+    // Left to the next look, rather than to the claim's running out.
+    if (lost) await redis.eval(RELEASE_IF_OWNER, 1, mark, claim);
+    throw error;
+  }
+}
+
+async function sweepOrRebuild({ db, queues, redis, redisPrefix }: SweepDependencies, lost: boolean): Promise<number> {
   if (lost) await forgetScheduledRetries(db);
   let queued = 0;
   for (let after: TurnPosition | undefined; ;) {
@@ -42,7 +70,30 @@ export async function sweepHistory({ db, queues, redis, redisPrefix }: SweepDepe
   }
   if (lost) {
     await scheduleKeepAlive(queues);
-    await redis.set(markKey, new Date().toISOString());
+    await redis.set(markKey(redisPrefix), new Date().toISOString());
   }
   return queued;
+}
+
+/** Where the mark of a queue built from the store lives: gone with everything else when Redis loses its keys. */
+function markKey(redisPrefix: string): string {
+  return `${redisPrefix}:sync:queue-built`;
+}
+
+/** Whether Redis lost the queue since it was built (a rebuild under way counts as built). */
+async function queueLost({ redis, redisPrefix }: SweepDependencies): Promise<boolean> {
+  return (await redis.exists(markKey(redisPrefix))) === 0;
+}
+
+/**
+ * The sweeper's loop, to be run every QUEUE_LOSS_CHECK_MS: a sweep every `intervalMs`, and one at
+ * once when Redis lost the queue.
+ */
+export function sweepWhenDue(deps: SweepDependencies, intervalMs: number): () => Promise<void> {
+  let sweptAt = Number.NEGATIVE_INFINITY;
+  return async () => {
+    if (performance.now() - sweptAt < intervalMs && !(await queueLost(deps))) return;
+    sweptAt = performance.now();
+    await sweepHistory(deps);
+  };
 }

@@ -43,6 +43,8 @@ function waitingWords({ problem, error, nextAttemptAt }: SyncFacts, now: Date): 
       return `Waiting: the service is busy, ${nextTry}`;
     case 'no-answer':
       return `Waiting: the service did not answer, ${nextTry}`;
+    case 'held-here':
+      return `Waiting: held up on our side, ${nextTry}`;
     // Only a failed entry is refused or unsendable; a change clears both, and then it is tried again.
     case 'refused':
     case 'unsendable':

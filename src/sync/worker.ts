@@ -16,7 +16,11 @@ export interface SyncWorkerSettings {
   prefix: string;
   /** Turns one process runs at once in each lane; each mostly waits for the service or the budget. */
   concurrency: number;
-  /** A job whose worker died is taken up again within about twice this (BullMQ stalled-job check). */
+  /**
+   * How long a job's lock outlives a worker that stopped renewing it (killed, or its event loop
+   * frozen). BullMQ's stalled-job check, every half of it, queues such a job again: a dead worker's
+   * turn is taken up within about one and a half times this.
+   */
   lockDurationMs: number;
   queues: SyncQueues;
   turns: TurnSettings;
@@ -98,9 +102,11 @@ function createLaneWorker(settings: SyncWorkerSettings, lane: Lane): Worker {
     prefix,
     concurrency,
     lockDuration: lockDurationMs,
-    stalledInterval: lockDurationMs,
+    // One check per interval for all processes together; it reads only the running jobs, however many wait.
+    stalledInterval: Math.ceil(lockDurationMs / 2),
   });
   worker.on('error', logUnlessRedisUnreachable(log, 'worker error'));
+  worker.on('stalled', (jobId) => log.warn({ jobId }, 'job of a worker that stopped renewing its lock queued again'));
   worker.on('failed', (job, error) => {
     if (job?.name !== JOB.turn) log.error({ job: job?.name, err: error }, 'repeating job failed');
   });

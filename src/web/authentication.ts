@@ -3,12 +3,24 @@ import { findUserById } from '../accounts/user.repository.js';
 import type { User } from '../accounts/user.table.js';
 import type { Db } from '../db/database.js';
 import { signInAddressFor } from './return-to.js';
+import { endStaleSession } from './session.js';
 
-/** The signed-in user, loaded once per request into res.locals (undefined when signed out). */
+/**
+ * The signed-in user, loaded once per request into res.locals (undefined when signed out). A
+ * session signs its person in only while its generation is still theirs: every session of the person
+ * ends when the generation moves on (a new password, sign out everywhere), however the session was
+ * kept or written back since; and with the account (no user). Such a session is ended here.
+ *
+ * A session from before generations were kept has none: it is ended too, since one that a password
+ * change had ended and a request under way wrote back cannot be told apart from one still valid.
+ */
 export function loadCurrentUser(db: Db): RequestHandler {
   return async (req, res, next) => {
-    const userId = req.session.userId;
-    res.locals.user = userId === undefined ? undefined : await findUserById(db, userId);
+    const { userId, sessionGeneration } = req.session;
+    const user = userId === undefined ? undefined : await findUserById(db, userId);
+    const signedIn = user !== undefined && user.session_generation === sessionGeneration;
+    res.locals.user = signedIn ? user : undefined;
+    if (userId !== undefined && !signedIn) await endStaleSession(req);
     next();
   };
 }

@@ -72,6 +72,9 @@ export function createErrorHandler({ logger, renderPage }: { logger: Logger; ren
     const answer = answerFor(error);
     if (answer.log) logger[answer.log]({ err: error, ...request }, 'request failed');
     if (answer.retryAfterS !== undefined) res.set('Retry-After', String(answer.retryAfterS));
+    // Answered as to someone signed out (the account was deleted while the request ran): the page
+    // then holds no form token, so nothing writes the ended session back.
+    if (answer.status === 401) res.locals.user = undefined;
     if (wantsJson(req)) {
       res.status(answer.status).json({ error: answer.error, message: answer.message });
     } else {
@@ -103,14 +106,16 @@ function refusalStatus(error: unknown): number | undefined {
 
 /**
  * A refusal (a foreign origin, a missing form token), a body over a limit (an upload, a JSON body),
- * one too slow, and one that came at a busy moment are told apart: the client should not retry,
- * should send less or faster, or should wait and send the same again.
+ * one too slow, one in a charset the app does not read, and one that came at a busy moment are told
+ * apart: the client should not retry, should send less or faster, should send it as UTF-8, or should
+ * wait and send the same again.
  */
 const REFUSAL_CODES: Record<number, string> = {
   401: 'unauthenticated',
   403: 'forbidden',
   408: 'request_timeout',
   413: 'payload_too_large',
+  415: 'unsupported_media_type',
   429: 'too_many_requests',
   503: 'busy',
 };

@@ -1,4 +1,4 @@
-import type { Request, RequestHandler } from 'express';
+import express, { type Request, type RequestHandler } from 'express';
 import { nestsTooDeep, TOO_DEEP_MESSAGE } from '../text/json-nesting.js';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -28,10 +28,35 @@ export const requireJsonBody: RequestHandler = (req, res, next) => {
   res.status(415).json({ error: 'unsupported_media_type', message: 'Send the body as Content-Type: application/json.' });
 };
 
+const NOT_UTF8_MESSAGE = 'Send the body as JSON in UTF-8: Content-Type: application/json, with no charset or charset=utf-8.';
+
 /**
- * express.json's `verify`: a body nested deeper than JSON_MAX_NESTING is refused with 400 before
- * it is parsed, so that no walk of it (a schema, JSON.stringify) can run out of stack.
+ * The JSON API's body parser, express.json within `limit`, under two rules checked before the body
+ * is parsed. JSON is UTF-8 (RFC 8259 §8.1): a body declared in another charset is refused with 415.
+ * And a body nested deeper than JSON_MAX_NESTING is refused with 400, so that no walk of it (a
+ * schema, JSON.stringify) can run out of stack.
  */
-export function refuseDeepJson(_req: Request, _res: unknown, body: Buffer): void {
+export function parseJsonBody(limit: number | string): RequestHandler {
+  const parse = express.json({ limit, verify: checkJsonText });
+  return (req, res, next) => {
+    // express.json refuses a charset not named utf-* before reading the body, in its own words.
+    parse(req, res, (error?: unknown) => next(isUnsupportedCharset(error) ? notUtf8() : error));
+  };
+}
+
+/**
+ * express.json's `verify`, given the body as read and the charset the parser is about to decode it
+ * with: only UTF-8 goes on, so the depth is counted on the text the parser parses.
+ */
+function checkJsonText(_req: Request, _res: unknown, body: Buffer, charset: string): void {
+  if (charset !== 'utf-8') throw notUtf8();
   if (nestsTooDeep(body.toString('utf8'))) throw Object.assign(new Error(`The body ${TOO_DEEP_MESSAGE}.`), { status: 400 });
+}
+
+function notUtf8(): Error {
+  return Object.assign(new Error(NOT_UTF8_MESSAGE), { status: 415 });
+}
+
+function isUnsupportedCharset(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && 'type' in error && error.type === 'charset.unsupported';
 }

@@ -1,6 +1,6 @@
 import { promisify } from 'node:util';
 import type { Request, RequestHandler, Response } from 'express';
-import session, { type Store } from 'express-session';
+import session, { type SessionData, type Store } from 'express-session';
 import { RedisStore } from 'connect-redis';
 import type { Logger } from '../logger.js';
 import { logReconnects, REDIS_REPLY_TIMEOUT_MS, untilConnected, type RedisAtStart } from '../queue/redis.js';
@@ -10,6 +10,11 @@ import { SessionStoreWithDeadline } from './session-store-deadline.js';
 declare module 'express-session' {
   interface SessionData {
     userId: number;
+    /**
+     * The person's session generation at sign-in (users.session_generation): the session signs them
+     * in only while it is still theirs (authentication.ts).
+     */
+    sessionGeneration: number;
     /** When the person signed in (epoch ms): the absolute limit counts from here, however active they are. */
     signedInAt: number;
     /** Connect attempts under way, by state; each tab may hold its own (see connect.routes.ts). */
@@ -100,15 +105,24 @@ export function createSessionMiddleware(options: {
   return [sessions, endOldSignIns];
 }
 
-/** Sign-in: a new session id (against session fixation) that keeps nothing but who signed in, and when. */
-export async function startUserSession(req: Request, userId: number, now: Date): Promise<void> {
-  await replaceSession(req, { userId, signedInAt: now.getTime() });
+/** Who signs in, as a session keeps them. */
+export interface SessionUser {
+  id: number;
+  session_generation: number;
 }
 
-/** A new session id for the same sign-in (after Connect): the absolute limit still counts from sign-in. */
-export async function renewUserSession(req: Request): Promise<void> {
+/** Sign-in: a new session id (against session fixation) that keeps nothing but who signed in, under which generation, and when. */
+export async function startUserSession(req: Request, user: SessionUser, now: Date): Promise<void> {
+  await replaceSession(req, { userId: user.id, sessionGeneration: user.session_generation, signedInAt: now.getTime() });
+}
+
+/**
+ * A new session id for the same sign-in (after Connect; after a new password, under the new
+ * generation): the absolute limit still counts from sign-in.
+ */
+export async function renewUserSession(req: Request, sessionGeneration = req.session.sessionGeneration): Promise<void> {
   const { userId, signedInAt } = req.session;
-  await replaceSession(req, { userId, signedInAt });
+  await replaceSession(req, { userId, sessionGeneration, signedInAt });
 }
 
 /** Sign-out: the session leaves Redis, and the browser is told to drop the cookie (same name, path and attributes). */
@@ -116,6 +130,17 @@ export async function endSession(req: Request, res: Response): Promise<void> {
   const cookie = req.session.cookie;
   await promisify(req.session.destroy.bind(req.session))();
   dropCookie(res, cookie);
+}
+
+/**
+ * A session that no longer signs anyone in (every session of the person was ended since it began,
+ * or the account is gone) leaves Redis, and the request goes on signed out, in a new empty session
+ * that is stored only if signing in fills it. Whatever wrote it back after it was ended (a request
+ * that was under way then) revived nothing. The cookie is left: it names nothing now, and dropping
+ * it could drop the new one a concurrent request (the password change itself) is setting.
+ */
+export async function endStaleSession(req: Request): Promise<void> {
+  await regenerate(req);
 }
 
 /**
@@ -137,7 +162,7 @@ export async function saveSession(req: Request): Promise<void> {
   await promisify(req.session.save.bind(req.session))();
 }
 
-async function replaceSession(req: Request, data: { userId: number | undefined; signedInAt: number | undefined }) {
+async function replaceSession(req: Request, data: Partial<Pick<SessionData, 'userId' | 'sessionGeneration' | 'signedInAt'>>) {
   await regenerate(req);
   Object.assign(req.session, data);
   await saveSession(req);

@@ -1,6 +1,8 @@
 import type { Request, Response } from 'express';
+import { endEverySession } from '../accounts/user.repository.js';
+import type { Db } from '../db/database.js';
 import type { RedisConnection } from '../queue/redis-target.js';
-import { endSession, renewUserSession, sessionKeyPrefix, startUserSession, type SessionLimits } from './session.js';
+import { endSession, renewUserSession, sessionKeyPrefix, startUserSession, type SessionLimits, type SessionUser } from './session.js';
 
 /**
  * The sessions a person is signed in with, so that all of them can be ended (sign out everywhere,
@@ -8,21 +10,33 @@ import { endSession, renewUserSession, sessionKeyPrefix, startUserSession, type 
  * `<prefix>:user-sessions:<userId>`, added to at every sign-in and pruned of the sessions that have
  * ended. The set expires with the longest-lived session it can hold: SESSION_MAX_DAYS after the
  * latest sign-in.
+ *
+ * Deleting the keys frees Redis at once; what keeps an ended session ended is the person's session
+ * generation (users.session_generation), which moves on in the store and which every request
+ * compares with its session's (authentication.ts): a request under way writes its session back at
+ * its end, re-creating a key deleted meanwhile, but not a generation.
  */
 export interface UserSessions {
   /** Sign-in: a new session for the person, recorded in their set. */
-  start(req: Request, userId: number, now: Date): Promise<void>;
+  start(req: Request, user: SessionUser, now: Date): Promise<void>;
   /** A new session id for the same sign-in (after Connect), recorded in place of the old one. */
   renew(req: Request): Promise<void>;
   /** Sign-out of this session only. */
   end(req: Request, res: Response): Promise<void>;
-  /** Ends every other session of the signed-in person; this one continues under a new session id. */
-  endOthers(req: Request): Promise<void>;
+  /**
+   * After a new password moved the person's session generation on (ending every session): this one
+   * continues under a new session id and that generation, the others leave Redis.
+   */
+  endOthers(req: Request, sessionGeneration: number): Promise<void>;
+  /** Sign out everywhere: every session of the signed-in person ends, this one too. */
+  endEverywhere(req: Request, res: Response, userId: number): Promise<void>;
   /** Ends every session of the person, for an account that may no longer exist. */
   endAll: (userId: number) => Promise<void>;
 }
 
 export interface UserSessionsDependencies {
+  /** Where each person's session generation is kept. */
+  db: Db;
   /** Commands fail at once while Redis is away (the producer connection), so a request never hangs. */
   redis: RedisConnection;
   redisPrefix: string;
@@ -58,7 +72,7 @@ export async function endAllSessions(place: SessionsPlace, userId: number): Prom
   await place.redis.del(setOf(place.redisPrefix, userId));
 }
 
-export function createUserSessions({ redis, redisPrefix, limits }: UserSessionsDependencies): UserSessions {
+export function createUserSessions({ db, redis, redisPrefix, limits }: UserSessionsDependencies): UserSessions {
   const place = { redis, redisPrefix };
   const setLifetimeS = limits.maxDays * 24 * 3600;
 
@@ -73,31 +87,38 @@ export function createUserSessions({ redis, redisPrefix, limits }: UserSessionsD
     await transaction.sadd(set, sessionId).expire(set, setLifetimeS).exec();
   }
 
-  async function renew(req: Request): Promise<void> {
+  async function renew(req: Request, sessionGeneration?: number): Promise<void> {
     const { userId } = req.session;
     const before = req.sessionID;
-    await renewUserSession(req);
+    await renewUserSession(req, sessionGeneration);
     if (userId === undefined) return;
     await redis.srem(setOf(redisPrefix, userId), before);
     await record(userId, req.sessionID);
   }
 
+  async function end(req: Request, res: Response): Promise<void> {
+    const { userId } = req.session;
+    const sessionId = req.sessionID;
+    await endSession(req, res);
+    if (userId !== undefined) await redis.srem(setOf(redisPrefix, userId), sessionId);
+  }
+
   return {
-    async start(req, userId, now) {
-      await startUserSession(req, userId, now);
-      await record(userId, req.sessionID);
+    async start(req, user, now) {
+      await startUserSession(req, user, now);
+      await record(user.id, req.sessionID);
     },
-    renew,
-    async end(req, res) {
-      const { userId } = req.session;
-      const sessionId = req.sessionID;
-      await endSession(req, res);
-      if (userId !== undefined) await redis.srem(setOf(redisPrefix, userId), sessionId);
-    },
-    async endOthers(req) {
-      await renew(req);
+    renew: (req) => renew(req),
+    end,
+    async endOthers(req, sessionGeneration) {
+      await renew(req, sessionGeneration);
       const userId = req.session.userId;
       if (userId !== undefined) await endSessions(place, userId, req.sessionID);
+    },
+    async endEverywhere(req, res, userId) {
+      await endEverySession(db, userId);
+      await end(req, res);
+      await endAllSessions(place, userId);
     },
     endAll: (userId) => endAllSessions(place, userId),
   };

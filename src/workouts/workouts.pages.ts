@@ -7,7 +7,8 @@ import { listWorkouts, type WorkoutsDependencies } from './workouts.js';
 
 /**
  * The Workouts page: the person's workouts at the service, or the last list fetched while it does not
- * answer, saying as of when. Every outcome is a page with a message, never an error page.
+ * answer or the person has asked too often, saying as of when and why. Every outcome is a page with
+ * a message, never an error page.
  */
 export function workoutsPages({ renderPage, ...deps }: WorkoutsDependencies & { renderPage: RenderPage }): Router {
   const router = Router();
@@ -21,7 +22,9 @@ export function workoutsPages({ renderPage, ...deps }: WorkoutsDependencies & { 
           columns: columnsPresent(outcome.workouts),
           rows: outcome.workouts.map((workout) => displayWorkout(workout, user.timezone, style)),
           notes: outcome.notes,
-          staleAsOf: outcome.stale ? displayFetchedAt(outcome.fetchedAt, user.timezone, deps.clock(), style) : undefined,
+          stale: outcome.stale
+            ? { asOf: displayFetchedAt(outcome.fetchedAt, user.timezone, deps.clock(), style), reason: outcome.staleReason }
+            : undefined,
         }
       : { failure: outcome };
     renderPage(req, res, 'workouts', { title: 'Workouts', ...page });

@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccountErasure, finishPendingErasures } from '../../src/accounts/account-erasure.js';
 import { createAttemptLimits } from '../../src/accounts/attempt-limits.js';
+import { AccountGoneError } from '../../src/accounts/user.repository.js';
 import { createDatabaseActivityFileStore } from '../../src/activities/activity-file-store.js';
 import { freePort } from '../../src/dev/free-port.js';
 import { createLogger } from '../../src/logger.js';
+import type { ServiceApi } from '../../src/provider/api.js';
 import { recordIncident } from '../../src/notices/notice.repository.js';
 import { createProducerConnection, createRedisConnection } from '../../src/queue/redis.js';
 import { redisServer, type RedisConnection } from '../../src/queue/redis-target.js';
@@ -11,10 +13,12 @@ import { syncEntry } from '../../src/sync/jobs.js';
 import { LANES, queueTurns } from '../../src/sync/queue.js';
 import { takeTurn } from '../../src/sync/turn.js';
 import { createUserSessions } from '../../src/web/user-sessions.js';
+import { createWorkoutReadLimits } from '../../src/workouts/read-limits.js';
+import { listWorkouts } from '../../src/workouts/workouts.js';
 import { PASSWORD, sendJson, signedInAgain } from '../helpers/account.js';
 import { uploadActivity } from '../helpers/activities.js';
 import { fitFile } from '../helpers/fit-files.js';
-import { connect, signUpNewUser } from '../helpers/flows.js';
+import { connect, connectHeldAtTokenAnswer, signUpNewUser } from '../helpers/flows.js';
 import { bodyOf, hiddenField, type ApiError, type CookieClient } from '../helpers/http-client.js';
 import { addMeal } from '../helpers/meals.js';
 import { cellsNaming } from '../helpers/person-traces.js';
@@ -59,7 +63,7 @@ async function personWithData(athlete = 'Ana'): Promise<Person> {
 }
 
 /** Every key of the stack's Redis that names the person: their session set, a session of theirs, a sign-in count. */
-async function redisKeysNaming(person: Person): Promise<string[]> {
+async function redisKeysNaming(person: Pick<Person, 'id' | 'email'>): Promise<string[]> {
   const keys = await redis.keys(`${stack.config.redis.prefix}:*`);
   const naming: string[] = [];
   for (const key of keys) {
@@ -218,11 +222,70 @@ describe('a sync job running at the moment of deletion', () => {
   });
 });
 
+describe('deletion racing a request of the person', () => {
+  /** A person signed in twice, connected unless told not to. */
+  async function personOnTwoDevices({ connected }: { connected: boolean }) {
+    await stack.changeSandbox({ autoApprove: 'Dora' });
+    const client = stack.browser();
+    const email = await signUpNewUser(client);
+    if (connected) expect((await connect(client)).status).toBe(303);
+    const phone = await signedInAgain(client, email);
+    const { id } = await stack.db.selectFrom('users').select('id').where('email', '=', email).executeTakeFirstOrThrow();
+    return { id, email, client, phone };
+  }
+
+  it("Connect's callback, waiting for the service's token answer: 401, and nothing of the person is saved or left in Redis", async () => {
+    const person = await personOnTwoDevices({ connected: false });
+    const callback = await connectHeldAtTokenAnswer(stack, person.client, 2000);
+
+    expect((await sendJson(person.phone, 'DELETE', '/api/account', { password: PASSWORD })).status).toBe(204);
+    expect(callback.answered()).toBe(false);
+
+    const answer = await callback.answer;
+    expect(answer.status).toBe(401);
+    expect(await answer.text()).toContain('Sign in first.');
+    expect(await cellsNaming(stack.db, stack.database, person)).toEqual([]);
+    expect(await redisKeysNaming(person)).toEqual([]);
+  });
+
+  it('the workouts list, whose answer came after the account went: 401, and no list is kept', async () => {
+    const person = await personOnTwoDevices({ connected: true });
+    const api = stack.serviceApi();
+    const answeredAfterDeletion: ServiceApi = {
+      ...api,
+      async listWorkouts(userId, options) {
+        const body = await api.listWorkouts(userId, options);
+        expect((await sendJson(person.phone, 'DELETE', '/api/account', { password: PASSWORD })).status).toBe(204);
+        return body;
+      },
+    };
+
+    const reads = createWorkoutReadLimits({
+      redis: stack.redis,
+      redisPrefix: stack.config.redis.prefix,
+      settings: stack.config.workoutReads,
+    });
+    const listing = listWorkouts(
+      { db: stack.db, api: answeredAfterDeletion, budget: stack.budget, reads, clock: () => new Date() },
+      person.id,
+    );
+
+    await expect(listing).rejects.toBeInstanceOf(AccountGoneError);
+    await expect(listing).rejects.toMatchObject({ status: 401 });
+    expect(await cellsNaming(stack.db, stack.database, person)).toEqual([]);
+  });
+});
+
 describe('Redis away at the moment of deletion', () => {
   it('the store is emptied at once; the sessions end at the next sweep, and meanwhile nothing of the person is sent', async () => {
     const person = await personWithData('Cleo');
     const unreachable = createProducerConnection(redisServer(`redis://127.0.0.1:${await freePort()}`));
-    const sessionsThere = createUserSessions({ redis: unreachable, redisPrefix: stack.config.redis.prefix, limits: stack.config.session });
+    const sessionsThere = createUserSessions({
+      db: stack.db,
+      redis: unreachable,
+      redisPrefix: stack.config.redis.prefix,
+      limits: stack.config.session,
+    });
     const erasure = createAccountErasure({
       db: stack.db,
       files: createDatabaseActivityFileStore(stack.db),
@@ -250,7 +313,12 @@ describe('Redis away at the moment of deletion', () => {
     }
     expect((await stack.sandboxState()).athletes.Cleo?.nutrition ?? {}).toEqual({});
 
-    const sessions = createUserSessions({ redis: stack.redis, redisPrefix: stack.config.redis.prefix, limits: stack.config.session });
+    const sessions = createUserSessions({
+      db: stack.db,
+      redis: stack.redis,
+      redisPrefix: stack.config.redis.prefix,
+      limits: stack.config.session,
+    });
     expect(await finishPendingErasures(stack.db, sessions.endAll)).toBe(1);
     expect(await cellsNaming(stack.db, stack.database, person)).toEqual([]);
     expect((await redisKeysNaming(person)).filter((key) => !key.includes(':attempts:'))).toEqual([]);

@@ -63,6 +63,23 @@ describe('the queue dashboard', () => {
     expect((await claimant.get('/admin/queues')).status).toBe(404);
   });
 
+  it('takes an admin’s JSON under the API’s rules: UTF-8 only, nested at most 32 deep', async () => {
+    const addJob = (contentType: string, body: Buffer) =>
+      admin.request('/admin/queues/api/queues/sync-backfill/add', {
+        method: 'POST',
+        // As Bull Board's page asks.
+        headers: { 'content-type': contentType, accept: 'application/json, text/plain, */*' },
+        body,
+      });
+    const deep = `{"name":"turn","data":{"d":${'['.repeat(20_000)}${']'.repeat(20_000)}}}`;
+    const inUtf16 = await addJob('application/json; charset=utf-16le', Buffer.from(deep, 'utf16le'));
+    expect(inUtf16.status).toBe(415);
+    expect(await inUtf16.json()).toMatchObject({ error: 'unsupported_media_type' });
+    const tooDeep = await addJob('application/json', Buffer.from(deep));
+    expect(tooDeep.status).toBe(400);
+    expect(await tooDeep.json()).toMatchObject({ message: 'The body must not be nested more than 32 deep.' });
+  });
+
   it('refuses to change jobs while ADMIN_QUEUE_ACTIONS is not true', async () => {
     const jobId = await delayedJob(stack);
     expect((await promote(admin, jobId)).status).toBe(405);

@@ -321,30 +321,31 @@ describe('the refresh lease on the connection row (docs/architecture.md, decisio
   });
 });
 
-describe('when no configured key opens the stored tokens (an old key was dropped from the settings)', () => {
-  it('marks the connection needs_reconnect with that reason, logs the user, and makes no token request', async () => {
+describe('when the stored tokens are sealed with a key this process does not have (a newer key, or an older one dropped)', () => {
+  it('leaves the connection as it is, logs and counts the key id, makes no token request, and fails retryable', async () => {
     stack = await startStack({ sandbox: { autoApprove: 'Ana' }, captureLogs: 'warn' });
     const { userId } = await connectedUser(stack);
     const withoutTheKey = createTokenCipher(randomBytes(32));
     const error = await failure(stack.accessTokens({ cipher: withoutTheKey, clock: later(3600) }).accessTokenFor(userId));
-    expect(error.kind).toBe('needs-reconnect');
-    expect(await findConnection(stack.db, userId)).toMatchObject({ status: 'needs_reconnect', statusReason: 'token_key_removed' });
-    const logged = stack.logs.map((line) => JSON.parse(line) as { userId?: number; msg: string });
-    expect(logged).toContainEqual(expect.objectContaining({ userId, msg: expect.stringContaining('no configured key') }));
+    expect(error.kind).toBe('retryable');
+    expect(await findConnection(stack.db, userId)).toMatchObject({ status: 'connected', statusReason: undefined });
+    expect(await stack.db.selectFrom('connection_notices').selectAll().execute()).toEqual([]);
+    const keyId = stack.cipher.currentKeyId;
+    const logged = stack.logs.map((line) => JSON.parse(line) as { level: number; userId?: number; tokenKeyId?: string; msg: string });
+    expect(logged).toContainEqual(
+      expect.objectContaining({ level: 40, userId, tokenKeyId: keyId, msg: expect.stringContaining('not configured here') }),
+    );
+    expect(stack.logs.join('')).not.toMatch(/sbx_(at|rt)_/);
+    expect(await stack.metrics.registry.metrics()).toContain(`athlete_sync_token_key_missing_total{key_id="${keyId}"} 1`);
     expect((await refreshCounts()).requests).toBe(0);
   });
 
-  it('tells the person in plain words, and reconnecting clears the reason', async () => {
+  it('a process that has the key opens them afterwards: nothing was lost', async () => {
     stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
-    const { userId, client } = await connectedUser(stack);
+    const { userId } = await connectedUser(stack);
+    const stored = (await stack.storedGrant(userId))!;
     await failure(stack.accessTokens({ cipher: createTokenCipher(randomBytes(32)) }).accessTokenFor(userId));
-    expect(await (await client.get('/')).text()).toContain(
-      'This app can no longer read your stored authorization (its encryption key was removed). Reconnect',
-    );
-
-    expect((await connect(client)).status).toBe(303);
-    expect(await findConnection(stack.db, userId)).toMatchObject({ status: 'connected', statusReason: undefined });
-    expect(await (await client.get('/')).text()).not.toContain('encryption key was removed');
+    expect(await stack.accessTokens().accessTokenFor(userId)).toBe(stored.accessToken);
   });
 });
 

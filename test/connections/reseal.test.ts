@@ -8,10 +8,10 @@ import {
   type StoredGrant,
 } from '../../src/connections/connection.repository.js';
 import { resealAllTokens } from '../../src/connections/reseal.js';
-import { createTokenCipher, type TokenCipher } from '../../src/connections/token-crypto.js';
+import { createTokenCipher, tokenKeyId, type TokenCipher } from '../../src/connections/token-crypto.js';
 import { createLogger } from '../../src/logger.js';
 import { createOAuthClient, type OAuthClient } from '../../src/provider/oauth.js';
-import { connectedUser } from '../helpers/flows.js';
+import { connect, connectedUser } from '../helpers/flows.js';
 import { run } from '../helpers/processes.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 
@@ -42,21 +42,47 @@ describe('resealing the stored tokens under the current key', () => {
     const users = [await connectedUser(stack), await connectedUser(stack)];
     const before = await Promise.all(users.map(({ userId }) => openedWith(stack.cipher, userId)));
 
-    expect(await reseal(rotatedCipher())).toEqual({ resealed: 2, alreadyCurrent: 0, unreadable: 0 });
+    expect(await reseal(rotatedCipher())).toEqual({ resealed: 2, alreadyCurrent: 0, keyNotConfigured: {}, unreadable: 0 });
     const onlyNewKey = createTokenCipher(newKey);
     for (const [index, { userId }] of users.entries()) {
       const after = await openedWith(onlyNewKey, userId);
       expect(after).toMatchObject({ accessToken: before[index]!.accessToken, refreshToken: before[index]!.refreshToken });
     }
-    expect(await reseal(rotatedCipher())).toEqual({ resealed: 0, alreadyCurrent: 2, unreadable: 0 });
+    expect(await reseal(rotatedCipher())).toEqual({ resealed: 0, alreadyCurrent: 2, keyNotConfigured: {}, unreadable: 0 });
   });
 
-  it('reports tokens no configured key opens and marks their connection needs_reconnect with that reason', async () => {
+  it('leaves tokens sealed with a key not configured here as they are, and reports them by key id', async () => {
     stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
     const { userId } = await connectedUser(stack);
     const oldKeyDropped = createTokenCipher(newKey);
-    expect(await reseal(oldKeyDropped)).toEqual({ resealed: 0, alreadyCurrent: 0, unreadable: 1 });
+    expect(await reseal(oldKeyDropped)).toEqual({
+      resealed: 0,
+      alreadyCurrent: 0,
+      keyNotConfigured: { [stack.cipher.currentKeyId]: 1 },
+      unreadable: 0,
+    });
+    expect(await findConnection(stack.db, userId)).toMatchObject({ status: 'connected', statusReason: undefined });
+    expect(await stack.db.selectFrom('connection_notices').selectAll().execute()).toEqual([]);
+  });
+
+  it('marks the connections sealed with a key declared gone needs_reconnect with that reason, tells the person, and reconnecting clears it', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
+    const { userId, client } = await connectedUser(stack);
+    const forgottenKeyIds = new Set([stack.cipher.currentKeyId]);
+    const summary = await resealAllTokens(stack.db, createTokenCipher(newKey), () => new Date(), createLogger('silent'), {
+      forgottenKeyIds,
+    });
+    expect(summary).toEqual({ resealed: 0, alreadyCurrent: 0, keyNotConfigured: {}, unreadable: 1 });
     expect(await findConnection(stack.db, userId)).toMatchObject({ status: 'needs_reconnect', statusReason: 'token_key_removed' });
+    const notices = await stack.db.selectFrom('connection_notices').select(['kind', 'detail']).where('user_id', '=', userId).execute();
+    expect(notices).toEqual([{ kind: 'needs_reconnect', detail: 'token_key_removed' }]);
+    expect(await (await client.get('/')).text()).toContain(
+      'This app can no longer read your stored authorization (its encryption key was removed). Reconnect',
+    );
+
+    expect((await connect(client)).status).toBe(303);
+    expect(await findConnection(stack.db, userId)).toMatchObject({ status: 'connected', statusReason: undefined });
+    expect(await (await client.get('/')).text()).not.toContain('encryption key was removed');
   });
 
   it('counts damaged tokens as unreadable, marks their connection with that reason, and reseals the others', async () => {
@@ -64,7 +90,7 @@ describe('resealing the stored tokens under the current key', () => {
     const damaged = await connectedUser(stack);
     const intact = await connectedUser(stack);
     await stack.db.updateTable('connections').set({ refresh_token_sealed: 'not sealed' }).where('user_id', '=', damaged.userId).execute();
-    expect(await reseal(rotatedCipher())).toEqual({ resealed: 1, alreadyCurrent: 0, unreadable: 1 });
+    expect(await reseal(rotatedCipher())).toEqual({ resealed: 1, alreadyCurrent: 0, keyNotConfigured: {}, unreadable: 1 });
     expect(await findConnection(stack.db, damaged.userId)).toMatchObject({ status: 'needs_reconnect', statusReason: 'tokens_damaged' });
     expect(await findConnection(stack.db, intact.userId)).toMatchObject({ status: 'connected' });
   });
@@ -98,18 +124,59 @@ describe('resealing the stored tokens under the current key', () => {
 });
 
 describe('npm run reseal', () => {
-  it('prints a one-line summary', async () => {
-    stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
-    await connectedUser(stack);
-    const env = {
+  const resealCommand = (env: Record<string, string>, args: string[] = []) =>
+    run('npm', ['run', '--silent', 'reseal', ...(args.length > 0 ? ['--', ...args] : [])], {
       PATH: process.env.PATH,
       HOME: process.env.HOME,
       DATABASE_URL: stack.env.DATABASE_URL,
-      TOKEN_ENCRYPTION_KEY: newKey.toString('base64'),
-      TOKEN_ENCRYPTION_PREVIOUS_KEYS: stack.env.TOKEN_ENCRYPTION_KEY,
-    };
-    const result = await run('npm', ['run', '--silent', 'reseal'], env);
+      ...env,
+    });
+  const onlyNewKey = () => ({ TOKEN_ENCRYPTION_KEY: newKey.toString('base64') });
+
+  it('prints a one-line summary', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
+    await connectedUser(stack);
+    const result = await resealCommand({ ...onlyNewKey(), TOKEN_ENCRYPTION_PREVIOUS_KEYS: stack.env.TOKEN_ENCRYPTION_KEY! });
     expect(result).toMatchObject({ code: 0, stderr: '' });
-    expect(result.stdout).toBe('Resealed 1, already current 0, unreadable 0: every stored token is sealed with the current key.\n');
+    expect(result.stdout).toBe(
+      'Resealed 1, already current 0, key not configured 0, unreadable 0: every stored token is sealed with the current key.\n',
+    );
+  });
+
+  it('names the keys not configured, and forgets those it is told the ids of', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
+    const { userId } = await connectedUser(stack);
+    const oldKeyId = stack.cipher.currentKeyId;
+    const told = await resealCommand(onlyNewKey());
+    expect(told.code).toBe(0);
+    expect(told.stderr).toContain(`"tokenKeyId":"${oldKeyId}"`);
+    expect(told.stdout).toBe(
+      `Resealed 0, already current 0, key not configured 1, unreadable 0: those whose key is not configured (key id ${oldKeyId}: 1) are left as they are; ` +
+        'add the key to TOKEN_ENCRYPTION_PREVIOUS_KEYS, or, if it is gone for good, run npm run reseal -- --forget-key <key id> to ask their people to reconnect.\n',
+    );
+    expect(await findConnection(stack.db, userId)).toMatchObject({ status: 'connected' });
+
+    const anotherGoneKeyId = tokenKeyId(randomBytes(32));
+    const forgotten = await resealCommand(onlyNewKey(), ['--forget-key', anotherGoneKeyId, '--forget-key', oldKeyId]);
+    expect(forgotten.stdout).toBe(
+      'Resealed 0, already current 0, key not configured 0, unreadable 1: the unreadable connections now need reconnecting.\n',
+    );
+    expect(await findConnection(stack.db, userId)).toMatchObject({ status: 'needs_reconnect', statusReason: 'token_key_removed' });
+  });
+
+  it('refuses to forget a key that is configured, or something that is not a key id, and changes nothing', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
+    const { userId } = await connectedUser(stack);
+    const oldKeyId = stack.cipher.currentKeyId;
+    const configured = await resealCommand({ ...onlyNewKey(), TOKEN_ENCRYPTION_PREVIOUS_KEYS: stack.env.TOKEN_ENCRYPTION_KEY! }, [
+      '--forget-key',
+      oldKeyId,
+    ]);
+    expect(configured).toMatchObject({ code: 1, stdout: '' });
+    expect(configured.stderr).toContain(`--forget-key ${oldKeyId} is a configured key`);
+    const malformed = await resealCommand(onlyNewKey(), ['--forget-key', 'not-a-key-id']);
+    expect(malformed).toMatchObject({ code: 1, stdout: '' });
+    expect(malformed.stderr).toContain('--forget-key must be a key id: 16 hex digits');
+    expect(await stack.storedGrant(userId)).toMatchObject({ status: 'connected', tokenKeyId: oldKeyId });
   });
 });

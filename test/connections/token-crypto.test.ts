@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { UnknownTokenKeyError, createTokenCipher, tokenKeyId } from '../../src/connections/token-crypto.js';
 
@@ -42,6 +42,11 @@ describe('token encryption at rest', () => {
     const rotated = createTokenCipher(key, [oldKey]);
     expect(rotated.open(sealedBefore, 'aad')).toBe('token');
     expect(rotated.seal('token', 'aad').keyId).toBe(tokenKeyId(key));
+  });
+
+  it("names a key by the first 16 hex digits of the key's SHA-256", () => {
+    expect(tokenKeyId(key)).toBe(createHash('sha256').update(key).digest('hex').slice(0, 16));
+    expect(tokenKeyId(key)).toMatch(/^[0-9a-f]{16}$/);
   });
 
   it('says which key is missing when a token was sealed with a key no longer configured', () => {

@@ -1,6 +1,7 @@
 import { DateTime } from 'luxon';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DEFAULT_LOCALE, dateStyleFor } from '../../src/dates/date-style.js';
+import { dateStyleFor } from '../../src/dates/date-style.js';
+import { DEFAULT_LOCALE } from '../../src/dates/page-locales.js';
 import type { SyncOverview } from '../../src/dashboard/sync-overview.js';
 import { addDays, localToday } from '../../src/dates/local-today.js';
 import { ServiceError } from '../../src/provider/service-error.js';
@@ -143,6 +144,47 @@ describe('the dashboard', () => {
     );
     expect(dashboard).not.toContain(`nutrition-${old}`);
     expect(dashboard).toContain('<script src="/assets/sync-overview.js" defer></script>');
+  });
+
+  it('gives the reason of an entry waiting from before the days shown beside its count, in the page and its JSON', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
+    const { client, userId } = await connectedUser(stack, { timezone: ZONE });
+    const old = addDays(localToday(new Date(), ZONE), -20);
+    await addMeal(client, { name: 'Oats', carbs: 60, logged_at: `${old}T08:00:00+05:45` });
+    const unavailable = new ServiceError('retryable', 'HTTP 503: temporarily_unavailable: injected fault: service unavailable');
+    await expect(syncEntry(stack.sendDependencies(failingWith(unavailable)), nutritionDay(userId, old))).rejects.toBe(unavailable);
+    await recordNextAttempt(stack.db, nutritionDay(userId, old), new Date(Date.now() + 30_000));
+
+    const reason = `Nutrition, ${dateStyleFor(DEFAULT_LOCALE).day(old)}: Waiting: the service is busy, next try in about (29|30) s.`;
+    const dashboard = await (await client.get('/')).text();
+    expect(dashboard).toContain('1 waiting to be sent.');
+    expect(dashboard).toMatch(new RegExp(`data-testid="sync-last-problem">${reason}</p>`));
+    expect(dashboard).not.toContain(`nutrition-${old}`);
+    const overview = await bodyOf<SyncOverview>(await client.get('/api/sync/overview'));
+    expect(overview).toMatchObject({
+      pending: true,
+      counts: '1 waiting to be sent.',
+      lastProblem: expect.stringMatching(new RegExp(`^${reason}$`)),
+    });
+
+    await syncEntry(
+      stack.sendDependencies(failingWith(new ServiceError('permanent', 'HTTP 400: invalid_request'))),
+      nutritionDay(userId, old),
+    );
+    expect(await bodyOf<SyncOverview>(await client.get('/api/sync/overview'))).toMatchObject({
+      pending: false,
+      counts: 'Nothing waits to be sent, 1 refused by the service.',
+      lastProblem: `Nutrition, ${dateStyleFor(DEFAULT_LOCALE).day(old)}: Refused by the service.`,
+    });
+  });
+
+  it('writes no stray word into the page while nothing went wrong: the last problem’s line is empty and hidden', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
+    const { client } = await connectedUser(stack, { timezone: ZONE });
+    await addMeal(client, { name: 'Oats', carbs: 60, logged_at: `${localToday(new Date(), ZONE)}T08:00:00+05:45` });
+    const dashboard = await (await client.get('/')).text();
+    expect(dashboard).toContain('<p class="notice warning" data-testid="sync-last-problem" hidden></p>');
+    expect(dashboard).not.toContain('undefined');
   });
 
   it('answers the same overview as JSON for the page’s script, saying whether anything still waits; each entry links to its day', async () => {

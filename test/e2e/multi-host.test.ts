@@ -3,14 +3,15 @@ import { connectedUser } from '../helpers/flows.js';
 import type { Running } from '../helpers/processes.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 import { eventually } from '../helpers/wait.js';
+import { listingRequests } from '../helpers/workouts.js';
 import { startWebEntryPoint, type WebProcess } from '../helpers/web-process.js';
 import { startWorkerEntryPoint } from '../helpers/worker-process.js';
 
 /**
  * Two web processes and two workers on one database and one Redis, as on several hosts behind a
  * load balancer (under TEST_POSTGRES_URL the database is Postgres): a person signed in on one web
- * process is signed in on the other, and the meals posted through both reach the service once
- * per day, whole.
+ * process is signed in on the other, the meals posted through both reach the service once per
+ * day, whole, and a workouts list fetched through one is answered again through the other.
  */
 
 const DAYS = ['2026-05-04', '2026-05-05', '2026-05-06'];
@@ -93,4 +94,16 @@ describe('two web processes and two workers on one database and one Redis', () =
       expect(nutrition[date]!.payload.items, date).toHaveLength(ITEMS_PER_DAY);
     }
   }, 90_000);
+
+  it('answer a person’s workouts list fetched through one web process again through the other, without asking the service', async () => {
+    const listingCalls = async () => Object.values(await listingRequests(stack)).reduce((sum, count) => sum + count, 0);
+    const [first, second] = webs as [WebProcess, WebProcess];
+    const fetched = await api(first, cookie, '/api/workouts');
+    expect(fetched.status).toBe(200);
+    const calls = await listingCalls();
+    const again = await api(second, cookie, '/api/workouts');
+    expect(again.status).toBe(200);
+    expect(await again.json()).toEqual(await fetched.json());
+    expect(await listingCalls()).toBe(calls);
+  });
 });

@@ -1,7 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { addDays, localToday } from '../../src/dates/local-today.js';
-import { connect, signUpNewUser } from '../helpers/flows.js';
-import type { CookieClient } from '../helpers/http-client.js';
+import { connectedPerson, importHistory } from '../helpers/history.js';
 import { addMeal } from '../helpers/meals.js';
 import type { Running } from '../helpers/processes.js';
 import { DisposableRedis } from '../helpers/redis-server.js';
@@ -40,31 +38,6 @@ async function startWorkers(count: number, ratePerS: number): Promise<void> {
   workers.push(...(await Promise.all(Array.from({ length: count }, () => startWorkerEntryPoint(stack, env)))));
 }
 
-interface Person {
-  athlete: string;
-  email: string;
-  client: CookieClient;
-}
-
-async function connectedPerson(athlete: string): Promise<Person> {
-  await stack.changeSandbox({ autoApprove: athlete });
-  const client = stack.browser();
-  const email = await signUpNewUser(client);
-  expect((await connect(client)).status).toBe(303);
-  return { athlete, email, client };
-}
-
-/** One item on each of `days` days before today, in one import. */
-async function importHistory(person: Person, days: number): Promise<void> {
-  const today = localToday(new Date(), 'Europe/Berlin');
-  const items = Array.from({ length: days }, (_, index) => ({
-    name: `Day ${index}`,
-    carbs: 40,
-    logged_at: `${addDays(today, -1 - index)}T12:00:00`,
-  }));
-  expect((await person.client.postJson('/api/meals/batch', { items })).status).toBe(201);
-}
-
 /** When the sandbox first received each day of each athlete: an imported day is upserted once. */
 async function arrivals(): Promise<Map<string, number[]>> {
   const { athletes } = await stack.sandboxState();
@@ -101,7 +74,7 @@ describe('who waits when the request budget is short', () => {
     async (_, workerCount, restartRedis) => {
       redis = restartRedis ? await DisposableRedis.start() : undefined;
       stack = await startStack({ env: { MEALS_BATCH_MAX: '600', ...(redis && { REDIS_URL: redis.url }) } });
-      const [a, b, c] = [await connectedPerson('A'), await connectedPerson('B'), await connectedPerson('C')];
+      const [a, b, c] = [await connectedPerson(stack, 'A'), await connectedPerson(stack, 'B'), await connectedPerson(stack, 'C')];
       await startWorkers(workerCount, RATE_PER_S);
 
       await importHistory(a, 600);

@@ -4,8 +4,14 @@ import type { CookieClient } from './http-client.js';
 export const PASSWORD = 'a long password';
 
 /** A JSON request of any method, as the API's clients send them. */
-export function sendJson(client: CookieClient, method: 'PATCH' | 'DELETE' | 'POST', path: string, body: unknown): Promise<Response> {
-  return client.request(path, { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+export function sendJson(
+  client: CookieClient,
+  method: 'PATCH' | 'DELETE' | 'POST',
+  path: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<Response> {
+  return client.request(path, { method, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
 }
 
 /** A second browser signed in to the same account. */

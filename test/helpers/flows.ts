@@ -3,6 +3,7 @@ import { createPasswordHasher } from '../../src/accounts/password.js';
 import { insertUser } from '../../src/accounts/user.repository.js';
 import type { CookieClient } from './http-client.js';
 import type { Stack } from './stack.js';
+import { eventually } from './wait.js';
 
 let counter = 0;
 
@@ -27,6 +28,31 @@ export async function startConnect(client: CookieClient): Promise<URL> {
 export async function connect(client: CookieClient): Promise<Response> {
   const callback = await startConnect(client);
   return client.get(callback.href);
+}
+
+/**
+ * The Connect flow up to the callback's code exchange, the service holding its token answer for
+ * `holdMs`: resolves once the code is exchanged and the callback waits for that answer (past
+ * sign-in, its session loaded), with the callback's response to come.
+ */
+export async function connectHeldAtTokenAnswer(
+  stack: Stack,
+  client: CookieClient,
+  holdMs: number,
+): Promise<{ answer: Promise<Response>; answered: () => boolean }> {
+  const callback = await startConnect(client);
+  const exchanges = async () => (await stack.sandboxState()).counters.tokenGrants.authorization_code ?? 0;
+  const before = await exchanges();
+  await stack.changeSandbox({ tokenDelayMs: holdMs });
+  let answered = false;
+  const answer = client.get(callback.href).finally(() => (answered = true));
+  try {
+    await eventually('the code exchange', async () => ((await exchanges()) > before ? true : undefined));
+  } finally {
+    // The answer already held keeps its delay.
+    await stack.changeSandbox({ tokenDelayMs: 0 });
+  }
+  return { answer, answered: () => answered };
 }
 
 /** A new user who has connected (the sandbox must auto-approve); returns their client and id. */

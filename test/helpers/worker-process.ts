@@ -17,7 +17,10 @@ export async function startWorkerEntryPoint(stack: Stack, env: Record<string, st
   return ready(start(process.execPath, [WORKER_ENTRY_POINT], appProcessEnvironment(stack, env)));
 }
 
-/** The environment of a process of the stack's app: the stack's own settings, logs at info. */
+/**
+ * The environment of a process of the stack's app: the stack's own settings, logs at info, sweeps
+ * every second; the job lock is the production default's.
+ */
 export function appProcessEnvironment(stack: Stack, env: Record<string, string>): NodeJS.ProcessEnv {
   return {
     PATH: process.env.PATH,
@@ -26,7 +29,6 @@ export function appProcessEnvironment(stack: Stack, env: Record<string, string>)
     ...stack.env,
     LOG_LEVEL: 'info',
     SYNC_SWEEP_INTERVAL_MS: '1000',
-    WORKER_LOCK_DURATION_MS: '3000',
     ...env,
   };
 }

@@ -14,6 +14,15 @@ export const LISTING_AS_DEFAULT: Partial<Settings> = {
   tokenDelayMs: 0,
 };
 
+/** The answer of GET /api/workouts, as the tests read it. */
+export interface WorkoutsListing {
+  workouts: Array<Record<string, unknown>>;
+  notes: string[];
+  stale: boolean;
+  staleReason?: string;
+  fetchedAt: string;
+}
+
 /** A connected user who is an athlete of their own at the sandbox, so no other test's workouts show up. */
 export async function connectedAthlete(stack: Stack) {
   await stack.changeSandbox({ autoApprove: `athlete-${randomUUID()}` });

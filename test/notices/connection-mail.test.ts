@@ -1,13 +1,16 @@
+import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { keepConnectionsAlive } from '../../src/connections/keep-alive.js';
 import { startMailCatcher, type MailCatcher } from '../../src/dev/mail-catcher.js';
+import type { ParsedMail } from 'mailparser';
 import { createLogger } from '../../src/logger.js';
 import { createMailer } from '../../src/notices/mailer.js';
-import { sendDueNotices } from '../../src/notices/send-notices.js';
+import { sendDueNotices, type NoticeSendingDependencies } from '../../src/notices/send-notices.js';
+import { createUnsubscribeLinks } from '../../src/notices/unsubscribe-link.js';
 import { syncEntry } from '../../src/sync/jobs.js';
 import { sendJson } from '../helpers/account.js';
 import { connect, signUpNewUser } from '../helpers/flows.js';
-import { hiddenField, type CookieClient } from '../helpers/http-client.js';
+import { bodyOf, hiddenField, type CookieClient } from '../helpers/http-client.js';
 import { addMeal } from '../helpers/meals.js';
 import type { Running } from '../helpers/processes.js';
 import { startStack, type Stack } from '../helpers/stack.js';
@@ -15,13 +18,15 @@ import { eventually } from '../helpers/wait.js';
 import { startWorkerProcess } from '../helpers/worker-process.js';
 
 const MAIL_FROM = 'athlete-sync <no-reply@example.com>';
+/** The token key before the last rotation: in TOKEN_ENCRYPTION_PREVIOUS_KEYS. */
+const PREVIOUS_KEY = randomBytes(32);
 let catcher: MailCatcher;
 let stack: Stack;
 const workers: Running[] = [];
 
 beforeAll(async () => {
   catcher = await startMailCatcher();
-  stack = await startStack({ env: { SMTP_URL: catcher.url, MAIL_FROM } });
+  stack = await startStack({ env: { SMTP_URL: catcher.url, MAIL_FROM, TOKEN_ENCRYPTION_PREVIOUS_KEYS: PREVIOUS_KEY.toString('base64') } });
 });
 afterEach(async () => {
   await Promise.all(workers.splice(0).map((worker) => worker.stop('SIGKILL')));
@@ -61,8 +66,20 @@ async function revokeAndSync(person: Person): Promise<void> {
   );
 }
 
-function sendNotices(clock: () => Date = () => new Date(), mailer = createMailer(stack.config.mail)) {
-  return sendDueNotices({ db: stack.db, mailer, appBaseUrl: stack.appUrl, clock, logger: createLogger('silent') });
+function noticeSending(): NoticeSendingDependencies {
+  const unsubscribeLinks = createUnsubscribeLinks(stack.config.tokenEncryption, stack.appUrl);
+  const mailer = createMailer(stack.config.mail);
+  return { db: stack.db, mailer, appBaseUrl: stack.appUrl, unsubscribeLinks, clock: () => new Date(), logger: createLogger('silent') };
+}
+
+function sendNotices(clock: () => Date = () => new Date()) {
+  return sendDueNotices({ ...noticeSending(), clock });
+}
+
+/** The link of a mail's List-Unsubscribe header, as a mail client reads it: unfolded (RFC 5322 §2.2.3), in angle brackets (RFC 2369). */
+function unsubscribeLinkOf(mail: ParsedMail): string {
+  const line = mail.headerLines.find((header) => header.key === 'list-unsubscribe')?.line ?? '';
+  return /^List-Unsubscribe:\s*<([^>]+)>$/.exec(line.replace(/\r\n(?=[ \t])/g, ''))?.[1] ?? '';
 }
 
 const mailsTo = (person: Person) => catcher.mails.filter((mail) => mail.to && [mail.to].flat().some((to) => to.text === person.email));
@@ -87,7 +104,8 @@ describe('a mail when the connection needs the person', () => {
     expect(mail!.text).toMatch(/^Since \d{1,2} \w{3} \d{4}, \d{2}:\d{2} \(Asia\/Kathmandu\), athlete-sync cannot keep your data/);
     expect(mail!.text).toContain("no longer accepts this app's access: it was withdrawn or has ended.");
     expect(mail!.text).toContain(`Reconnect here: ${stack.appUrl}/connect`);
-    expect(mail!.headerLines.find((header) => header.key === 'list-unsubscribe')?.line).toBe(`List-Unsubscribe: <${stack.appUrl}/account>`);
+    expect(unsubscribeLinkOf(mail!)).toMatch(new RegExp(`^${stack.appUrl}/mail/unsubscribe\\?`));
+    expect(mail!.text).toContain(`To stop these mails: ${unsubscribeLinkOf(mail!)}`);
     expect(mail!.text).not.toMatch(/sbx_(at|rt|code)_|code=|state=/);
 
     const link = mail!.text!.match(/Reconnect here: (\S+)/)![1]!;
@@ -150,8 +168,7 @@ describe('a mail when the connection needs the person', () => {
   it('none while mail is off (no SMTP_URL): the notice is settled without one', async () => {
     const person = await connectedPerson();
     await revokeAndSync(person);
-    const mailOff = { db: stack.db, mailer: undefined, appBaseUrl: stack.appUrl, clock: () => new Date(), logger: createLogger('silent') };
-    expect(await sendDueNotices(mailOff)).toBe(0);
+    expect(await sendDueNotices({ ...noticeSending(), mailer: undefined })).toBe(0);
     expect(mailsTo(person)).toEqual([]);
     expect(await noticeOutcomes(person)).toEqual([{ kind: 'needs_reconnect', outcome: 'mail_off' }]);
   });
@@ -162,6 +179,102 @@ describe('a mail when the connection needs the person', () => {
     expect((await connect(person.client)).status).toBe(303);
     expect(await sendNotices()).toBe(0);
     expect(await noticeOutcomes(person)).toEqual([{ kind: 'needs_reconnect', outcome: 'resolved' }]);
+  });
+});
+
+describe('one-click unsubscribe (RFC 8058)', () => {
+  /** A person whose connection needs them, and the link of the mail they got about it. */
+  async function mailedPerson(): Promise<Person & { link: string }> {
+    const person = await connectedPerson();
+    await revokeAndSync(person);
+    expect(await sendNotices()).toBe(1);
+    const [mail] = mailsTo(person);
+    expect(mail!.headerLines.find((header) => header.key === 'list-unsubscribe-post')?.line).toBe(
+      'List-Unsubscribe-Post: List-Unsubscribe=One-Click',
+    );
+    return { ...person, link: unsubscribeLinkOf(mail!) };
+  }
+
+  const connectionMail = async (person: Person) =>
+    (await bodyOf<{ connectionMail: boolean }>(await person.client.get('/api/me'))).connectionMail;
+
+  /** The POST a mail client sends for List-Unsubscribe-Post: no cookie, no form token, no Origin. */
+  const oneClick = (link: string) =>
+    fetch(link, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'List-Unsubscribe=One-Click',
+      redirect: 'manual',
+    });
+
+  it("the mail's List-Unsubscribe link, posted to as a mail client does, turns the mails off: 200, with no sign-in", async () => {
+    const person = await mailedPerson();
+
+    const unsubscribed = await oneClick(person.link);
+
+    expect(unsubscribed.status).toBe(200);
+    expect(await unsubscribed.text()).toContain('You will get no more mails about your connection.');
+    expect(await connectionMail(person)).toBe(false);
+    expect((await oneClick(person.link)).status).toBe(200);
+  });
+
+  it('a GET of the link (a person, or a scanner following links) changes nothing: its page has the button that posts', async () => {
+    const person = await mailedPerson();
+    const browser = stack.browser();
+
+    const page = await browser.get(person.link);
+
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain('Stop the mails about your connection?');
+    expect(await connectionMail(person)).toBe(true);
+    // The form has no action: it posts to the page's own address, the link.
+    expect(html).toMatch(/<form class="actions" method="post" aria-label="Unsubscribe">/);
+    const pressed = await browser.postForm(person.link, { 'List-Unsubscribe': 'One-Click' }, { origin: stack.appUrl });
+    expect(pressed.status).toBe(200);
+    expect(await connectionMail(person)).toBe(false);
+  });
+
+  it('a link cut short, altered or signed under another key changes nothing: 400 or 403 in plain words', async () => {
+    const person = await mailedPerson();
+    const other = await connectedPerson();
+    const link = new URL(person.link);
+    const withParam = (name: string, value: string | undefined) => {
+      const changed = new URL(link);
+      if (value === undefined) changed.searchParams.delete(name);
+      else changed.searchParams.set(name, value);
+      return changed.href;
+    };
+    const signature = link.searchParams.get('signature')!;
+    const elsewhere = createUnsubscribeLinks({ key: randomBytes(32), previousKeys: [] }, stack.appUrl);
+    const cases: Array<[string, number]> = [
+      [withParam('person', String(other.id)), 403],
+      [withParam('notice', String(Number(link.searchParams.get('notice')) + 1)), 403],
+      [withParam('signature', `${signature[0] === 'A' ? 'B' : 'A'}${signature.slice(1)}`), 403],
+      [elsewhere.linkFor({ id: Number(link.searchParams.get('notice')), user_id: person.id }), 403],
+      [withParam('signature', undefined), 400],
+      [withParam('signature', signature.slice(0, 20)), 400],
+      [withParam('person', 'me'), 400],
+      [`${person.link}&person=${person.id}`, 400],
+      [`${stack.appUrl}/mail/unsubscribe`, 400],
+    ];
+    for (const [refused, status] of cases) {
+      for (const response of [await oneClick(refused), await fetch(refused)]) {
+        expect(response.status, refused).toBe(status);
+        expect(await response.text()).toContain('This link is not valid');
+      }
+    }
+    expect(await connectionMail(person)).toBe(true);
+    expect(await connectionMail(other)).toBe(true);
+  });
+
+  it('a link signed under the token key before the last rotation (TOKEN_ENCRYPTION_PREVIOUS_KEYS) still works', async () => {
+    const person = await mailedPerson();
+    const notice = Number(new URL(person.link).searchParams.get('notice'));
+    const beforeRotation = createUnsubscribeLinks({ key: PREVIOUS_KEY, previousKeys: [] }, stack.appUrl);
+
+    expect((await oneClick(beforeRotation.linkFor({ id: notice, user_id: person.id }))).status).toBe(200);
+    expect(await connectionMail(person)).toBe(false);
   });
 });
 

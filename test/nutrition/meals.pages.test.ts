@@ -194,6 +194,12 @@ describe('the meals page’s times', () => {
   it.each([
     ['en-US,en;q=0.9', 'Meals on Mon, Nov 23, 2026', '11:30 PM at UTC−05:00, 5:30 AM on Nov 24 your time', 'Tue, Nov 24, 2026 →'],
     ['de-DE,de;q=0.9,en;q=0.8', 'Meals on Mo., 23. Nov. 2026', '23:30 at UTC−05:00, 05:30 on 24. Nov. your time', 'Di., 24. Nov. 2026 →'],
+    [
+      'tlh;q=0.9, de-LU;q=0.95, en;q=0.8',
+      'Meals on Mo., 23. Nov. 2026',
+      '23:30 at UTC−05:00, 05:30 on 24. Nov. your time',
+      'Di., 24. Nov. 2026 →',
+    ],
     ['tlh-x-not-a-locale-at-all, *', 'Meals on Mon, 23 Nov 2026', '23:30 at UTC−05:00, 05:30 on 24 Nov your time', 'Tue, 24 Nov 2026 →'],
   ])('writes the day and the times for Accept-Language %s in that locale’s words and clock', async (languages, heading, time, next) => {
     const client = await newUser('Europe/Berlin');

@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { createRedisConnection } from '../../src/queue/redis.js';
 import { redisServer } from '../../src/queue/redis-target.js';
-import { createRequestBudget, type Lane, type RequestBudget } from '../../src/queue/request-budget.js';
+import { createRequestBudget, type BudgetLane, type RequestBudget } from '../../src/queue/request-budget.js';
 import { testRedisPrefix } from '../helpers/redis-keys.js';
 
 const connections = Array.from({ length: 3 }, () => createRedisConnection(redisServer(inject('redisUrl'))));
@@ -17,7 +17,7 @@ function budgetsOfThreeProcesses(ratePerS: number): RequestBudget[] {
   return connections.map((redis) => createRequestBudget({ redis, prefix, ratePerS }));
 }
 
-async function takeAndRelease(budget: RequestBudget, lane: Lane, userId: number): Promise<number> {
+async function takeAndRelease(budget: RequestBudget, lane: BudgetLane, userId: number): Promise<number> {
   const permit = await budget.take(lane, userId);
   const grantedAt = performance.now();
   await permit!.release();
@@ -33,14 +33,54 @@ describe('the request budget', () => {
     expect(Math.max(...grants) - started).toBeGreaterThanOrEqual(1400);
   });
 
-  it('grants a fresh request ahead of the backfill waiting for the same slots', async () => {
-    const budgets = budgetsOfThreeProcesses(20);
-    const backfillGrants: number[] = [];
+  it('keeps reads, however many, to a quarter of the slots while history waits, and gives history the rest', async () => {
+    const budgets = budgetsOfThreeProcesses(40);
+    const grants: Array<{ lane: BudgetLane; at: number }> = [];
     let stop = false;
-    // History from every process keeps the budget busy: four turns each, taking slots as soon as they may.
+    // Readers with a deadline, as the workouts list asks: twelve at once, on every process.
+    const readers = budgets.flatMap((budget, process) =>
+      [1, 2, 3, 4].map(async (reader) => {
+        for (let user = 10_000 * (4 * process + reader); !stop; user++) {
+          const permit = await budget.takeWithin('read', user, 3000);
+          if (permit) grants.push({ lane: 'read', at: performance.now() });
+          await permit?.release();
+        }
+      }),
+    );
+    const history = budgets.map(async (budget, process) => {
+      for (let user = 1000 * (process + 1); !stop; user++)
+        grants.push({ lane: 'backfill', at: await takeAndRelease(budget, 'backfill', user) });
+    });
+    const from = performance.now() + 500;
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    stop = true;
+    await Promise.all([...readers, ...history]);
+    const inWindow = (lane: BudgetLane) => grants.filter((grant) => grant.lane === lane && grant.at > from && grant.at <= from + 2000);
+    // Two seconds of 40 slots: reads at most a quarter of them (20, and one either end), history the
+    // rest; reads book one slot further than history, so history waiting does not keep them from their share.
+    expect(inWindow('read').length).toBeLessThanOrEqual(22);
+    expect(inWindow('read').length).toBeGreaterThanOrEqual(10);
+    expect(inWindow('backfill').length).toBeGreaterThanOrEqual(40);
+  });
+
+  it.each([
+    // Backfill books no more than the next slot, so a fresh request has at most that one ahead of it.
+    ['the history', ['backfill'], 2],
+    // A read books one slot further: a fresh request has at most a slot or two of both ahead of it.
+    ['the reads and the history', ['read', 'backfill'], 3],
+  ] as const)('grants a fresh request ahead of %s waiting for the same slots', async (_, lanes, mostAhead) => {
+    const budgets = budgetsOfThreeProcesses(20);
+    const othersGranted: number[] = [];
+    let stop = false;
+    // Every process keeps the budget busy: four loops each, taking slots as soon as they may.
     const loops = budgets.flatMap((budget, process) =>
       [1, 2, 3, 4].map(async (turn) => {
-        for (let user = 1000 * (4 * process + turn); !stop; user++) backfillGrants.push(await takeAndRelease(budget, 'backfill', user));
+        const lane = lanes[turn % lanes.length]!;
+        for (let user = 1000 * (4 * process + turn); !stop; user++) {
+          const permit = await budget.takeWithin(lane, user, 3000);
+          if (permit) othersGranted.push(performance.now());
+          await permit?.release();
+        }
       }),
     );
     await new Promise((resolve) => setTimeout(resolve, 500));
@@ -48,9 +88,8 @@ describe('the request budget', () => {
     const freshGranted = await takeAndRelease(budgets[0]!, 'fresh', 1);
     stop = true;
     await Promise.all(loops);
-    // Backfill books no more than the next slot, so a fresh request has at most that one ahead of it.
-    expect(backfillGrants.filter((at) => at > asked && at < freshGranted).length).toBeLessThanOrEqual(2);
-    expect(backfillGrants.length).toBeGreaterThan(10);
+    expect(othersGranted.filter((at) => at > asked && at < freshGranted).length).toBeLessThanOrEqual(mostAhead);
+    expect(othersGranted.length).toBeGreaterThan(10);
   });
 
   it('serves history in the order it began waiting, whichever process asks', async () => {

@@ -102,19 +102,25 @@ describe('syncing a nutrition day', () => {
     ]);
   });
 
-  it('waits for a reconnect, pending, when no configured key opens the stored tokens', async () => {
+  it('keeps the day pending, held up on this side and retried, when the stored tokens are sealed with a key this worker lacks', async () => {
     stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
     const { client, userId } = await connectedUser(stack);
     await addMeal(client, breakfast);
-    // A worker whose settings no longer hold the key that sealed this user's tokens.
+    // A worker not yet given the key that sealed this user's tokens (a rotation under way).
     const api = stack.serviceApi(stack.accessTokens({ cipher: createTokenCipher(randomBytes(32)) }));
     const deps = stack.sendDependencies(api);
-    expect(await syncEntry(deps, dayOf(userId))).toBe('waiting-for-connection');
-    expect(await syncEntry(deps, dayOf(userId))).toBe('waiting-for-connection');
+    await expect(syncEntry(deps, dayOf(userId))).rejects.toMatchObject({ kind: 'retryable', heldHere: true });
     expect(await syncStatus(client, DATE)).toEqual([
-      { kind: 'nutrition', date: DATE, status: 'pending', error: WAITING_FOR_CONNECTION, problem: 'needs-connection' },
+      {
+        kind: 'nutrition',
+        date: DATE,
+        status: 'pending',
+        error: 'the stored tokens are sealed with a key this process does not have; retried later',
+        problem: 'held-here',
+      },
     ]);
     expect((await stack.sandboxState()).counters.requests['POST /api/nutrition']).toBeUndefined();
+    expect(await syncEntry(stack.sendDependencies(), dayOf(userId))).toBe('synced');
   });
 
   it('answers a 401 on the data call with one refresh and one retry', async () => {

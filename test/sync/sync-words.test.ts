@@ -49,6 +49,12 @@ describe('an entry’s sync status in words', () => {
     ).toBe('Waiting: the service is busy, next try soon');
   });
 
+  it('says a wait held up on this side (stored tokens waiting for a key) is not the service', () => {
+    expect(describeSync({ status: 'pending', problem: 'held-here', error: 'sealed with a key' }, FAR_ZONE, NOW).headline).toBe(
+      'Waiting: held up on our side, next try soon',
+    );
+  });
+
   it('waits for the person when only they can help', () => {
     expect(
       describeSync({ status: 'pending', problem: 'needs-connection', error: 'Waiting for the connection' }, FAR_ZONE, NOW).headline,

@@ -404,4 +404,17 @@ describe('the history lane', () => {
     // The turn already queued keeps its place; the rest follow in the order of their last turns.
     expect(queued).toEqual([people[0]!.userId, people[1]!.userId, people[2]!.userId]);
   });
+
+  it('is rebuilt by one process at a time: the first to notice the loss claims the mark, which the others then find', async () => {
+    stack = await startStack();
+    const mark = `${stack.config.redis.prefix}:sync:queue-built`;
+    const rebuilding = sweepHistory({ db: stack.db, queues: stack.syncQueues, redis: stack.redis, redisPrefix: stack.config.redis.prefix });
+    // Sent on the same connection as the sweep's first command, so answered right after it.
+    const meanwhile = await stack.redis.get(mark);
+    await rebuilding;
+
+    expect(meanwhile).toMatch(/^rebuilding /);
+    expect(Date.parse((await stack.redis.get(mark))!)).toBeGreaterThan(Date.now() - 60_000);
+    expect(await stack.redis.pttl(mark)).toBe(-1);
+  });
 });

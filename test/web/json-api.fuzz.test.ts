@@ -5,6 +5,8 @@ import { createRedisConnection } from '../../src/queue/redis.js';
 import type { RedisConnection } from '../../src/queue/redis-target.js';
 import { amountNames } from '../../src/nutrition/amount-declaration.js';
 import { MEAL_AMOUNTS } from '../../src/nutrition/meal.fields.js';
+import { uploadActivity } from '../helpers/activities.js';
+import { fitFile } from '../helpers/fit-files.js';
 import { signUpNewUser } from '../helpers/flows.js';
 import type { CookieClient } from '../helpers/http-client.js';
 import { addMeal } from '../helpers/meals.js';
@@ -32,6 +34,7 @@ let redis: RedisConnection;
 let signedIn: CookieClient;
 let anonymous: CookieClient;
 let existingMealId: number;
+let existingActivityId: number;
 
 beforeAll(async () => {
   stack = await startStack();
@@ -40,6 +43,7 @@ beforeAll(async () => {
   await signUpNewUser(signedIn, 'America/New_York');
   existingMealId = (await addMeal(signedIn, { name: 'Oats', carbs: 60, logged_at: '2026-03-10T08:15:00-05:00' })).id;
   await putWellness(signedIn, EXISTING_WELLNESS_DAY, { weight: 70 });
+  existingActivityId = (await uploadActivity(signedIn, fitFile(1))).id;
   anonymous = stack.browser();
   tables = (await stack.db.introspection.getTables()).map((table) => table.name).sort();
 });
@@ -164,6 +168,7 @@ const fieldName = fc.oneof(
 const validMeal = { name: 'Oats', carbs: 60, logged_at: '2026-03-10T08:15:00+01:00' };
 const validWellness = { hrv: 48.5, restingHr: 52, sleepSecs: 27000 };
 const validAccount = { email: 'fuzz@example.com', password: 'a long password', timezone: 'Europe/Berlin' };
+const validActivityChange = { name: 'Evening ride', metadata: { lap: 1 } };
 
 /** A valid body with one field made hostile reaches deeper than noise; noise and raw text cover the rest. */
 const body = (valid: Record<string, unknown>) =>
@@ -181,6 +186,8 @@ const body = (valid: Record<string, unknown>) =>
       '[]',
       '"text"',
       '{"carbs":1e999}',
+      // In UTF-16, 䄢 holds the byte of a quote: a depth check reading UTF-8 would skip the brackets.
+      `{"name":"\u4122","metadata":{"d":${'['.repeat(20_000)}${']'.repeat(20_000)}}}`,
     ),
   );
 
@@ -201,12 +208,14 @@ const batchBody = fc.oneof(
 /** A day the signed-in user recorded wellness for before the test started. */
 const EXISTING_WELLNESS_DAY = '2026-03-11';
 
-/** Stands for the id of a meal the signed-in user owns, known only once the test has started. */
+/** Stand for the ids of a meal and an activity the signed-in user owns, known only once the test has started. */
 const EXISTING_MEAL = 'existing-meal';
-const pathSegment = fc.oneof(
-  fc.constantFrom(EXISTING_MEAL, '0', '-1', '1.5', '1e3', '9'.repeat(40), '%00', '..', 'NaN'),
-  fc.string({ maxLength: 12 }).map(encodeURIComponent),
-);
+const EXISTING_ACTIVITY = 'existing-activity';
+const pathSegment = (existing: string) =>
+  fc.oneof(
+    fc.constantFrom(existing, '0', '-1', '1.5', '1e3', '9'.repeat(40), '%00', '..', 'NaN'),
+    fc.string({ maxLength: 12 }).map(encodeURIComponent),
+  );
 const queryValue = fc.oneof(hostileStrings, hostileDates).map(encodeURIComponent);
 const query = (names: string[]) =>
   fc
@@ -218,10 +227,29 @@ interface ApiRequest {
   method: string;
   path: string;
   body?: string;
+  /** The body's declared charset, and the one it is sent in; none: UTF-8, undeclared. */
+  charset?: string;
+}
+
+const UTF8_SPELLINGS = ['utf-8', 'UTF-8', '"utf-8"', 'Utf-8'];
+
+/** Mostly UTF-8, as JSON must be (RFC 8259 §8.1), declared or not, in any spelling; sometimes another charset. */
+const charset = fc.oneof(
+  { weight: 6, arbitrary: fc.constant(undefined) },
+  { weight: 2, arbitrary: fc.constantFrom(...UTF8_SPELLINGS) },
+  { weight: 2, arbitrary: fc.constantFrom('utf-16le', 'utf-16be', 'iso-8859-1', 'utf-32', 'utf8', 'us-ascii') },
+);
+
+/** The body's bytes in its charset; in one Node does not write (UTF-32), its UTF-8 bytes, which it is not. */
+function encoded(text: string, declared: string | undefined): Buffer {
+  if (declared === 'utf-16le') return Buffer.from(text, 'utf16le');
+  if (declared === 'utf-16be') return Buffer.from(text, 'utf16le').swap16();
+  if (declared === 'iso-8859-1') return Buffer.from(text, 'latin1');
+  return Buffer.from(text);
 }
 
 /** Sign-up and sign-in hash a password (tens of milliseconds each), so they are drawn less often. */
-const request: fc.Arbitrary<ApiRequest> = fc.oneof(
+const requestOfAnyCharset: fc.Arbitrary<ApiRequest> = fc.oneof(
   {
     weight: 4,
     arbitrary: body(validMeal).map((text) => ({ client: 'signedIn' as const, method: 'POST', path: '/api/meals', body: text })),
@@ -233,10 +261,19 @@ const request: fc.Arbitrary<ApiRequest> = fc.oneof(
   {
     weight: 3,
     arbitrary: fc
-      .tuple(pathSegment, body({ carbs: 12 }))
+      .tuple(pathSegment(EXISTING_MEAL), body({ carbs: 12 }))
       .map(([id, text]) => ({ client: 'signedIn' as const, method: 'PATCH', path: `/api/meals/${id}`, body: text })),
   },
-  { weight: 2, arbitrary: pathSegment.map((id) => ({ client: 'signedIn' as const, method: 'DELETE', path: `/api/meals/${id}` })) },
+  {
+    weight: 2,
+    arbitrary: pathSegment(EXISTING_MEAL).map((id) => ({ client: 'signedIn' as const, method: 'DELETE', path: `/api/meals/${id}` })),
+  },
+  {
+    weight: 2,
+    arbitrary: fc
+      .tuple(pathSegment(EXISTING_ACTIVITY), body(validActivityChange))
+      .map(([id, text]) => ({ client: 'signedIn' as const, method: 'PATCH', path: `/api/activities/${id}`, body: text })),
+  },
   { weight: 2, arbitrary: query(['date']).map((q) => ({ client: 'signedIn' as const, method: 'GET', path: `/api/meals?${q}` })) },
   {
     weight: 2,
@@ -272,6 +309,10 @@ const request: fc.Arbitrary<ApiRequest> = fc.oneof(
   },
 );
 
+const request: fc.Arbitrary<ApiRequest> = fc
+  .tuple(requestOfAnyCharset, charset)
+  .map(([apiRequest, drawn]) => (apiRequest.body === undefined || drawn === undefined ? apiRequest : { ...apiRequest, charset: drawn }));
+
 /**
  * Counterexamples random runs found, tried first on every run and in this order: the stores carry
  * over from one request to the next, and the first one needs a session no page was shown to yet.
@@ -282,10 +323,13 @@ const FOUND_BEFORE: ApiRequest[] = [
   { client: 'signedIn', method: 'POST', path: '/api/..' },
 ];
 
-async function send({ client, method, path, body: text }: ApiRequest): Promise<Response> {
+async function send({ client, method, path, body: text, charset: declared }: ApiRequest): Promise<Response> {
   const sender = client === 'signedIn' ? signedIn : anonymous;
-  const headers = text === undefined ? undefined : { 'content-type': 'application/json' };
-  const response = await sender.request(path.replace(EXISTING_MEAL, String(existingMealId)), { method, headers, body: text });
+  const contentType = declared === undefined ? 'application/json' : `application/json; charset=${declared}`;
+  const headers = text === undefined ? undefined : { 'content-type': contentType };
+  const body = text === undefined ? undefined : encoded(text, declared);
+  const target = path.replace(EXISTING_MEAL, String(existingMealId)).replace(EXISTING_ACTIVITY, String(existingActivityId));
+  const response = await sender.request(target, { method, headers, body });
   await response.arrayBuffer();
   return response;
 }
@@ -301,6 +345,8 @@ describe('the JSON API under random and hostile input', () => {
         const response = await send(apiRequest);
         statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
         expect(response.status, `${apiRequest.method} ${apiRequest.path}`).toBeLessThan(500);
+        if (apiRequest.charset !== undefined && !UTF8_SPELLINGS.includes(apiRequest.charset))
+          expect(response.status, `${apiRequest.method} ${apiRequest.path} in ${apiRequest.charset}`).toBe(415);
         const after = await snapshot();
         if (response.status >= 400)
           expect(withoutFirstFormTokens(after, before), `${apiRequest.method} ${apiRequest.path}`).toEqual(before);

@@ -1,4 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sendJson } from '../helpers/account.js';
+import { listActivities, uploadActivity } from '../helpers/activities.js';
+import { fitFile } from '../helpers/fit-files.js';
+import { signUpNewUser } from '../helpers/flows.js';
 import { bodyOf, type ApiError } from '../helpers/http-client.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 
@@ -29,5 +33,136 @@ describe('a request from another origin', () => {
       expect(response.status).toBe(403);
       expect(await bodyOf<ApiError>(response)).toEqual({ error: 'forbidden', message: REFUSED });
     }
+  });
+
+  it('is answered when it only reads (GET), with no CORS header that would let the other site see the answer; one that changes something is refused', async () => {
+    const client = stack.browser();
+    await signUpNewUser(client);
+
+    const read = await client.request('/api/me', { headers: FOREIGN });
+    expect(read.status).toBe(200);
+    expect(read.headers.get('access-control-allow-origin')).toBeNull();
+
+    const change = await sendJson(client, 'PATCH', '/api/account', { connectionMail: false }, FOREIGN);
+    expect(change.status).toBe(403);
+    expect(await bodyOf<{ connectionMail: boolean }>(await client.get('/api/me'))).toMatchObject({ connectionMail: true });
+  });
+
+  it('is served without an Origin header, as scripts and mobile clients send it', async () => {
+    const client = stack.browser();
+    await signUpNewUser(client);
+    expect((await sendJson(client, 'PATCH', '/api/account', { connectionMail: false })).status).toBe(200);
+  });
+});
+
+const NOT_UTF8 = {
+  error: 'unsupported_media_type',
+  message: 'Send the body as JSON in UTF-8: Content-Type: application/json, with no charset or charset=utf-8.',
+};
+
+/** The text in UTF-16, low byte first (LE) or high byte first (BE). */
+function utf16(text: string, order: 'LE' | 'BE'): Buffer {
+  const bytes = Buffer.from(text, 'utf16le');
+  return order === 'LE' ? bytes : bytes.swap16();
+}
+
+/** `{"metadata":{"k":"\u4122","d":[[…]]}}`: in UTF-16LE, 䄢 is the bytes `"A`, a quote to a reader of UTF-8. */
+function deepMetadata(depth: number): string {
+  return `{"metadata":{"k":"\u4122","d":${'['.repeat(depth)}${']'.repeat(depth)}}}`;
+}
+
+describe('a JSON body', () => {
+  const meal = JSON.stringify({ name: 'Oats ☕', carbs: 60, logged_at: '2026-03-10T08:15:00+01:00' });
+
+  it.each([
+    ['utf-16le', utf16(meal, 'LE')],
+    ['UTF-16BE', utf16(meal, 'BE')],
+    ['utf-16', Buffer.concat([Buffer.from([0xff, 0xfe]), utf16(meal, 'LE')])],
+    ['utf-32', Buffer.from(meal)],
+    ['iso-8859-1', Buffer.from(meal.replace('☕', 'é'), 'latin1')],
+    ['us-ascii', Buffer.from(meal.replace('☕', ''))],
+    ['utf8', Buffer.from(meal)],
+    ['"utf-16le"', utf16(meal, 'LE')],
+  ])('declared in charset=%s is refused with 415 before it is parsed, storing nothing', async (charset, body) => {
+    const client = stack.browser();
+    await signUpNewUser(client);
+    const response = await client.request('/api/meals', {
+      method: 'POST',
+      headers: { 'content-type': `application/json; charset=${charset}` },
+      body,
+    });
+    expect(response.status).toBe(415);
+    expect(await bodyOf<ApiError>(response)).toEqual(NOT_UTF8);
+    expect(await bodyOf<{ meals: unknown[] }>(await client.get('/api/meals?date=2026-03-10'))).toMatchObject({ meals: [] });
+  });
+
+  it.each([
+    'application/json',
+    'application/json; charset=utf-8',
+    'application/json;charset=UTF-8',
+    'application/json; Charset="Utf-8"',
+    'APPLICATION/JSON; CHARSET=utf-8',
+    'application/json; charset=utf-8; charset=utf-16le',
+  ])('declared as %s is taken as UTF-8', async (contentType) => {
+    const client = stack.browser();
+    await signUpNewUser(client);
+    const response = await client.request('/api/meals', { method: 'POST', headers: { 'content-type': contentType }, body: meal });
+    expect(response.status).toBe(201);
+    expect(await bodyOf<{ name: string }>(response)).toMatchObject({ name: 'Oats ☕' });
+  });
+
+  it.each([
+    ['POST', '/api/meals/batch'],
+    ['PATCH', '/api/meals/1'],
+    ['PUT', '/api/wellness/2026-03-10'],
+    ['PATCH', '/api/account'],
+    ['POST', '/api/account/password'],
+    ['DELETE', '/api/account'],
+    ['POST', '/api/signup'],
+    ['POST', '/api/login'],
+  ])('in UTF-16 is refused with 415 by %s %s too', async (method, path) => {
+    const client = stack.browser();
+    await signUpNewUser(client);
+    const response = await client.request(path, {
+      method,
+      headers: { 'content-type': 'application/json; charset=utf-16le' },
+      body: utf16('{"carbs":1}', 'LE'),
+    });
+    expect(response.status).toBe(415);
+    expect(await bodyOf<ApiError>(response)).toEqual(NOT_UTF8);
+  });
+
+  it('nested 20,000 deep in UTF-16, with a character that reads as a quote in UTF-8, is refused with 415, changing nothing', async () => {
+    const client = stack.browser();
+    await signUpNewUser(client);
+    const activity = await uploadActivity(client, fitFile(201));
+    for (const order of ['LE', 'BE'] as const) {
+      const response = await client.request(`/api/activities/${activity.id}`, {
+        method: 'PATCH',
+        headers: { 'content-type': `application/json; charset=utf-16${order.toLowerCase()}` },
+        body: utf16(deepMetadata(20_000), order),
+      });
+      expect(response.status).toBe(415);
+      expect(await bodyOf<ApiError>(response)).toEqual(NOT_UTF8);
+    }
+    expect(await listActivities(client)).toMatchObject([{ id: activity.id, metadata: {} }]);
+  });
+
+  it('nested too deep in UTF-8 is refused with 400 whatever the bytes around a quote, malformed ones too', async () => {
+    const client = stack.browser();
+    await signUpNewUser(client);
+    const activity = await uploadActivity(client, fitFile(202));
+    const prefix = Buffer.from('{"metadata":{"k":"');
+    for (const stray of [[0xe4, 0x84], [0xe2], [0xf0, 0x9f, 0x98], [0xc0], [0xff]]) {
+      const rest = Buffer.from(`","d":${'['.repeat(20_000)}${']'.repeat(20_000)}}}`);
+      const response = await client.request(`/api/activities/${activity.id}`, {
+        method: 'PATCH',
+        headers: { 'content-type': 'application/json' },
+        body: Buffer.concat([prefix, Buffer.from(stray), rest]),
+      });
+      expect(response.status).toBe(400);
+      expect(await bodyOf<ApiError>(response)).toMatchObject({ message: 'The body must not be nested more than 32 deep.' });
+    }
+    expect(await listActivities(client)).toMatchObject([{ id: activity.id, metadata: {} }]);
   });
 });

@@ -5,12 +5,13 @@ import { connect } from '../helpers/flows.js';
 import type { CookieClient } from '../helpers/http-client.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 import { eventually } from '../helpers/wait.js';
-import { LISTING_AS_DEFAULT, connectedAthlete, listingRequests, uploadRide } from '../helpers/workouts.js';
+import { LISTING_AS_DEFAULT, connectedAthlete, listingRequests, uploadRide, type WorkoutsListing } from '../helpers/workouts.js';
 
 let stack: Stack;
 
 beforeAll(async () => {
-  stack = await startStack();
+  // Every list here asks the service: the recent list and the person's rate have tests of their own (workout-reads.test.ts).
+  stack = await startStack({ env: { WORKOUTS_CACHE_S: '0', WORKOUTS_READS_PER_PERSON_PER_MINUTE: '600' } });
 });
 afterEach(async () => {
   await stack.changeSandbox(LISTING_AS_DEFAULT);
@@ -19,25 +20,27 @@ afterAll(async () => {
   await stack.close();
 });
 
-interface Listing {
-  workouts: Array<Record<string, unknown>>;
-  notes: string[];
-  stale: boolean;
-  fetchedAt: string;
-}
-
 const THE_RIDE = { name: 'Long ride', start: '2026-03-01T06:30:00.000Z', type: 'cycling', durationS: 5400, distanceM: 45_000 };
 
 /** A connected person whose ride is at the service, and who has listed it once, fresh. */
-async function personWhoListedOnce(): Promise<{ client: CookieClient; userId: number; first: Listing }> {
+async function personWhoListedOnce(): Promise<{ client: CookieClient; userId: number; first: WorkoutsListing }> {
   const { client, userId } = await connectedAthlete(stack);
   await uploadRide(stack, userId);
   const response = await client.get('/api/workouts');
   expect(response.status).toBe(200);
-  const first = (await response.json()) as Listing;
+  const first = (await response.json()) as WorkoutsListing;
   expect(first).toMatchObject({ workouts: [THE_RIDE], stale: false });
   return { client, userId, first };
 }
+
+/** The last list, answered for a service that does not answer. */
+const theRideAsOf = (first: WorkoutsListing) => ({
+  workouts: [THE_RIDE],
+  notes: [],
+  stale: true,
+  staleReason: 'service_unavailable',
+  fetchedAt: first.fetchedAt,
+});
 
 const serviceDown = () => stack.changeSandbox({ faultRate: 1, faultKinds: ['503'] });
 
@@ -49,10 +52,10 @@ describe('reading workouts through a blip', () => {
     // Every kind of fault, spread evenly: 500, 503, 429 (Retry-After 1 s), a stall, a dropped connection.
     await stack.changeSandbox({ faultRate: 0.3 });
 
-    const answers: Array<{ status: number; listing: Listing }> = [];
+    const answers: Array<{ status: number; listing: WorkoutsListing }> = [];
     for (let list = 0; list < 10; list++) {
       const response = await client.get('/api/workouts');
-      answers.push({ status: response.status, listing: (await response.json()) as Listing });
+      answers.push({ status: response.status, listing: (await response.json()) as WorkoutsListing });
     }
 
     expect(answers.map(({ status }) => status)).toEqual(Array(10).fill(200));
@@ -70,7 +73,7 @@ describe('reading workouts through a blip', () => {
     await serviceDown();
     const response = await client.get('/api/workouts');
     expect(response.status).toBe(200);
-    expect(await response.json()).toEqual({ workouts: [THE_RIDE], notes: [], stale: true, fetchedAt: first.fetchedAt });
+    expect(await response.json()).toEqual(theRideAsOf(first));
   });
 
   it('answers the last list, marked stale, within about 3 s while a slow service refreshes the token, and the next list uses the new token', async () => {
@@ -87,14 +90,14 @@ describe('reading workouts through a blip', () => {
     const response = await client.get('/api/workouts');
     const waitedMs = performance.now() - asked;
     expect(response.status).toBe(200);
-    expect(await response.json()).toEqual({ workouts: [THE_RIDE], notes: [], stale: true, fetchedAt: first.fetchedAt });
+    expect(await response.json()).toEqual(theRideAsOf(first));
     expect(waitedMs).toBeLessThan(tokenDelayMs);
 
     const refreshes = (await stack.sandboxState()).counters.refreshRequests;
     await eventually(
       'a fresh list, once the refresh is done',
       async () => {
-        const listing = (await (await client.get('/api/workouts')).json()) as Listing;
+        const listing = (await (await client.get('/api/workouts')).json()) as WorkoutsListing;
         return listing.stale ? undefined : listing;
       },
       20_000,

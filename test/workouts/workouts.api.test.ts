@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { bodyOf } from '../helpers/http-client.js';
 import { startStack, type Stack } from '../helpers/stack.js';
-import { LISTING_AS_DEFAULT, connectedAthlete, listingRequests, uploadRide } from '../helpers/workouts.js';
+import { LISTING_AS_DEFAULT, connectedAthlete, listingRequests, uploadRide, type WorkoutsListing } from '../helpers/workouts.js';
 import { signUpNewUser } from '../helpers/flows.js';
 
 let stack: Stack;
@@ -15,11 +15,6 @@ afterEach(async () => {
 afterAll(async () => {
   await stack.close();
 });
-
-interface Listing {
-  workouts: Array<Record<string, unknown>>;
-  notes: string[];
-}
 
 describe('GET /api/workouts', () => {
   it('lists the workouts the service holds for the person, with the fields it could read, fresh and when', async () => {
@@ -51,7 +46,7 @@ describe('GET /api/workouts', () => {
     const { client, userId } = await connectedAthlete(stack);
     await uploadRide(stack, userId);
     await stack.changeSandbox({ workoutsListing });
-    const listing = await bodyOf<Listing>(await client.get('/api/workouts'));
+    const listing = await bodyOf<WorkoutsListing>(await client.get('/api/workouts'));
     expect(listing.workouts).toEqual(workouts);
     expect(listing.notes).toContain(note);
   });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ServiceError } from '../../src/provider/service-error.js';
 import { LAST_WORKOUT_LIST_MAX_BYTES, keepLastWorkoutList, lastWorkoutList } from '../../src/workouts/last-workout-list.repository.js';
+import { createWorkoutReadLimits, type WorkoutReadLimits } from '../../src/workouts/read-limits.js';
 import { listWorkouts } from '../../src/workouts/workouts.js';
 import type { ServiceApi } from '../../src/provider/api.js';
 import { serviceApiWith } from '../helpers/service-api.js';
@@ -8,16 +9,23 @@ import { startStack, type Stack } from '../helpers/stack.js';
 import { connectedAthlete } from '../helpers/workouts.js';
 
 let stack: Stack;
+/** Every list here asks the service: the recent list and the person's rate have tests of their own (workout-reads.test.ts). */
+let everyListAsks: WorkoutReadLimits;
 
 beforeAll(async () => {
   stack = await startStack();
+  everyListAsks = createWorkoutReadLimits({
+    redis: stack.redis,
+    redisPrefix: stack.config.redis.prefix,
+    settings: { cacheMs: 0, perPersonPerMinute: 600 },
+  });
 });
 afterAll(async () => {
   await stack.close();
 });
 
 const listingOf = (api: ServiceApi, userId: number) =>
-  listWorkouts({ db: stack.db, api, budget: stack.budget, clock: () => new Date() }, userId);
+  listWorkouts({ db: stack.db, api, budget: stack.budget, reads: everyListAsks, clock: () => new Date() }, userId);
 
 /** The outcome for a connected user when the listing call fails with `error`. */
 async function outcomeWhenListingThrows(error: Error) {
@@ -77,7 +85,7 @@ describe('listing a person’s workouts', () => {
 
     const small = await listingOf(serviceApiWith({ listWorkouts: async () => JSON.stringify([{ name: 'Easy spin' }]) }), userId);
     await listingOf(large, userId);
-    expect(await listingOf(serviceDown, userId)).toEqual({ ...small, stale: true });
+    expect(await listingOf(serviceDown, userId)).toEqual({ ...small, stale: true, staleReason: 'no-answer' });
   });
 
   it('keeps the later of two lists fetched, whichever finishes last', async () => {
@@ -91,6 +99,6 @@ describe('listing a person’s workouts', () => {
       notes: [],
     });
     expect(await lastWorkoutList(stack.db, userId, grantId)).toEqual(later);
-    expect(await listingOf(serviceDown, userId)).toEqual({ ok: true, stale: true, ...later });
+    expect(await listingOf(serviceDown, userId)).toEqual({ ok: true, stale: true, staleReason: 'no-answer', ...later });
   });
 });

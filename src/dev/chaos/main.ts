@@ -71,8 +71,6 @@ async function startChaosStack(flags: ChaosFlags, redisUrl: string): Promise<Dev
     env: {
       ...LOAD_RUN_ENV,
       LOG_LEVEL: 'error',
-      // The sweeper is what sends again what the lost Redis held; its default half minute would be all the convergence measures.
-      SYNC_SWEEP_INTERVAL_MS: '3000',
       // Bounds a refresh lease, which a SIGKILL leaves behind: (2 x 5 + 5) s before the next process settles it.
       ATHLETE_TIMEOUT_S: '5',
       SANDBOX_LOG_LEVEL: 'error',

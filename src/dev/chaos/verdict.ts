@@ -29,45 +29,54 @@ async function notConnectedReason(user: ChaosUser): Promise<string | null> {
   return connection.status === 'connected' ? null : (connection.reason ?? 'no reason recorded');
 }
 
-export async function compare(users: ChaosUser[], dates: string[], sandboxUrl: string): Promise<Comparison> {
-  const comparison: Comparison = {
-    lost: [],
-    wrongDays: [],
-    daysCompared: 0,
-    daysHeldBack: 0,
-    notConnected: [],
-    sandbox: await readSandbox(sandboxUrl),
-  };
-  for (const user of users) {
-    const items = await appItems(user, dates);
-    comparison.lost.push(...user.ledger.disagreements(items).map((problem) => `${user.email}: ${problem}`));
-    const reason = await notConnectedReason(user);
-    if (reason !== null) {
-      comparison.notConnected.push({ email: user.email, athlete: user.athlete, reason });
-      comparison.daysHeldBack += dates.length;
-      continue;
-    }
-    const held = comparison.sandbox.days.get(user.athlete) ?? new Map<string, Item[]>();
-    for (const date of dates) {
-      comparison.daysCompared += 1;
-      const inApp = items.filter((item) => item.date === date);
-      const inSandbox = held.get(date);
-      // A day never sent is right only while the app holds nothing for it.
-      if (inSandbox === undefined ? inApp.length > 0 : !sameItems(inApp, inSandbox)) {
-        comparison.wrongDays.push(`${user.athlete} ${date}: app ${inApp.length} items, sandbox ${inSandbox?.length ?? 'no record'}`);
-      }
-    }
-  }
-  return comparison;
+/** Where one user stands: read side by side with the others', so that a comparison takes about as long as one user's. */
+interface UserComparison {
+  lost: string[];
+  wrongDays: string[];
+  notConnected?: { email: string; athlete: string; reason: string };
 }
 
-/** Compares every `pollMs` until no connected user's day is wrong or `timeoutMs` runs out; the last comparison and when it held. */
+export async function compare(users: ChaosUser[], dates: string[], sandboxUrl: string): Promise<Comparison> {
+  const sandbox = await readSandbox(sandboxUrl);
+  const each = await Promise.all(users.map((user) => compareUser(user, dates, sandbox)));
+  const notConnected = each.flatMap((user) => (user.notConnected ? [user.notConnected] : []));
+  return {
+    lost: each.flatMap((user) => user.lost),
+    wrongDays: each.flatMap((user) => user.wrongDays),
+    daysCompared: (users.length - notConnected.length) * dates.length,
+    daysHeldBack: notConnected.length * dates.length,
+    notConnected,
+    sandbox,
+  };
+}
+
+async function compareUser(user: ChaosUser, dates: string[], sandbox: SandboxView): Promise<UserComparison> {
+  const items = await appItems(user, dates);
+  const lost = user.ledger.disagreements(items).map((problem) => `${user.email}: ${problem}`);
+  const reason = await notConnectedReason(user);
+  if (reason !== null) return { lost, wrongDays: [], notConnected: { email: user.email, athlete: user.athlete, reason } };
+  const held = sandbox.days.get(user.athlete) ?? new Map<string, Item[]>();
+  const wrongDays = dates.flatMap((date) => {
+    const inApp = items.filter((item) => item.date === date);
+    const inSandbox = held.get(date);
+    // A day never sent is right only while the app holds nothing for it.
+    const right = inSandbox === undefined ? inApp.length === 0 : sameItems(inApp, inSandbox);
+    return right ? [] : [`${user.athlete} ${date}: app ${inApp.length} items, sandbox ${inSandbox?.length ?? 'no record'}`];
+  });
+  return { lost, wrongDays };
+}
+
+/**
+ * Compares every `pollMs` until no connected user's day is wrong or `timeoutMs` runs out; the last
+ * comparison and when it ended, by which time the stack had converged (once the faults stop,
+ * nothing makes a right day wrong again).
+ */
 export async function waitToConverge(
   users: ChaosUser[],
   dates: string[],
   sandboxUrl: string,
   timeoutMs: number,
-  pollMs = 1000,
+  pollMs = 250,
 ): Promise<{ comparison: Comparison; seconds: number | null }> {
   const started = Date.now();
   for (;;) {

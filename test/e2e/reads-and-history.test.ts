@@ -1,0 +1,112 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterEach, describe, expect, it } from 'vitest';
+import { connectedPerson, importHistory, type Person } from '../helpers/history.js';
+import { CookieClient } from '../helpers/http-client.js';
+import { addMeal } from '../helpers/meals.js';
+import { eachInOrder, type Running } from '../helpers/processes.js';
+import { startStack, type Stack } from '../helpers/stack.js';
+import { eventually } from '../helpers/wait.js';
+import { startWebEntryPoint, type WebProcess } from '../helpers/web-process.js';
+import { startWorkerEntryPoint } from '../helpers/worker-process.js';
+
+/**
+ * People reading their workouts as fast as they can, against the history and the changes of
+ * others, with a real web process, a real worker and the sandbox over HTTP: reads take a bounded
+ * share of the one request budget, so another person's import keeps most of the rate, and a
+ * change of now still goes first.
+ */
+
+const RATE_PER_S = 10;
+const QUIET_MS = 1000;
+const HISTORY_DAYS = 30;
+const PASSWORD = 'a long password';
+
+let stack: Stack | undefined;
+let web: WebProcess | undefined;
+let worker: Running | undefined;
+
+afterEach(async () => {
+  await eachInOrder(
+    () => web?.running.stop('SIGTERM'),
+    () => worker?.stop('SIGTERM'),
+    () => stack?.close(),
+  );
+  [stack, web, worker] = [undefined, undefined, undefined];
+});
+
+/** The person signed in on the web process, as their second client. */
+async function signedInOn(process: WebProcess, person: Person): Promise<CookieClient> {
+  const client = new CookieClient(process.url);
+  expect((await client.postJson('/api/login', { email: person.email, password: PASSWORD })).status).toBe(200);
+  return client;
+}
+
+/** Lists the workouts again as soon as each answer is in, until `stopped()`; the statuses answered. */
+async function listInLoop(client: CookieClient, stopped: () => boolean): Promise<number[]> {
+  const statuses: number[] = [];
+  while (!stopped()) {
+    const response = await client.get('/api/workouts');
+    await response.arrayBuffer();
+    statuses.push(response.status);
+  }
+  return statuses;
+}
+
+/** When the sandbox first received each of the athlete's days, in order. */
+async function arrivalsOf(athlete: string): Promise<number[]> {
+  const { athletes } = await stack!.sandboxState();
+  return Object.values(athletes[athlete]?.nutrition ?? {})
+    .map((day) => Date.parse((day as unknown as { createdAt: string }).createdAt))
+    .sort((a, b) => a - b);
+}
+
+describe('reads of the service beside history and changes of now', () => {
+  it.each([
+    ['the default settings', {}],
+    // Every list asks the service, as many people's lists would: the reads' share of the budget alone.
+    ['no recent list answered again and no per-person rate', { WORKOUTS_CACHE_S: '0', WORKOUTS_READS_PER_PERSON_PER_MINUTE: '600' }],
+  ])(
+    'with %s: three people listing their workouts in two loops each leave another’s 30-day import at least half the rate, and a change of now goes first',
+    async (_, reads: Record<string, string>) => {
+      const rate = { ATHLETE_RATE_LIMIT_PER_S: String(RATE_PER_S) };
+      stack = await startStack({ env: { ...rate, ...reads } });
+      const readers = [await connectedPerson(stack, 'R1'), await connectedPerson(stack, 'R2'), await connectedPerson(stack, 'R3')];
+      const importer = await connectedPerson(stack, 'H');
+      const changer = await connectedPerson(stack, 'F');
+      [web, worker] = await Promise.all([
+        startWebEntryPoint(stack, { ...rate, ...reads }),
+        startWorkerEntryPoint(stack, { ...rate, SYNC_QUIET_MS: String(QUIET_MS) }),
+      ]);
+
+      let stopped = false;
+      const readerClients = await Promise.all(readers.map((reader) => signedInOn(web!, reader)));
+      const loops = readerClients.flatMap((client) => [listInLoop(client, () => stopped), listInLoop(client, () => stopped)]);
+      try {
+        await sleep(1000);
+        await importHistory(importer, HISTORY_DAYS);
+        await addMeal(changer.client, { name: 'Lunch', carbs: 60, logged_at: new Date().toISOString() });
+        const posted = Date.now();
+
+        const changeArrived = await eventually('F’s change to reach the service', async () => (await arrivalsOf('F'))[0]);
+        const days = await eventually('H’s whole history to reach the service', async () => {
+          const arrived = await arrivalsOf('H');
+          return arrived.length === HISTORY_DAYS ? arrived : undefined;
+        });
+
+        // Reads take at most a quarter of the rate (ATHLETE_READ_SHARE), and with the default
+        // settings far less (a person's list is answered again for 10 s, and 6 a minute ask the
+        // service): the import has the rest, three quarters or more. Asked for: half.
+        const paceDaysPerS = ((HISTORY_DAYS - 1) * 1000) / (days.at(-1)! - days[0]!);
+        expect(paceDaysPerS).toBeGreaterThanOrEqual(RATE_PER_S / 2);
+        expect(changeArrived - posted - QUIET_MS).toBeLessThan(1000);
+      } finally {
+        stopped = true;
+      }
+      const statuses = (await Promise.all(loops)).flat();
+      expect(statuses.length).toBeGreaterThan(0);
+      // A list, fresh, again or the last one; or, before a person has any, 503 while reads have had their share.
+      expect(statuses.filter((status) => status !== 200 && status !== 503)).toEqual([]);
+    },
+    120_000,
+  );
+});
