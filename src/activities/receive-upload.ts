@@ -59,7 +59,7 @@ export function refuseUnread(res: Response, next: NextFunction, refusal: UploadR
  * What a body is given before the minimum rate counts: a connection may start slowly (TCP's slow
  * start, a mobile link waking up) and catch up after.
  */
-export const RATE_GRACE_MS = 10_000;
+const RATE_GRACE_MS = 10_000;
 /** How often a body's rate is looked at. */
 const RATE_CHECK_MS = 500;
 
