@@ -1,8 +1,6 @@
-import { MEAL_AMOUNTS } from '../nutrition/meal.fields.js';
-import { WELLNESS_MEASUREMENTS } from '../wellness/wellness.fields.js';
-import { amountTable, measurementTable } from './field-tables.js';
+import { MEAL_AMOUNT_FIELDS } from '../nutrition/meal.fields.js';
+import { WELLNESS_MEASUREMENT_FIELDS } from '../wellness/wellness.fields.js';
+import { fieldTables } from './field-tables.js';
 
 /** `npm run fields`: the fields a client may send, read from their declarations. */
-console.log(
-  `## Meal item amounts\n\n${amountTable(MEAL_AMOUNTS)}\n\n## Wellness measurements\n\n${measurementTable(WELLNESS_MEASUREMENTS)}`,
-);
+console.log(fieldTables([MEAL_AMOUNT_FIELDS, WELLNESS_MEASUREMENT_FIELDS]));

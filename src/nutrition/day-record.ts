@@ -1,5 +1,6 @@
 import { exactly, type NutritionItem, type NutritionRecord } from '../provider/records.js';
-import { amountsOf, documentedAmountsOf } from './amounts.js';
+import { recordFieldsOf, valuesOfRow, valuesSentAs } from '../fields/field-values.js';
+import { MEAL_AMOUNTS } from './meal.fields.js';
 import type { MealItem } from './meal.table.js';
 
 /** An item as section 2.4 shows it: a field it does not show is a compile error, even spread in. */
@@ -13,6 +14,7 @@ const documentedItem = exactly<NutritionItem>();
  * omitted, never sent as null.
  */
 export function nutritionRecord(date: string, items: MealItem[]): NutritionRecord {
+  const amountsOf = (item: MealItem) => valuesOfRow(MEAL_AMOUNTS, item);
   return {
     date,
     items: items.map((item) =>
@@ -21,9 +23,12 @@ export function nutritionRecord(date: string, items: MealItem[]): NutritionRecor
         carbs: item.carbs,
         logged_at: item.logged_at,
         ...(item.absorption_type !== null && { absorptionType: item.absorption_type }),
-        ...documentedAmountsOf(item),
+        ...recordFieldsOf(MEAL_AMOUNTS, amountsOf(item)),
       }),
     ),
-    rawJson: { source: 'athlete-sync', items: items.map((item) => ({ id: item.id, ...amountsOf(item, 'rawJson') })) },
+    rawJson: {
+      source: 'athlete-sync',
+      items: items.map((item) => ({ id: item.id, ...valuesSentAs(MEAL_AMOUNTS, amountsOf(item), 'rawJson') })),
+    },
   };
 }

@@ -1,9 +1,8 @@
 import { z } from 'zod';
+import { formFieldsOf, numbersFromForm, type FormInput } from '../fields/field-form.js';
+import { fieldNames } from '../fields/field-values.js';
 import { formField, numberFromForm } from '../web/form-numbers.js';
-import { amountNames } from './amount-declaration.js';
-import { MEAL_AMOUNTS, type AmountName } from './meal.fields.js';
-
-const AMOUNT_NAMES = amountNames(MEAL_AMOUNTS);
+import { MEAL_AMOUNTS } from './meal.fields.js';
 
 /**
  * The meal page's form fields, turned into the JSON the API takes, so one schema (meal.schemas.ts)
@@ -15,7 +14,7 @@ const formSchema = z.object({
   time: formField,
   name: formField,
   carbs: formField,
-  ...(Object.fromEntries(AMOUNT_NAMES.map((name) => [name, formField])) as Record<AmountName, typeof formField>),
+  ...formFieldsOf(MEAL_AMOUNTS),
   absorptionType: formField,
   /** On the edit form: the item's time as shown, so an unchanged time keeps the item's own offset. */
   originalTime: formField,
@@ -30,15 +29,18 @@ export function readMealForm(body: unknown): MealForm {
 const withSeconds = (time: string) => (/^\d{2}:\d{2}$/.test(time) ? `${time}:00` : time);
 
 /** For a new item: empty optional fields are left out. */
-export function mealInputFromForm(form: MealForm): Record<string, unknown> {
+export function mealInputFromForm(form: MealForm): FormInput {
+  const amounts = numbersFromForm(MEAL_AMOUNTS, form);
+  if (!amounts.ok) return amounts;
   const optional = (value: string) => (value.trim() === '' ? undefined : value);
-  return {
+  const input = {
     name: form.name,
     carbs: form.carbs.trim() === '' ? undefined : numberFromForm(form.carbs),
-    ...Object.fromEntries(AMOUNT_NAMES.map((name) => [name, optional(form[name]) && numberFromForm(form[name])])),
+    ...amounts.input,
     absorptionType: optional(form.absorptionType),
     logged_at: `${form.date}T${withSeconds(form.time)}`,
   };
+  return { ok: true, input };
 }
 
 /**
@@ -46,13 +48,16 @@ export function mealInputFromForm(form: MealForm): Record<string, unknown> {
  * The time is sent only when it was changed, so editing a meal logged while travelling
  * does not move it into the user's home zone.
  */
-export function mealChangesFromForm(form: MealForm): Record<string, unknown> {
-  const { logged_at: loggedAt, ...input } = mealInputFromForm(form);
+export function mealChangesFromForm(form: MealForm): FormInput {
+  const typed = mealInputFromForm(form);
+  if (!typed.ok) return typed;
+  const { logged_at: loggedAt, ...input } = typed.input;
   const orNull = (value: unknown) => value ?? null;
-  return {
+  const changes = {
     ...input,
     ...(form.time !== form.originalTime && { logged_at: loggedAt }),
-    ...Object.fromEntries(AMOUNT_NAMES.map((name) => [name, orNull(input[name])])),
+    ...Object.fromEntries(fieldNames(MEAL_AMOUNTS).map((name) => [name, orNull(input[name])])),
     absorptionType: orNull(input.absorptionType),
   };
+  return { ok: true, input: changes };
 }

@@ -1,41 +1,28 @@
 import { z } from 'zod';
 import type { Config } from '../config.js';
 import { MAX_ROW_ID } from '../db/row-id.js';
+import { fieldSchemas, numberSchema } from '../fields/field-schema.js';
+import type { Bounds } from '../fields/numeric-field.js';
 import { plainTextSchema } from '../text/plain-text.js';
-import { amountNames, type AmountDeclaration } from './amount-declaration.js';
 import { loggedAtInputSchema } from './local-date.js';
-import { MEAL_AMOUNTS, type AmountName } from './meal.fields.js';
+import { MEAL_AMOUNTS } from './meal.fields.js';
 
 export type MealLimits = Config['meals'];
 
-/** An amount (the carbs, or one declared in meal.fields.ts): a decimal number from 0 to its most. */
-function amountSchema({ unit, symbol, example, max }: Pick<AmountDeclaration, 'unit' | 'symbol' | 'example' | 'max'>, limits: MealLimits) {
-  const most = typeof max === 'number' ? max : limits[max];
-  return z
-    .number({ error: `must be a decimal number of ${unit}, such as ${example}` })
-    .min(0, { error: 'must not be negative' })
-    .max(most, { error: `must be at most ${most} ${symbol}` });
-}
-
-/** Each declared amount's schema, as `make` turns it (optional, or nullable too). */
-function amountSchemas<Schema>(limits: MealLimits, make: (schema: z.ZodNumber) => Schema): Record<AmountName, Schema> {
-  return Object.fromEntries(amountNames(MEAL_AMOUNTS).map((name) => [name, make(amountSchema(MEAL_AMOUNTS[name], limits))])) as Record<
-    AmountName,
-    Schema
-  >;
-}
+/** The carbs, bounded as the declared amounts are (meal.fields.ts), but a field section 2.4 shows and requires. */
+const CARBS: Bounds<'maxGrams'> = { unit: 'grams', symbol: 'g', example: '12.5', min: 0, max: 'maxGrams', integer: false };
 
 /** The JSON of POST and PATCH /api/meals, with the configured limits. Unknown fields are refused. */
 export function mealInputSchemas(limits: MealLimits) {
   const fields = {
     name: plainTextSchema({ maxLength: limits.maxNameLength }),
-    carbs: amountSchema({ unit: 'grams', symbol: 'g', example: '12.5', max: 'maxGrams' }, limits),
+    carbs: numberSchema(CARBS, limits),
     absorptionType: z.enum(limits.absorptionTypes, { error: `must be one of ${limits.absorptionTypes.join(', ')}` }),
     logged_at: loggedAtInputSchema,
   };
   const create = z.strictObject({
     ...fields,
-    ...amountSchemas(limits, (schema) => schema.optional()),
+    ...fieldSchemas(MEAL_AMOUNTS, limits, (schema) => schema.optional()),
     absorptionType: fields.absorptionType.optional(),
   });
   // In a PATCH, null removes an optional field; absent leaves it as it is.
@@ -43,7 +30,7 @@ export function mealInputSchemas(limits: MealLimits) {
     .strictObject({
       name: fields.name.optional(),
       carbs: fields.carbs.optional(),
-      ...amountSchemas(limits, (schema) => schema.nullable().optional()),
+      ...fieldSchemas(MEAL_AMOUNTS, limits, (schema) => schema.nullable().optional()),
       absorptionType: fields.absorptionType.nullable().optional(),
       logged_at: fields.logged_at.optional(),
     })

@@ -1,12 +1,9 @@
 import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type { ColumnsOf } from '../fields/numeric-field.js';
 import type { MEAL_AMOUNTS } from './meal.fields.js';
 
-type Declared = typeof MEAL_AMOUNTS;
-
-/** A column per declared amount (meal.fields.ts): its value, or null when not given. */
-export type AmountColumns = { [Name in keyof Declared as Declared[Name]['column']]: number | null };
-
-export type MealItemTable = AmountColumns & {
+/** A meal item, with a column per declared amount (meal.fields.ts): its value, or null when not given. */
+export type MealItemTable = ColumnsOf<typeof MEAL_AMOUNTS> & {
   id: Generated<number>;
   user_id: number;
   name: string;

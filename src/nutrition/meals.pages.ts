@@ -4,6 +4,7 @@ import type { DateStyle } from '../dates/date-style.js';
 import { addDays, localTimeOfDay, localToday } from '../dates/local-today.js';
 import { calendarDateSchema, isSupportedDate } from '../dates/supported-dates.js';
 import type { Db } from '../db/database.js';
+import { formColumnsOf, formValuesOf, formWordsOf, parseFormInput } from '../fields/field-form.js';
 import { syncStatusesOf } from '../sync/outbox.js';
 import { describeSync } from '../sync/sync-words.js';
 import { currentUser, requireUserPage } from '../web/authentication.js';
@@ -13,7 +14,6 @@ import { formProblemsOf, type FormProblems, type FormWords } from '../web/form-p
 import type { RenderPage } from '../web/pages.js';
 import { dateStyleOf } from '../web/locale.js';
 import { dateFromQuery, renderBadDate } from '../web/query-date.js';
-import { amountNames } from './amount-declaration.js';
 import { describeLoggedAt } from './local-date.js';
 import { findMeal } from './meal.repository.js';
 import { mealChangesFromForm, mealInputFromForm, readMealForm, type MealForm } from './meal-form.js';
@@ -35,10 +35,13 @@ const MEAL_WORDS: FormWords = {
     logged_at: { label: 'Time', input: 'time', expected: 'must be a time of day, such as 08:30' },
     name: { label: 'Name', input: 'name' },
     carbs: { label: 'Carbs', input: 'carbs' },
-    ...Object.fromEntries(amountNames(MEAL_AMOUNTS).map((name) => [name, { label: MEAL_AMOUNTS[name].words, input: name }])),
+    ...formWordsOf(MEAL_AMOUNTS, 'words'),
     absorptionType: { label: 'Absorption', input: 'absorptionType' },
   },
 };
+
+/** The amounts' fields on the form: each one field, by its name and label. */
+const AMOUNT_FIELDS = formColumnsOf(MEAL_AMOUNTS).flatMap((column) => column.fields);
 
 /**
  * A form the person sent that was refused: shown again as typed, in the item it was for (or the
@@ -85,7 +88,7 @@ export function mealsPages({ db, meals, limits, renderPage, clock }: Dependencie
         },
         sync: sync && describeSync(sync, user.timezone, clock()),
         absorptionTypes: limits.absorptionTypes,
-        amounts: amountNames(MEAL_AMOUNTS).map((name) => ({ name, label: MEAL_AMOUNTS[name].label })),
+        amounts: AMOUNT_FIELDS,
         problem: draft && noticeOf(draft, list),
       },
       draft ? 400 : 200,
@@ -114,7 +117,7 @@ export function mealsPages({ db, meals, limits, renderPage, clock }: Dependencie
   router.post('/meals', async (req, res) => {
     const form = readMealForm(req.body);
     const date = calendarDateSchema.safeParse(form.date).data ?? today(res);
-    const input = schemas.create.safeParse(mealInputFromForm(form));
+    const input = parseFormInput(mealInputFromForm(form), schemas.create);
     if (!input.success) return renderDay(req, res, date, { target: 'new', form, problems: formProblemsOf(input.error, MEAL_WORDS, form) });
     await afterWrite(req, res, date, { target: 'new', form }, await meals.add(currentUser(res), input.data), 'Added');
   });
@@ -124,7 +127,7 @@ export function mealsPages({ db, meals, limits, renderPage, clock }: Dependencie
     const date = calendarDateSchema.safeParse(form.date).data ?? today(res);
     const id = mealIdSchema.safeParse(req.params.id);
     if (!id.success) return renderDay(req, res, date, { form, problems: problemsOf({ ok: false, reason: 'not_found' }, form) });
-    const changes = schemas.update.safeParse(mealChangesFromForm(form));
+    const changes = parseFormInput(mealChangesFromForm(form), schemas.update);
     if (!changes.success)
       return renderDay(req, res, date, { target: id.data, form, problems: formProblemsOf(changes.error, MEAL_WORDS, form) });
     await afterWrite(req, res, date, { target: id.data, form }, await meals.change(currentUser(res), id.data, changes.data), 'Saved');
@@ -172,7 +175,7 @@ function itemOf(meal: MealView, zone: string, style: DateStyle, draft: Draft | u
     time,
     name: meal.name,
     carbs: String(meal.carbs),
-    ...Object.fromEntries(amountNames(MEAL_AMOUNTS).map((name) => [name, String(meal[name] ?? '')])),
+    ...formValuesOf(MEAL_AMOUNTS, meal),
     absorptionType: meal.absorptionType ?? '',
   };
   return {

@@ -1,9 +1,9 @@
 import { lockSignedInUser } from '../accounts/user.repository.js';
 import type { User } from '../accounts/user.table.js';
 import type { Db } from '../db/database.js';
+import { columnChangesOf, columnsOf, valuesOfRow } from '../fields/field-values.js';
 import type { HistoryHint } from '../sync/hint.js';
 import { markDirty, markHistoryDirty, type OutboxKey } from '../sync/outbox.js';
-import { amountColumnChanges, amountColumns, amountsOf, type Amounts } from './amounts.js';
 import { placeLoggedAt, type PlacedTime, type Placement } from './local-date.js';
 import {
   countMealsOfDay,
@@ -15,6 +15,7 @@ import {
   mealsOfDay,
   updateMeal,
 } from './meal.repository.js';
+import { MEAL_AMOUNTS, type Amounts } from './meal.fields.js';
 import type { MealChanges, MealInput, MealLimits } from './meal.schemas.js';
 import type { MealItem, NewMealItem } from './meal.table.js';
 
@@ -138,7 +139,7 @@ export function createMeals({ db, limits, clock, historyAdded }: MealsDependenci
         const after = await updateMeal(trx, user.id, id, {
           ...(changes.name !== undefined && { name: changes.name }),
           ...(changes.carbs !== undefined && { carbs: changes.carbs }),
-          ...amountColumnChanges(changes),
+          ...columnChangesOf(MEAL_AMOUNTS, changes),
           ...(changes.absorptionType !== undefined && { absorption_type: changes.absorptionType }),
           ...(placed && { logged_at: placed.loggedAt, local_date: placed.localDate }),
           updated_at: now.toISOString(),
@@ -177,7 +178,7 @@ function newMealItem(user: User, input: MealInput, placed: PlacedTime, now: Date
     user_id: user.id,
     name: input.name,
     carbs: input.carbs,
-    ...amountColumns(input),
+    ...columnsOf(MEAL_AMOUNTS, input),
     absorption_type: input.absorptionType ?? null,
     logged_at: placed.loggedAt,
     local_date: placed.localDate,
@@ -197,7 +198,7 @@ export function mealView(item: MealItem): MealView {
     id: item.id,
     name: item.name,
     carbs: item.carbs,
-    ...amountsOf(item),
+    ...valuesOfRow(MEAL_AMOUNTS, item),
     ...(item.absorption_type !== null && { absorptionType: item.absorption_type }),
     logged_at: item.logged_at,
     date: item.local_date,

@@ -1,9 +1,27 @@
-import { declareMeasurements } from './measurement-declaration.js';
+import { numericFields, type FieldSet } from '../fields/numeric-field.js';
+import type { WELLNESS_RECORD_FIELDS, WellnessRecord, WellnessRecordField } from '../provider/records.js';
+
+/** What section 2.3 shows of a wellness record, which a measurement declared `sent: 'record'` must be. */
+export type WellnessRecordAsShown = {
+  record: WellnessRecord;
+  integers: {
+    [Field in WellnessRecordField]: (typeof WELLNESS_RECORD_FIELDS)[Field] extends 'integer' ? Field : never;
+  }[WellnessRecordField];
+  section: 'section 2.3';
+  field: 'this field';
+};
 
 /**
- * Every wellness measurement, in the order the page shows them (measurement-declaration.ts says
- * what each part does). A new one is an entry here and a migration adding its column; the API, the
- * page, the store and the record sent take it from here. Units are §2.3's; the bounds are ours.
+ * Declares wellness measurements (src/fields/numeric-field.ts says what each part does), checked
+ * against section 2.3: a measurement it does not show, declared `sent: 'record'`, fails, saying so.
+ */
+export const declareMeasurements = numericFields<WellnessRecordAsShown>();
+
+/**
+ * Every wellness measurement, in the order the page shows them. A new one is an entry here and a
+ * migration adding its column; the API, the page, the store and the record sent take it from here.
+ * Units are §2.3's; the bounds are ours: those of a human body, outside which a value is a typing
+ * mistake, refused rather than sent.
  */
 export const WELLNESS_MEASUREMENTS = declareMeasurements({
   hrv: { column: 'hrv', label: 'HRV (ms)', words: 'HRV', unit: 'milliseconds', min: 1, max: 500, integer: false, sent: 'record' },
@@ -41,4 +59,4 @@ export const WELLNESS_MEASUREMENTS = declareMeasurements({
   },
 });
 
-export type MeasurementName = keyof typeof WELLNESS_MEASUREMENTS;
+export const WELLNESS_MEASUREMENT_FIELDS: FieldSet = { title: 'Wellness measurements', fields: WELLNESS_MEASUREMENTS, limitVariables: {} };

@@ -2,16 +2,18 @@ import { Router, type Request, type Response } from 'express';
 import { DateTime } from 'luxon';
 import { addDays, localToday } from '../dates/local-today.js';
 import { calendarDateSchema, isSupportedDate } from '../dates/supported-dates.js';
+import { formWordsOf, parseFormInput } from '../fields/field-form.js';
 import type { SyncFacts } from '../sync/outbox.js';
 import { describeSync, type SyncWords } from '../sync/sync-words.js';
 import { currentUser, requireUserPage } from '../web/authentication.js';
 import { renderConfirmation } from '../web/confirm-page.js';
 import { flash } from '../web/flash.js';
-import { formProblemsOf, type FieldWords, type FormProblems, type FormWords, type Refusal } from '../web/form-problems.js';
+import { formProblemsOf, type FormProblems, type FormWords, type Refusal } from '../web/form-problems.js';
 import type { RenderPage } from '../web/pages.js';
 import { dateStyleOf } from '../web/locale.js';
 import { dateFromQuery, renderBadDate } from '../web/query-date.js';
 import { FORM_COLUMNS, readWellnessForm, wellnessFormOf, wellnessInputFromForm, type WellnessForm } from './wellness-form.js';
+import { WELLNESS_MEASUREMENTS } from './wellness.fields.js';
 import { wellnessInputSchema } from './wellness.schemas.js';
 import type { Wellness, WellnessDayView } from './wellness.js';
 
@@ -38,12 +40,7 @@ interface Draft {
 /** The row's fields by their labels, for the plain words of a refusal; a measurement refused as a whole is told next to its first field. */
 const WELLNESS_WORDS: FormWords = {
   fields: {
-    ...Object.fromEntries(
-      FORM_COLUMNS.flatMap(({ measurement, label, fields }): Array<[string, FieldWords]> => [
-        [measurement, { label, input: fields[0]!.name }],
-        ...fields.map((field): [string, FieldWords] => [field.name, { label: field.label, input: field.name }]),
-      ]),
-    ),
+    ...formWordsOf(WELLNESS_MEASUREMENTS, 'label'),
     date: { label: 'The date' },
   },
   whole: 'Enter at least one measurement.',
@@ -123,9 +120,7 @@ export function wellnessPages({ wellness, renderPage, clock }: Dependencies): Ro
     if (!date.success) return renderNotFound(req, res);
     const refuse = (refusal: Refusal) =>
       renderDays(req, res, { draft: { date: date.data, form, problems: formProblemsOf(refusal, WELLNESS_WORDS, form) } });
-    const typed = wellnessInputFromForm(form);
-    if (!typed.ok) return refuse(typed.refusal);
-    const input = wellnessInputSchema.safeParse(typed.input);
+    const input = parseFormInput(wellnessInputFromForm(form), wellnessInputSchema);
     if (!input.success) return refuse(input.error);
     const outcome = await wellness.put(currentUser(res), date.data, input.data);
     if (!outcome.ok) return refuse(outcome);

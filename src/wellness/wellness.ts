@@ -2,10 +2,11 @@ import { lockSignedInUser } from '../accounts/user.repository.js';
 import type { User } from '../accounts/user.table.js';
 import { addDays, localToday } from '../dates/local-today.js';
 import type { Db } from '../db/database.js';
+import { columnsOf, fieldNames, valuesOfRow } from '../fields/field-values.js';
 import { forgetEntry, markDirty, syncFactsOf, syncStatusesOf, type OutboxKey, type SyncFacts } from '../sync/outbox.js';
-import { measurementColumns, measurementsOf, sameMeasurements } from './measurements.js';
 import { deleteWellnessDay, findWellnessDay, saveWellnessDay, wellnessDaysBetween } from './wellness-day.repository.js';
 import type { WellnessDay } from './wellness-day.table.js';
+import { WELLNESS_MEASUREMENTS } from './wellness.fields.js';
 import type { Measurements } from './wellness.schemas.js';
 
 /** A recorded day as the API shows it: its local date and the measurements entered, nothing else. */
@@ -72,7 +73,7 @@ export function createWellness({ db, clock }: WellnessDependencies) {
         const after = await saveWellnessDay(trx, {
           user_id: user.id,
           date,
-          ...measurementColumns(measurements),
+          ...columnsOf(WELLNESS_MEASUREMENTS, measurements),
           created_at: before?.created_at ?? now.toISOString(),
           updated_at: now.toISOString(),
         });
@@ -102,5 +103,10 @@ export type Wellness = ReturnType<typeof createWellness>;
 export type WellnessRemoval = { deleted: false } | { deleted: true; sentBefore: boolean };
 
 export function wellnessRecordView(day: WellnessDay): WellnessRecordView {
-  return { date: day.date, ...measurementsOf(day) };
+  return { date: day.date, ...valuesOfRow(WELLNESS_MEASUREMENTS, day) };
+}
+
+function sameMeasurements(day: WellnessDay, measurements: Measurements): boolean {
+  const stored = valuesOfRow(WELLNESS_MEASUREMENTS, day);
+  return fieldNames(WELLNESS_MEASUREMENTS).every((name) => stored[name] === measurements[name]);
 }

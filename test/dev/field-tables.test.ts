@@ -1,35 +1,51 @@
 import { describe, expect, it } from 'vitest';
-import { amountTable, measurementTable } from '../../src/dev/field-tables.js';
-import { declareAmounts } from '../../src/nutrition/amount-declaration.js';
-import { declareMeasurements } from '../../src/wellness/measurement-declaration.js';
+import { fieldTable, fieldTables } from '../../src/dev/field-tables.js';
+import { declareAmounts } from '../../src/nutrition/meal.fields.js';
+import { declareMeasurements } from '../../src/wellness/wellness.fields.js';
 
-const fibre = { column: 'fibre', label: 'Fibre (g)', words: 'Fibre', unit: 'grams', symbol: 'g', example: '3' };
+const fibre = { column: 'fibre', label: 'Fibre (g)', words: 'Fibre', unit: 'grams', symbol: 'g', example: '3', min: 0, integer: false };
 const hydration = { column: 'hydration_ml', label: 'Water (ml)', words: 'water', unit: 'millilitres', min: 0, max: 10_000 };
 
+const amounts = {
+  title: 'Meal item amounts',
+  fields: declareAmounts({
+    fibre: { ...fibre, max: 'maxGrams', sent: 'rawJson' },
+    sugar: { ...fibre, column: 'sugar', max: 500, sent: 'rawJson' },
+  }),
+  limitVariables: { maxGrams: 'MEAL_MAX_GRAMS', maxKcal: 'MEAL_MAX_KCAL' },
+};
+
+const measurements = {
+  title: 'Wellness measurements',
+  fields: declareMeasurements({
+    hydrationMl: { ...hydration, integer: true, sent: 'rawJson' },
+    hrv: { ...hydration, column: 'hrv', unit: 'milliseconds', min: 1, max: 500, integer: false, sent: 'record' },
+  }),
+  limitVariables: {},
+};
+
 describe('the tables npm run fields prints', () => {
-  it('give each meal amount, in the order declared, its unit, its most (a configured limit by its variable) and how it is sent', () => {
-    const amounts = declareAmounts({
-      fibre: { ...fibre, max: 'maxGrams', sent: 'rawJson' },
-      sugar: { ...fibre, column: 'sugar', max: 500, sent: 'rawJson' },
-    });
-    expect(amountTable(amounts).split('\n')).toEqual([
-      '| Field | Unit | Most | Sent as |',
-      '| --- | --- | --- | --- |',
-      '| `fibre` | grams | `MEAL_MAX_GRAMS` | rawJson |',
-      '| `sugar` | grams | 500 | rawJson |',
+  it('give each meal amount, in the order declared, its unit, its bounds (a configured limit by its variable) and how it is sent', () => {
+    expect(fieldTable(amounts).split('\n')).toEqual([
+      '| Field | Unit | From | To | Whole number | Sent as |',
+      '| --- | --- | --- | --- | --- | --- |',
+      '| `fibre` | grams | 0 | `MEAL_MAX_GRAMS` | no | rawJson |',
+      '| `sugar` | grams | 0 | 500 | no | rawJson |',
     ]);
   });
 
   it('give each wellness measurement, in the order declared, its unit, bounds, whether whole and how it is sent', () => {
-    const measurements = declareMeasurements({
-      hydrationMl: { ...hydration, integer: true, sent: 'rawJson' },
-      hrv: { ...hydration, column: 'hrv', unit: 'milliseconds', min: 1, max: 500, integer: false, sent: 'record' },
-    });
-    expect(measurementTable(measurements).split('\n')).toEqual([
+    expect(fieldTable(measurements).split('\n')).toEqual([
       '| Field | Unit | From | To | Whole number | Sent as |',
       '| --- | --- | --- | --- | --- | --- |',
       '| `hydrationMl` | millilitres | 0 | 10000 | yes | rawJson |',
       '| `hrv` | milliseconds | 1 | 500 | no | own field |',
     ]);
+  });
+
+  it('print each set of fields under its title, in the order given', () => {
+    const printed = fieldTables([amounts, measurements]);
+    expect(printed.split('\n').filter((line) => line.startsWith('#'))).toEqual(['## Meal item amounts', '## Wellness measurements']);
+    expect(printed).toBe(`## Meal item amounts\n\n${fieldTable(amounts)}\n\n## Wellness measurements\n\n${fieldTable(measurements)}`);
   });
 });

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { currentSchema } from '../../src/db/portable.js';
-import { amountNames, type AmountDeclarations } from '../../src/nutrition/amount-declaration.js';
-import { measurementNames, type MeasurementDeclarations } from '../../src/wellness/measurement-declaration.js';
+import { fieldNames } from '../../src/fields/field-values.js';
+import type { NumericFields } from '../../src/fields/numeric-field.js';
 
 /** A declared field's column: the field's name, its column's, and whether it holds whole numbers only. */
 export interface DeclaredColumn {
@@ -10,16 +10,12 @@ export interface DeclaredColumn {
   wholeNumbers: boolean;
 }
 
-export function measurementColumns(declarations: MeasurementDeclarations): DeclaredColumn[] {
-  return measurementNames(declarations).map((field) => ({
+export function declaredColumns(declarations: NumericFields<string>): DeclaredColumn[] {
+  return fieldNames(declarations).map((field) => ({
     field,
     column: declarations[field]!.column,
     wholeNumbers: declarations[field]!.integer,
   }));
-}
-
-export function amountColumns(declarations: AmountDeclarations): DeclaredColumn[] {
-  return amountNames(declarations).map((field) => ({ field, column: declarations[field]!.column, wholeNumbers: false }));
 }
 
 /** Column types that keep a fraction: SQLite's and Postgres's names for them (Kysely's introspection reports both). */

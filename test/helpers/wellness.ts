@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { measurementNames } from '../../src/wellness/measurement-declaration.js';
+import { fieldNames } from '../../src/fields/field-values.js';
 import { FORM_COLUMNS } from '../../src/wellness/wellness-form.js';
 import { WELLNESS_MEASUREMENTS } from '../../src/wellness/wellness.fields.js';
 import type { Measurements } from '../../src/wellness/wellness.schemas.js';
@@ -13,7 +13,7 @@ import { bodyOf, type CookieClient } from './http-client.js';
 export const NOW = new Date('2026-11-23T12:00:00Z');
 
 /** The names of the declared measurements (src/wellness/wellness.fields.ts), in their order. */
-export const MEASUREMENT_NAMES = measurementNames(WELLNESS_MEASUREMENTS);
+export const MEASUREMENT_NAMES = fieldNames(WELLNESS_MEASUREMENTS);
 
 /** A day with every declared measurement entered, each a value within its bounds. */
 export const EVERY_MEASUREMENT: Measurements = Object.fromEntries(

@@ -1,23 +1,23 @@
 import { describe, expect, it } from 'vitest';
-import { amountNames, declareAmounts } from '../../src/nutrition/amount-declaration.js';
+import { fieldNames } from '../../src/fields/field-values.js';
 import { nutritionRecord } from '../../src/nutrition/day-record.js';
-import { MEAL_AMOUNTS } from '../../src/nutrition/meal.fields.js';
+import { declareAmounts, MEAL_AMOUNTS } from '../../src/nutrition/meal.fields.js';
 import type { MealItem } from '../../src/nutrition/meal.table.js';
 import { useMigratedDatabase } from '../helpers/database.js';
-import { amountColumns, declaredColumnProblems } from '../helpers/declared-columns.js';
+import { declaredColumnProblems, declaredColumns } from '../helpers/declared-columns.js';
 
 const db = useMigratedDatabase();
 
-const NAMES = amountNames(MEAL_AMOUNTS);
+const NAMES = fieldNames(MEAL_AMOUNTS);
 
 describe('the declared amounts of a meal item', () => {
   it('each have a nullable column that keeps decimals in the migrated meal_items', async () => {
-    expect(await declaredColumnProblems(db(), 'meal_items', amountColumns(MEAL_AMOUNTS))).toEqual([]);
+    expect(await declaredColumnProblems(db(), 'meal_items', declaredColumns(MEAL_AMOUNTS))).toEqual([]);
   });
 
   it('are named while a declared one has no column', async () => {
     const declared = { ...MEAL_AMOUNTS, exampleSodiumMg: { ...MEAL_AMOUNTS.protein, column: 'example_sodium_mg' } };
-    expect(await declaredColumnProblems(db(), 'meal_items', amountColumns(declared))).toEqual([
+    expect(await declaredColumnProblems(db(), 'meal_items', declaredColumns(declared))).toEqual([
       'exampleSodiumMg: meal_items has no column example_sodium_mg: add a migration that adds it',
     ]);
   });

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createRedisConnection } from '../../src/queue/redis.js';
 import type { RedisConnection } from '../../src/queue/redis-target.js';
-import { amountNames } from '../../src/nutrition/amount-declaration.js';
+import { fieldNames } from '../../src/fields/field-values.js';
 import { MEAL_AMOUNTS } from '../../src/nutrition/meal.fields.js';
 import { uploadActivity } from '../helpers/activities.js';
 import { fitFile } from '../helpers/fit-files.js';
@@ -158,7 +158,7 @@ const hostileNumbers = fc.oneof(
 );
 const hostileValue = fc.oneof(hostileStrings, hostileNumbers, fc.jsonValue({ maxDepth: 3 }), fc.constant(null));
 
-const MEAL_FIELDS = ['name', 'carbs', ...amountNames(MEAL_AMOUNTS), 'absorptionType', 'logged_at'];
+const MEAL_FIELDS = ['name', 'carbs', ...fieldNames(MEAL_AMOUNTS), 'absorptionType', 'logged_at'];
 const ACCOUNT_FIELDS = ['email', 'password', 'timezone'];
 const fieldName = fc.oneof(
   fc.constantFrom(...MEAL_FIELDS, ...ACCOUNT_FIELDS, ...MEASUREMENT_NAMES, '__proto__', 'constructor'),

@@ -1,12 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ServiceError } from '../../src/provider/service-error.js';
 import type { WellnessRecord } from '../../src/provider/records.js';
-import { declareMeasurements } from '../../src/wellness/measurement-declaration.js';
 import { wellnessRecordOf } from '../../src/wellness/wellness-record.js';
-import { WELLNESS_MEASUREMENTS } from '../../src/wellness/wellness.fields.js';
+import { declareMeasurements, WELLNESS_MEASUREMENTS } from '../../src/wellness/wellness.fields.js';
 import { measurementsSchemaOf } from '../../src/wellness/wellness.schemas.js';
 import { connectedUser } from '../helpers/flows.js';
-import { declaredColumnProblems, measurementColumns } from '../helpers/declared-columns.js';
+import { declaredColumnProblems, declaredColumns } from '../helpers/declared-columns.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 import * as addExampleWater from './fixtures/add-example-water-migration.js';
 
@@ -83,12 +82,12 @@ describe('a measurement the interface document does not show, declared sent in r
 
   it('has a column once its migration ran, and is named while it has none', async () => {
     const db = stack.db;
-    expect(await declaredColumnProblems(db, 'wellness_days', measurementColumns(withExampleWater))).toEqual([
+    expect(await declaredColumnProblems(db, 'wellness_days', declaredColumns(withExampleWater))).toEqual([
       'exampleWaterMl: wellness_days has no column example_water_ml: add a migration that adds it',
     ]);
     await addExampleWater.up(db);
     try {
-      expect(await declaredColumnProblems(db, 'wellness_days', measurementColumns(withExampleWater))).toEqual([]);
+      expect(await declaredColumnProblems(db, 'wellness_days', declaredColumns(withExampleWater))).toEqual([]);
     } finally {
       await addExampleWater.down(db);
     }

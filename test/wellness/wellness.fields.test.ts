@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { WELLNESS_MEASUREMENTS } from '../../src/wellness/wellness.fields.js';
 import { useMigratedDatabase } from '../helpers/database.js';
-import { declaredColumnProblems, measurementColumns } from '../helpers/declared-columns.js';
+import { declaredColumnProblems, declaredColumns } from '../helpers/declared-columns.js';
 
 const db = useMigratedDatabase();
 
 describe('the declared wellness measurements and the migrated schema', () => {
   it('have a column for every measurement, nullable, keeping the decimals of those that have some', async () => {
-    expect(await declaredColumnProblems(db(), 'wellness_days', measurementColumns(WELLNESS_MEASUREMENTS))).toEqual([]);
+    expect(await declaredColumnProblems(db(), 'wellness_days', declaredColumns(WELLNESS_MEASUREMENTS))).toEqual([]);
   });
 
   it('name a declared measurement that no migration gave a column, and one whose column would round it', async () => {
@@ -16,7 +16,7 @@ describe('the declared wellness measurements and the migrated schema', () => {
       exampleWaterMl: { ...WELLNESS_MEASUREMENTS.restingHr, column: 'example_water_ml' },
       restingHr: { ...WELLNESS_MEASUREMENTS.restingHr, integer: false },
     };
-    expect(await declaredColumnProblems(db(), 'wellness_days', measurementColumns(declared))).toEqual([
+    expect(await declaredColumnProblems(db(), 'wellness_days', declaredColumns(declared))).toEqual([
       'restingHr: column resting_hr holds whole numbers only, and restingHr is declared with decimals',
       'exampleWaterMl: wellness_days has no column example_water_ml: add a migration that adds it',
     ]);
