@@ -1,10 +1,11 @@
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
+import { MEAL_AMOUNTS, type Amounts } from '../../src/nutrition/meal.fields.js';
 import { createMeals, type MealView } from '../../src/nutrition/meals.js';
 import { WAITING_FOR_CONNECTION } from '../../src/sync/jobs.js';
 import { dailySyncStatuses } from '../../src/sync/outbox.js';
 import { connect, signUpNewUser } from '../helpers/flows.js';
 import type { CookieClient } from '../helpers/http-client.js';
-import { addMeal, changeMeal, deleteMeal, syncStatus } from '../helpers/meals.js';
+import { addMeal, AMOUNT_NAMES, changeMeal, deleteMeal, everyAmount, syncStatus } from '../helpers/meals.js';
 import type { Running } from '../helpers/processes.js';
 import { DisposableRedis } from '../helpers/redis-server.js';
 import { startStack, type Stack } from '../helpers/stack.js';
@@ -143,6 +144,47 @@ describe('nutrition sync, worker in its own process', () => {
     expect(athletes.kathmandu!.nutrition['2026-03-28']!.payload.items).toEqual([]);
     expect(Object.keys(counters.requests['POST /api/nutrition']!).some((status) => status !== '201' && status !== '200')).toBe(true);
   }, 150_000);
+});
+
+describe('the declared amounts of a meal item', () => {
+  /** The amounts given that are declared sent as `sent`, as the service should hold them. */
+  const sentAs = (amounts: Amounts, sent: 'record' | 'rawJson') =>
+    Object.fromEntries(
+      AMOUNT_NAMES.flatMap((name) => (MEAL_AMOUNTS[name].sent === sent && amounts[name] !== undefined ? [[name, amounts[name]]] : [])),
+    );
+
+  it.skipIf(AMOUNT_NAMES.length === 0)(
+    'each reach the strict service as declared (inside the item in rawJson, or as a field of the item), and one removed is gone',
+    async () => {
+      stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
+      const person = await newPerson('Ana', 'Europe/Berlin');
+      workers.push(await startWorkerEntryPoint(stack, { SYNC_QUIET_MS: '100' }));
+      const date = '2026-05-04';
+      const given = everyAmount(stack.config.meals);
+      const oats = { name: 'Oats', carbs: 60, logged_at: `${date}T08:00:00+02:00` };
+      const tea = { name: 'Tea', carbs: 1, logged_at: `${date}T09:00:00+02:00` };
+      const withAmounts = await add(person, { ...oats, ...given });
+      const without = await add(person, tea);
+
+      /** The day as the service should hold it once synced: computed from what was sent, not by the app's code. */
+      const expectServiceHolds = async (amounts: Amounts) => {
+        await eventually('the day to be synced', async () =>
+          (await syncStatus(person.client, date))[0]?.status === 'synced' ? true : undefined,
+        );
+        const day = (await stack.sandboxState()).athletes.Ana?.nutrition[date]?.payload;
+        expect({ items: day?.items, rawJson: day?.rawJson }).toEqual({
+          items: [{ ...oats, ...sentAs(amounts, 'record') }, tea],
+          rawJson: { source: 'athlete-sync', items: [{ id: withAmounts.id, ...sentAs(amounts, 'rawJson') }, { id: without.id }] },
+        });
+      };
+      await expectServiceHolds(given);
+
+      const removed = AMOUNT_NAMES[0]!;
+      await change(person, withAmounts.id, { [removed]: null });
+      await expectServiceHolds(Object.fromEntries(Object.entries(given).filter(([name]) => name !== removed)));
+    },
+    60_000,
+  );
 });
 
 describe('nothing is lost when a part fails', () => {

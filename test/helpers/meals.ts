@@ -1,7 +1,24 @@
 import { expect } from 'vitest';
+import { fieldNames } from '../../src/fields/field-values.js';
+import { MEAL_AMOUNTS, type Amounts } from '../../src/nutrition/meal.fields.js';
+import type { MealLimits } from '../../src/nutrition/meal.schemas.js';
 import type { MealView } from '../../src/nutrition/meals.js';
 import { bodyOf, type CookieClient } from './http-client.js';
 import type { Stack } from './stack.js';
+
+/** The names of the declared amounts of a meal item (src/nutrition/meal.fields.ts), in their order. */
+export const AMOUNT_NAMES = fieldNames(MEAL_AMOUNTS);
+
+/** Every declared amount given, each a different value within its bounds (its most a configured limit where declared so). */
+export function everyAmount(limits: MealLimits): Amounts {
+  return Object.fromEntries(
+    AMOUNT_NAMES.map((name, index) => {
+      const { min, max, integer } = MEAL_AMOUNTS[name];
+      const value = min + ((typeof max === 'number' ? max : limits[max]) - min) / (index + 2);
+      return [name, integer ? Math.floor(value) : Math.round(value * 10) / 10];
+    }),
+  );
+}
 
 /** Adds a meal item through the JSON API, as the partner's app would. */
 export async function addMeal(client: CookieClient, body: Record<string, unknown>): Promise<MealView> {
