@@ -12,7 +12,7 @@ import { ServiceError } from './service-error.js';
  * - permanent: the service refused the request itself (other OAuth errors, other 4xx), or answered
  *   with something that is not a token response: a bug or misconfiguration.
  *
- * `error` and `description` are the service's own words (its §5.2 error body); `reason` is this
+ * `error` and `description` are the service's own words (its RFC 6749 §5.2 error body); `reason` is this
  * app's diagnosis, exception text included, for the log only (see serviceWords).
  */
 export type TokenRequestFailure =
