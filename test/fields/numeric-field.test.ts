@@ -13,7 +13,7 @@ import type { WellnessRecordAsShown } from '../../src/wellness/wellness.fields.j
 type WalkAsShown = {
   record: { date: string; steps?: number; note?: string };
   integers: 'steps';
-  section: 'section 9.1';
+  section: 'the walking record';
   field: 'this field';
 };
 
@@ -172,8 +172,8 @@ describe('a declaration sent as a field of its own', () => {
       WalkAsShown
     > = {
       steps: 'accepted',
-      note: 'section 9.1 shows this field, but not as a number',
-      pace: 'section 9.1 does not show this field: declare it sent: "rawJson"',
+      note: 'the walking record shows this field, but not as a number',
+      pace: 'the walking record does not show this field: declare it sent: "rawJson"',
       cadence: 'accepted',
     };
     const wellness: Verdicts<
@@ -193,7 +193,7 @@ describe('a declaration sent as a field of its own', () => {
   });
 
   it('is refused by the compiler when the section does not show it', () => {
-    // @ts-expect-error section 9.1 does not show pace
+    // @ts-expect-error the walking record does not show pace
     const declared = declareWalk({ pace: { ...WALK.steps, column: 'pace' } });
     expect(declared.pace.sent).toBe('record');
   });
