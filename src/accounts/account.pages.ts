@@ -10,7 +10,7 @@ import type { UserSessions } from '../web/user-sessions.js';
 import { passwordChangeSchema, passwordConfirmationSchema } from './account.schemas.js';
 import type { AccountErasure } from './account-erasure.js';
 import type { Accounts, PasswordCheck } from './accounts.js';
-import { updateConnectionMail } from './user.repository.js';
+import { changeConnectionMail } from './user.repository.js';
 import type { Db } from '../db/database.js';
 
 interface Dependencies {
@@ -65,7 +65,7 @@ export function accountPages({ db, accounts, erasure, sessions, renderPage }: De
   });
 
   router.post('/account/mail', requireUserPage, async (req, res) => {
-    await updateConnectionMail(db, currentUser(res).id, formFields(req).connection_mail === 'on');
+    await changeConnectionMail(db, currentUser(res).id, formFields(req).connection_mail === 'on');
     res.redirect(303, '/account?notice=mail_saved');
   });
 

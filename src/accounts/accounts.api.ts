@@ -14,7 +14,7 @@ import { connectionMailSchema, passwordChangeSchema, passwordConfirmationSchema,
 import type { AccountErasure } from './account-erasure.js';
 import { accountExport } from './account-export.js';
 import type { Accounts, PasswordCheck } from './accounts.js';
-import { updateConnectionMail } from './user.repository.js';
+import { changeConnectionMail } from './user.repository.js';
 import type { User } from './user.table.js';
 
 interface Dependencies {
@@ -94,7 +94,7 @@ export function accountApi({ db, accounts, erasure, sessions, clock }: Dependenc
     const input = connectionMailSchema.safeParse(req.body ?? {});
     if (!input.success) return sendInvalidInput(res, input.error);
     const user = currentUser(res);
-    await updateConnectionMail(db, user.id, input.data.connectionMail);
+    await changeConnectionMail(db, user.id, input.data.connectionMail);
     await sendAccount(res, { ...user, connection_mail: input.data.connectionMail ? 1 : 0 });
   });
 

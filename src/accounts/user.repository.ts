@@ -21,8 +21,10 @@ export async function findUserById(db: Db, id: number): Promise<User | undefined
   return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
+/** Throws AccountGoneError when the account was deleted while the request ran: nothing was saved. */
 export async function updateTimezone(db: Db, id: number, timezone: string): Promise<void> {
-  await db.updateTable('users').set({ timezone }).where('id', '=', id).execute();
+  const { numUpdatedRows } = await db.updateTable('users').set({ timezone }).where('id', '=', id).executeTakeFirst();
+  if (numUpdatedRows === 0n) throw new AccountGoneError();
 }
 
 /** The same password hashed anew (a stronger hash at sign-in): the person's sessions go on. */
@@ -82,11 +84,20 @@ export async function lockSignedInUser(trx: Transaction<Database>, id: number): 
   if (!(await findUserById(trx, id))) throw new AccountGoneError();
 }
 
-/** Whether the person gets a mail when their connection needs them (src/notices/). */
-export async function updateConnectionMail(db: Db, id: number, wanted: boolean): Promise<void> {
-  await db
+/**
+ * Whether the person gets a mail when their connection needs them (src/notices/). Answers whether
+ * the account is still there to take it (one deleted meanwhile is mailed nothing anyway).
+ */
+export async function updateConnectionMail(db: Db, id: number, wanted: boolean): Promise<boolean> {
+  const { numUpdatedRows } = await db
     .updateTable('users')
     .set({ connection_mail: wanted ? 1 : 0 })
     .where('id', '=', id)
-    .execute();
+    .executeTakeFirst();
+  return numUpdatedRows > 0n;
+}
+
+/** updateConnectionMail for the person's own request: their account deleted meanwhile is an AccountGoneError. */
+export async function changeConnectionMail(db: Db, id: number, wanted: boolean): Promise<void> {
+  if (!(await updateConnectionMail(db, id, wanted))) throw new AccountGoneError();
 }

@@ -251,6 +251,8 @@ describe('one-click unsubscribe (RFC 8058)', () => {
       [withParam('person', String(other.id)), 403],
       [withParam('notice', String(Number(link.searchParams.get('notice')) + 1)), 403],
       [withParam('signature', `${signature[0] === 'A' ? 'B' : 'A'}${signature.slice(1)}`), 403],
+      // The same 256 bits, the last character's two spare bits set otherwise.
+      [withParam('signature', `${signature.slice(0, -1)}${otherSpelling(signature.at(-1)!)}`), 403],
       [elsewhere.linkFor({ id: Number(link.searchParams.get('notice')), user_id: person.id }), 403],
       [withParam('signature', undefined), 400],
       [withParam('signature', signature.slice(0, 20)), 400],
@@ -277,6 +279,12 @@ describe('one-click unsubscribe (RFC 8058)', () => {
     expect(await connectionMail(person)).toBe(false);
   });
 });
+
+/** A base64url character with the same top four bits as `last` and other bottom two (the 43rd character's spare bits). */
+function otherSpelling(last: string): string {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+  return alphabet[alphabet.indexOf(last) ^ 1]!;
+}
 
 describe('never twice, never lost', () => {
   it('a sender that dies while the mail server has not taken the mail: the mail goes once its claim runs out', async () => {
