@@ -12,12 +12,12 @@ const postgresUrl = process.env.TEST_POSTGRES_URL;
 
 const DATABASE_TESTS = [
   'test/{accounts,activities,connections,dashboard,db,notices,nutrition,sync,web,wellness,workouts}/**/*.test.ts',
-  'test/e2e/{activities-sync,check-memory,multi-host,nutrition-sync,read-only-store,reads-and-history,shutdown,token-canary,token-key-rotation,token-single-flight,wellness-sync,worker-stopped-mid-refresh,worker-takeover}.test.ts',
+  'test/e2e/{activities-sync,check-memory,fresh-flood,multi-host,nutrition-sync,read-only-store,reads-and-history,shutdown,token-canary,token-key-rotation,token-single-flight,wellness-sync,worker-stopped-mid-refresh,worker-takeover}.test.ts',
 ];
 /**
  * In those folders, the files whose subject is not the database: pure functions, the sync queues'
- * job options and each person's count of workouts lists (Redis alone), and the fuzz test of the
- * API's input (1,000 requests).
+ * job options, each person's counts of workouts lists and of changes of now (Redis alone), and the
+ * fuzz test of the API's input (1,000 requests).
  */
 const NOT_ABOUT_THE_DATABASE = [
   'test/web/json-api.fuzz.test.ts',
@@ -30,6 +30,7 @@ const NOT_ABOUT_THE_DATABASE = [
   'test/connections/pending-connects.test.ts',
   'test/connections/token-crypto.test.ts',
   'test/nutrition/local-date.test.ts',
+  'test/sync/fresh-allowance.test.ts',
   'test/sync/queue.test.ts',
   'test/sync/sync-words.test.ts',
   'test/web/form-numbers.test.ts',

@@ -334,6 +334,8 @@ const workerSettings = {
   SYNC_QUIET_MS: positiveInt('milliseconds, e.g. 5000', 5000),
   SYNC_SWEEP_INTERVAL_MS: positiveInt('milliseconds, e.g. 30000', 30_000),
   SYNC_ATTEMPTS: positiveInt('a number of attempts, e.g. 8', 8),
+  // One change every two seconds for a whole minute: more than anyone makes by hand, far fewer than a script.
+  SYNC_FRESH_PER_PERSON_PER_MINUTE: wholeUpTo(60_000, 'a number of changes up to 60000, e.g. 30').default(30),
   WORKER_CONCURRENCY: positiveInt('a number of jobs, e.g. 16', 16),
   WORKER_LOCK_DURATION_MS: positiveInt('milliseconds, e.g. 5000', 5000),
   ACTIVITY_RETENTION: z.enum(['keep', 'prune-after-upload'], expecting('keep or prune-after-upload')).default('keep'),
@@ -562,6 +564,7 @@ function toWorkerConfig(env: Settings<typeof workerSettings>) {
       quietMs: env.SYNC_QUIET_MS,
       sweepIntervalMs: env.SYNC_SWEEP_INTERVAL_MS,
       attempts: env.SYNC_ATTEMPTS,
+      freshPerPersonPerMinute: env.SYNC_FRESH_PER_PERSON_PER_MINUTE,
       concurrency: env.WORKER_CONCURRENCY,
       lockDurationMs: env.WORKER_LOCK_DURATION_MS,
     },

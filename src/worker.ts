@@ -18,6 +18,7 @@ import { createRedisConnection, logUnlessRedisUnreachable, logReconnects, untilR
 import { watchForSilence } from './queue/redis-silence.js';
 import { createRequestBudget } from './queue/request-budget.js';
 import { startSyncEngine } from './sync/engine.js';
+import { createFreshAllowance } from './sync/fresh-allowance.js';
 import { closeSyncQueues, createSyncQueues } from './sync/queue.js';
 import { createSenders } from './sync/senders.js';
 import { endAllSessions } from './web/user-sessions.js';
@@ -60,6 +61,7 @@ runEntryPoint(async () => {
         activityFiles: { store: createDatabaseActivityFileStore(db), retention: config.activityRetention },
       }),
       budget: createRequestBudget({ redis, prefix, ...config.requestBudget }),
+      freshAllowance: createFreshAllowance({ redis, redisPrefix: prefix, perPersonPerMinute: config.sync.freshPerPersonPerMinute }),
       logger,
     },
     accessTokens,

@@ -162,6 +162,7 @@ describe('loadConfig', () => {
     SYNC_QUIET_MS: 'soon',
     SYNC_SWEEP_INTERVAL_MS: '0',
     SYNC_ATTEMPTS: '-3',
+    SYNC_FRESH_PER_PERSON_PER_MINUTE: '60001',
     WORKER_CONCURRENCY: 'many',
     WORKER_LOCK_DURATION_MS: '0',
     ABSORPTION_TYPES: 'RAPID,slow',
@@ -253,6 +254,11 @@ describe('loadConfig', () => {
       requestBudget: { readShare: 0.5 },
       workoutReads: { cacheMs: 0, perPersonPerMinute: 20 },
     });
+  });
+
+  it('sends 30 changes of now of each person a minute ahead of history by default, or the number set', () => {
+    expect(loadConfig(validEnv).sync.freshPerPersonPerMinute).toBe(30);
+    expect(loadConfig({ ...validEnv, SYNC_FRESH_PER_PERSON_PER_MINUTE: '120' }).sync.freshPerPersonPerMinute).toBe(120);
   });
 
   it('waits on shutdown, unless told otherwise, long enough for a request and a refresh with its one retry', () => {

@@ -6,6 +6,7 @@ import type { Logger } from '../logger.js';
 import { ServiceError } from '../provider/service-error.js';
 import { underPermit, type Lane, type RequestBudget } from '../queue/request-budget.js';
 import { endHistory, recordTurn } from './backfill.js';
+import type { FreshAllowance } from './fresh-allowance.js';
 import { syncEntry, type SyncEntryDependencies, type SyncEntryOutcome } from './jobs.js';
 import {
   freshEntriesDue,
@@ -27,6 +28,8 @@ import { setAsideUnsendableEntries } from './unsendable-entries.js';
 
 export interface TurnDependencies extends SyncEntryDependencies {
   budget: RequestBudget;
+  /** SYNC_FRESH_PER_PERSON_PER_MINUTE: past it, a person's changes of now wait as their history. */
+  freshAllowance: FreshAllowance;
   logger: Logger;
 }
 
@@ -113,18 +116,31 @@ async function freshTurn(
   // A kind the person has not granted waits for their Reconnect, which sends it as history.
   await leaveFreshLane(deps.db, userId, { kinds: SYNC_KINDS.filter((kind) => !granted.includes(kind)) });
   const dueBefore = new Date(deps.clock().getTime() - quietMs);
-  const due = await freshEntriesDue(deps.db, userId, granted, dueBefore, FRESH_TURN_ENTRIES);
+  const allowed = await deps.freshAllowance.left(userId);
+  if (allowed === 0) {
+    // More changes this minute than anyone makes by hand: the rest share the rate with everyone's history.
+    const waiting = await joinHistory(deps, userId, granted, dueBefore);
+    return { run: { sent: 0, stoppedEarly: false }, next: { next: waiting ? 'history' : 'done' } };
+  }
+  const limit = Math.min(allowed, FRESH_TURN_ENTRIES);
+  const due = await freshEntriesDue(deps.db, userId, granted, dueBefore, limit);
   const run = await sendEntries(deps, 'fresh', await setAsideUnsendableEntries(deps, due), () => true);
-  const next = nextAfter(run, failures, due.length === FRESH_TURN_ENTRIES);
+  await deps.freshAllowance.spend(userId, run.sent);
+  const next = nextAfter(run, failures, due.length === limit);
   if (next.next === 'retry' && failures + 1 >= freshAttempts) {
     // Still failing after its tries: no longer a change of now. It waits, and is tried again, with the person's history.
-    await deps.db.transaction().execute(async (trx) => {
-      await lockUser(trx, userId);
-      await moveToHistory(trx, userId, deps.clock(), { kinds: granted, changedBefore: dueBefore });
-    });
+    await joinHistory(deps, userId, granted, dueBefore);
     return { run, next: { next: 'history' } };
   }
   return { run, next };
+}
+
+/** The person's changes due (made at or before `dueBefore`) become history. Returns whether any history waits. */
+async function joinHistory(deps: OneTurn, userId: number, granted: SyncKind[], dueBefore: Date): Promise<boolean> {
+  return deps.db.transaction().execute(async (trx) => {
+    await lockUser(trx, userId);
+    return moveToHistory(trx, userId, deps.clock(), { kinds: granted, changedBefore: dueBefore });
+  });
 }
 
 async function historyTurn(deps: OneTurn, userId: number, granted: SyncKind[], failures: number): Promise<LaneTurn> {

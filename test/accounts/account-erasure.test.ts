@@ -307,7 +307,12 @@ describe('Redis away at the moment of deletion', () => {
     // The session is still in Redis, but names nobody: it is not signed in.
     expect((await person.client.get('/api/me')).status).toBe(401);
     // A turn the deletion could not drop finds nothing to send.
-    const turnDeps = { ...stack.sendDependencies(), budget: stack.budget, logger: createLogger('silent') };
+    const turnDeps = {
+      ...stack.sendDependencies(),
+      budget: stack.budget,
+      freshAllowance: stack.freshAllowance,
+      logger: createLogger('silent'),
+    };
     for (const lane of LANES) {
       expect(await takeTurn(turnDeps, { quietMs: 0, freshAttempts: 8 }, lane, person.id, 0)).toEqual({ sent: 0, next: { next: 'done' } });
     }

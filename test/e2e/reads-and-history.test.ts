@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { connectedPerson, importHistory, type Person } from '../helpers/history.js';
+import { arrivalsOf, connectedPerson, importHistory, type Person } from '../helpers/history.js';
 import { CookieClient } from '../helpers/http-client.js';
 import { addMeal } from '../helpers/meals.js';
 import { eachInOrder, type Running } from '../helpers/processes.js';
@@ -52,14 +52,6 @@ async function listInLoop(client: CookieClient, stopped: () => boolean): Promise
   return statuses;
 }
 
-/** When the sandbox first received each of the athlete's days, in order. */
-async function arrivalsOf(athlete: string): Promise<number[]> {
-  const { athletes } = await stack!.sandboxState();
-  return Object.values(athletes[athlete]?.nutrition ?? {})
-    .map((day) => Date.parse((day as unknown as { createdAt: string }).createdAt))
-    .sort((a, b) => a - b);
-}
-
 describe('reads of the service beside history and changes of now', () => {
   it.each([
     ['the default settings', {}],
@@ -87,9 +79,9 @@ describe('reads of the service beside history and changes of now', () => {
         await addMeal(changer.client, { name: 'Lunch', carbs: 60, logged_at: new Date().toISOString() });
         const posted = Date.now();
 
-        const changeArrived = await eventually('F’s change to reach the service', async () => (await arrivalsOf('F'))[0]);
+        const changeArrived = await eventually('F’s change to reach the service', async () => (await arrivalsOf(stack!, 'F'))[0]);
         const days = await eventually('H’s whole history to reach the service', async () => {
-          const arrived = await arrivalsOf('H');
+          const arrived = await arrivalsOf(stack!, 'H');
           return arrived.length === HISTORY_DAYS ? arrived : undefined;
         });
 

@@ -29,3 +29,11 @@ export async function importHistory(person: Person, days: number): Promise<void>
   }));
   expect((await person.client.postJson('/api/meals/batch', { items })).status).toBe(201);
 }
+
+/** When the sandbox first received each of the athlete's nutrition days, in order. */
+export async function arrivalsOf(stack: Stack, athlete: string): Promise<number[]> {
+  const { athletes } = await stack.sandboxState();
+  return Object.values(athletes[athlete]?.nutrition ?? {})
+    .map((day) => Date.parse((day as unknown as { createdAt: string }).createdAt))
+    .sort((a, b) => a - b);
+}

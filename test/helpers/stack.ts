@@ -25,6 +25,7 @@ import {
 } from '../../src/queue/redis.js';
 import type { RedisConnection } from '../../src/queue/redis-target.js';
 import { createRequestBudget, type RequestBudget } from '../../src/queue/request-budget.js';
+import { createFreshAllowance, type FreshAllowance } from '../../src/sync/fresh-allowance.js';
 import { closeSyncQueues, createSyncQueues, type SyncQueues } from '../../src/sync/queue.js';
 import type { SyncEntryDependencies } from '../../src/sync/jobs.js';
 import { createSenders } from '../../src/sync/senders.js';
@@ -71,6 +72,8 @@ export interface Stack {
   redis: RedisConnection;
   /** The request budget as the app's processes share it (ATHLETE_RATE_LIMIT_PER_S, on the stack's Redis prefix). */
   budget: RequestBudget;
+  /** Each person's changes of now a minute ahead of history, as the workers count them (SYNC_FRESH_PER_PERSON_PER_MINUTE). */
+  freshAllowance: FreshAllowance;
   /** The environment the app was configured from: what a worker process of this stack needs. */
   env: Record<string, string>;
   /** What the app logged, when started with captureLogs. */
@@ -189,6 +192,11 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const syncQueues = createSyncQueues(producer, config.redis.prefix);
   for (const queue of Object.values(syncQueues)) queue.on('error', logUnlessRedisUnreachable(logger, 'sync queue: Redis error'));
   const budget = createRequestBudget({ redis: producer, prefix: config.redis.prefix, ...config.requestBudget });
+  const freshAllowance = createFreshAllowance({
+    redis: producer,
+    redisPrefix: config.redis.prefix,
+    perPersonPerMinute: config.sync.freshPerPersonPerMinute,
+  });
   await migrateToLatest(db);
   const sessions = await createRedisSessionStore({ ...redisAtStart, prefix: config.redis.prefix }, logger);
   const clock = options.clock ?? (() => new Date());
@@ -281,6 +289,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     syncQueues,
     redis: producer,
     budget,
+    freshAllowance,
     env,
     logs,
     metrics,

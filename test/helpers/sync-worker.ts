@@ -30,7 +30,7 @@ export async function startSync(
     lockDurationMs: 30_000,
     queues: stack.syncQueues,
     turns: { quietMs: sync.quietMs, freshAttempts: sync.attempts },
-    deps: { ...deps, budget: stack.budget, logger },
+    deps: { ...deps, budget: stack.budget, freshAllowance: stack.freshAllowance, logger },
     accessTokens: stack.accessTokens(),
     logger,
     metrics: createPrometheusMetrics(),

@@ -168,7 +168,7 @@ describe('syncing a nutrition day', () => {
       { kind: 'nutrition', date: DATE, status: 'pending', error: WAITING_FOR_CONNECTION, problem: 'needs-connection' },
     ]);
     expect((await findConnection(stack.db, userId))!.scopes).not.toContain('nutrition:write');
-    const turnDeps = { ...deps, budget: stack.budget, logger: createLogger('silent') };
+    const turnDeps = { ...deps, budget: stack.budget, freshAllowance: stack.freshAllowance, logger: createLogger('silent') };
     expect(await takeTurn(turnDeps, { quietMs: 0, freshAttempts: 8 }, 'fresh', userId, 0)).toEqual({ sent: 0, next: { next: 'done' } });
     expect((await stack.sandboxState()).counters.requests['POST /api/nutrition']).toEqual({ '403': 1 });
 

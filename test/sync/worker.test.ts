@@ -9,6 +9,7 @@ import { markDirty } from '../../src/sync/outbox.js';
 import { JOB, queueTurns } from '../../src/sync/queue.js';
 import { sweepHistory } from '../../src/sync/sweeper.js';
 import { connectedUser } from '../helpers/flows.js';
+import { connectedPerson } from '../helpers/history.js';
 import { serviceApiWith } from '../helpers/service-api.js';
 import { addMeal, changeMeal, syncStatus } from '../helpers/meals.js';
 import { testRedisPrefix } from '../helpers/redis-keys.js';
@@ -38,6 +39,12 @@ function daySynced(client: Parameters<typeof syncStatus>[0], date = DATE) {
 
 function completedTurns(lane: 'fresh' | 'backfill') {
   return stack.syncQueues[lane].getJobs(['completed']).then((jobs) => jobs.filter((job) => job.name === JOB.turn));
+}
+
+/** How many entries the lane's finished turns sent. */
+async function sentIn(lane: 'fresh' | 'backfill'): Promise<number> {
+  const turns = await completedTurns(lane);
+  return turns.reduce((sum, turn) => sum + (turn.returnvalue as { sent: number }).sent, 0);
 }
 
 describe('the fresh lane', () => {
@@ -173,6 +180,25 @@ describe('the fresh lane', () => {
     await addMeal(client, { ...meal, logged_at: '2026-04-02T10:00:00+02:00' });
     await daySynced(client, '2026-04-02');
     expect((await syncStatus(client, DATE))[0]).toMatchObject({ status: 'pending', problem: 'service-busy' });
+  });
+
+  it('sends a person’s first SYNC_FRESH_PER_PERSON_PER_MINUTE changes of the minute ahead of history and the rest as their history, each once; another person’s change still goes ahead', async () => {
+    stack = await startStack({ env: { SYNC_QUIET_MS: '50', SYNC_FRESH_PER_PERSON_PER_MINUTE: '3' } });
+    const [flooder, other] = [await connectedPerson(stack, 'Flo'), await connectedPerson(stack, 'Ana')];
+    const days = ['2026-03-01', '2026-03-02', '2026-03-03', '2026-03-04', '2026-03-05'];
+    for (const date of days) await addMeal(flooder.client, { ...meal, logged_at: `${date}T08:00:00+01:00` });
+    await addMeal(other.client, meal);
+    await startWorker(stack.serviceApi());
+
+    const { athletes } = await eventually('every day to reach the service', async () => {
+      const state = await stack.sandboxState();
+      const flooded = Object.keys(state.athletes.Flo?.nutrition ?? {}).length === days.length;
+      return flooded && state.athletes.Ana?.nutrition[DATE] ? state : undefined;
+    });
+    expect(Object.values(athletes.Flo!.nutrition).map((day) => day.writes)).toEqual([1, 1, 1, 1, 1]);
+    // Three of Flo's and Ana's one as changes of now; Flo's other two in Flo's history turns.
+    expect(await sentIn('fresh')).toBe(4);
+    expect(await sentIn('backfill')).toBe(2);
   });
 
   it('moves a change still failing after SYNC_ATTEMPTS tries into the person’s history, which sends it later', async () => {
