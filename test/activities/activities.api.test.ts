@@ -175,6 +175,21 @@ describe('POST /api/activities', () => {
     },
   );
 
+  it.each(['{"distance":1e999}', '{"laps":[{"d":-1e400}]}'])(
+    'refuses a metadata part holding a number too large to keep (%s) with 400 naming metadata, storing nothing',
+    async (metadata) => {
+      const { client, userId } = await newUser();
+      const response = await postActivity(client, fitFile(160), { metadata });
+      expect(response.status).toBe(400);
+      expect(await bodyOf<ApiError>(response)).toEqual({
+        error: 'invalid_request',
+        fields: ['metadata'],
+        message: expect.stringContaining('too large (such as 1e999)'),
+      });
+      expect(await activityTraces(stack, userId)).toEqual(nothing);
+    },
+  );
+
   it('takes a metadata part nested 32 deep', async () => {
     const { client } = await newUser();
     expect(await uploadActivity(client, fitFile(109), { metadata: nestedJson(32) })).toMatchObject({
@@ -307,6 +322,19 @@ describe('PATCH /api/activities/:id', () => {
       expect(await listActivities(client)).toMatchObject([{ id: activity.id, metadata: { kept: 1 } }]);
     },
   );
+
+  it('refuses metadata holding a number too large to keep with 400 naming metadata, changing nothing', async () => {
+    const { client } = await newUser();
+    const activity = await uploadActivity(client, fitFile(161), { metadata: '{"kept":1}' });
+    const response = await client.request(`/api/activities/${activity.id}`, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/json' },
+      body: '{"metadata":{"distance":1e999}}',
+    });
+    expect(response.status).toBe(400);
+    expect(await bodyOf<ApiError>(response)).toMatchObject({ fields: ['metadata'], message: expect.stringContaining('1e999') });
+    expect(await listActivities(client)).toMatchObject([{ id: activity.id, metadata: { kept: 1 } }]);
+  });
 
   it('takes metadata nested as deep as a body may carry it', async () => {
     const { client } = await newUser();
