@@ -53,7 +53,10 @@ export type UploadOutcome =
   | { ok: false; reason: 'account_gone' };
 
 export type FileOutcome =
-  { ok: true; file: StoredFile; fileName: string } | { ok: false; reason: 'not_found' } | { ok: false; reason: 'pruned'; message: string };
+  | { ok: true; file: StoredFile; fileName: string }
+  | { ok: false; reason: 'not_found' }
+  | { ok: false; reason: 'pruned'; message: string }
+  | { ok: false; reason: 'account_gone' };
 
 export type ChangeOutcome =
   { ok: true; activity: ActivityView } | { ok: false; reason: 'not_found' } | { ok: false; reason: 'pruned'; message: string };
@@ -127,7 +130,7 @@ export function createActivities({ db, files, lockFile, checkFile, clock }: Acti
     /** The activity's .fit file exactly as uploaded, while this app keeps it. */
     async file(user: User, id: number): Promise<FileOutcome> {
       const activity = await findActivity(db, user.id, id);
-      if (!activity) return { ok: false, reason: 'not_found' };
+      if (!activity) return (await findUserById(db, user.id)) ? { ok: false, reason: 'not_found' } : { ok: false, reason: 'account_gone' };
       const file = activity.file_stored === 1 ? await files.open(activityFileKey(user.id, activity.sha256)) : undefined;
       if (file === undefined) return { ok: false, reason: 'pruned', message: PRUNED };
       return { ok: true, file, fileName: activity.file_name };
