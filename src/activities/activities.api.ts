@@ -7,7 +7,7 @@ import { sendInvalidInput } from '../web/invalid-input.js';
 import type { Activities } from './activities.js';
 import { StoredFileGoneError, type StoredFile } from './activity-file-store.js';
 import { activityChangesSchema, activityIdSchema, uploadFieldsSchema } from './activity.schemas.js';
-import { uploadedFile } from './receive-upload.js';
+import { withUploadedFile } from './upload-folder.js';
 import type { UploadReception } from './upload-slots.js';
 
 /**
@@ -18,14 +18,16 @@ import type { UploadReception } from './upload-slots.js';
  */
 export function activityUploadApi({ activities, uploads }: { activities: Activities; uploads: UploadReception }): Router {
   const router = Router();
-  router.post('/api/activities', requireUserApi, uploads.admit, uploads.receive, async (req, res) => {
-    const fields = uploadFieldsSchema.safeParse(req.body ?? {});
-    if (!fields.success) return sendInvalidInput(res, fields.error);
-    const outcome = await activities.upload(currentUser(res), { ...uploadedFile(req), ...fields.data }, signalOnClientLeaving(res));
-    if (!outcome.ok && outcome.reason === 'account_gone') return sendSignInFirst(res);
-    if (!outcome.ok) return sendInvalidInput(res, { fields: ['file'], message: outcome.message });
-    res.status(outcome.created ? 201 : 200).json(outcome.activity);
-  });
+  router.post('/api/activities', requireUserApi, uploads.admit, uploads.receive, (req, res) =>
+    withUploadedFile(req, async (upload) => {
+      const fields = uploadFieldsSchema.safeParse(req.body ?? {});
+      if (!fields.success) return sendInvalidInput(res, fields.error);
+      const outcome = await activities.upload(currentUser(res), { ...upload, ...fields.data }, signalOnClientLeaving(res));
+      if (!outcome.ok && outcome.reason === 'account_gone') return sendSignInFirst(res);
+      if (!outcome.ok) return sendInvalidInput(res, { fields: ['file'], message: outcome.message });
+      res.status(outcome.created ? 201 : 200).json(outcome.activity);
+    }),
+  );
   return router;
 }
 
