@@ -25,6 +25,7 @@ const NOT_ABOUT_THE_DATABASE = [
   'test/activities/fit-file.test.ts',
   'test/activities/fit-file-checker.test.ts',
   'test/activities/receive-upload.test.ts',
+  'test/activities/upload-folder.test.ts',
   'test/activities/upload-slots.test.ts',
   'test/connections/connection-standing.test.ts',
   'test/connections/pending-connects.test.ts',

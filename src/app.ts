@@ -92,7 +92,7 @@ export function createApp(deps: AppDependencies): Express {
     db,
     files,
     lockFile: createActivityFileLock(redis, config.redis.prefix),
-    checkFile: createFitFileChecker({ timeoutMs: config.activities.checkTimeoutMs }),
+    checkFile: createFitFileChecker({ msPerMib: config.activities.checkMsPerMib }),
     clock,
   });
   const uploads = createUploadReception({
@@ -101,6 +101,7 @@ export function createApp(deps: AppDependencies): Express {
     perAddress: config.activities.uploadsPerAddress,
     timeoutMs: config.activities.uploadTimeoutMs,
     minBytesPerS: config.activities.uploadMinBytesPerS,
+    folder: config.activities.uploadFolder,
   });
   const wellness = createWellness({ db, clock });
   const workouts = {

@@ -1,4 +1,6 @@
 import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { isAbsolute } from 'node:path';
 import { z } from 'zod';
 import { StartupError } from './errors.js';
 import { scopeListSchema } from './provider/scopes.js';
@@ -307,8 +309,10 @@ const webSettings = {
   ACTIVITY_MAX_BYTES: wholeUpTo(100 * 1024 * 1024, 'a number of bytes up to 104857600 (100 MiB), e.g. 26214400 (25 MiB)').default(
     25 * 1024 * 1024,
   ),
-  // Uploads hold their bodies in memory until they are stored: this many files of ACTIVITY_MAX_BYTES in all (upload-slots.ts).
-  ACTIVITY_MAX_CONCURRENT_UPLOADS: wholeUpTo(64, 'a number of uploads up to 64, e.g. 4').default(4),
+  // Uploads keep their files in ACTIVITY_UPLOAD_FOLDER until they are stored: this many files of ACTIVITY_MAX_BYTES in all (upload-slots.ts).
+  ACTIVITY_MAX_CONCURRENT_UPLOADS: wholeUpTo(256, 'a number of uploads up to 256, e.g. 16').default(16),
+  // Unset: the system's temporary folder.
+  ACTIVITY_UPLOAD_FOLDER: z.string().refine(isAbsolute, expecting('an absolute path, e.g. /var/tmp/athlete-sync-uploads')).optional(),
   // Two, so that two people behind one address (a household, an office) can upload at once.
   ACTIVITY_UPLOADS_PER_ADDRESS: wholeUpTo(64, 'a number of uploads up to 64, e.g. 2').default(2),
   ACTIVITY_UPLOAD_TIMEOUT_S: wholeUpTo(3600, 'a number of seconds up to 3600, e.g. 120').default(120),
@@ -316,8 +320,8 @@ const webSettings = {
   ACTIVITY_UPLOAD_MIN_BYTES_PER_S: wholeUpTo(1024 ** 3, 'bytes per second from 1024 up to 1073741824 (1 GiB), e.g. 16384 (16 KiB)')
     .min(1024, expecting('bytes per second from 1024 up to 1073741824 (1 GiB), e.g. 16384 (16 KiB)'))
     .default(16 * 1024),
-  // A check of the largest file (ACTIVITY_MAX_BYTES, 100 MiB) takes under a minute here.
-  ACTIVITY_CHECK_TIMEOUT_S: wholeUpTo(3600, 'a number of seconds up to 3600, e.g. 60').default(60),
+  // The slowest file fit-file.ts lets through takes about half a second per MiB here.
+  ACTIVITY_CHECK_S_PER_MIB: wholeUpTo(60, 'a number of seconds up to 60, e.g. 2').default(2),
   SIGNIN_FAILURES_PER_ADDRESS_PER_HOUR: positiveInt('a number of failed sign-ins, e.g. 50', 50),
   SIGNUPS_PER_ADDRESS_PER_HOUR: positiveInt('a number of sign-ups, e.g. 20', 20),
   SESSIONS_PER_ADDRESS_PER_HOUR: positiveInt('a number of sessions, e.g. 100', 100),
@@ -537,14 +541,16 @@ function toWebConfig(env: Settings<typeof webSettings> & Pick<Settings<typeof sh
       maxBytes: env.ACTIVITY_MAX_BYTES,
       /** How many files of maxBytes the uploads in progress may hold in all, one upload per person at most. */
       maxConcurrentUploads: env.ACTIVITY_MAX_CONCURRENT_UPLOADS,
+      /** Where the files of uploads in progress are written until they are stored. */
+      uploadFolder: env.ACTIVITY_UPLOAD_FOLDER ?? tmpdir(),
       /** Uploads in progress from one client address (an IPv6 /64) at once. */
       uploadsPerAddress: env.ACTIVITY_UPLOADS_PER_ADDRESS,
       /** How long an upload's body may take to arrive. */
       uploadTimeoutMs: env.ACTIVITY_UPLOAD_TIMEOUT_S * 1000,
-      /** The slowest average rate an upload's body may arrive at. */
+      /** The slowest rate an upload's body may arrive at, over any 10 s. */
       uploadMinBytesPerS: env.ACTIVITY_UPLOAD_MIN_BYTES_PER_S,
-      /** How long checking a file may take once its check has started. */
-      checkTimeoutMs: env.ACTIVITY_CHECK_TIMEOUT_S * 1000,
+      /** How long checking a file may take for each MiB, beyond the 2 s every check may take (fit-file-checker.ts). */
+      checkMsPerMib: env.ACTIVITY_CHECK_S_PER_MIB * 1000,
     },
     attemptLimits: {
       signInFailuresPerAddressPerHour: env.SIGNIN_FAILURES_PER_ADDRESS_PER_HOUR,

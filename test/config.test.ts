@@ -1,3 +1,4 @@
+import { tmpdir } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, loadDatabaseConfig, loadWebConfig, loadWorkerConfig } from '../src/config.js';
 import { markdownSection, readProjectFile } from './helpers/project-docs.js';
@@ -175,7 +176,8 @@ describe('loadConfig', () => {
     ACTIVITY_RETENTION: 'delete',
     ACTIVITY_MAX_CONCURRENT_UPLOADS: '0',
     ACTIVITY_UPLOAD_TIMEOUT_S: 'slow',
-    ACTIVITY_CHECK_TIMEOUT_S: '3601',
+    ACTIVITY_CHECK_S_PER_MIB: '61',
+    ACTIVITY_UPLOAD_FOLDER: 'uploads',
     ACTIVITY_UPLOADS_PER_ADDRESS: '0',
     ACTIVITY_UPLOAD_MIN_BYTES_PER_S: '1023',
     SIGNIN_FAILURES_PER_ADDRESS_PER_HOUR: '0',
@@ -204,23 +206,25 @@ describe('loadConfig', () => {
     expect(message).not.toMatch(/Invalid (input|option|string)|expected|pattern/);
   });
 
-  it('takes .fit files up to 25 MiB, four at once, two per address, for 120 s each at 16 KiB/s at least, checks of 60 s, and keeps their bytes by default', () => {
+  it('takes .fit files up to 25 MiB, sixteen files in all at once in the temporary folder, two per address, for 120 s each at 16 KiB/s at least, checks of 2 s per MiB, and keeps their bytes by default', () => {
     expect(loadConfig(validEnv)).toMatchObject({
       activities: {
         maxBytes: 26_214_400,
-        maxConcurrentUploads: 4,
+        maxConcurrentUploads: 16,
+        uploadFolder: tmpdir(),
         uploadsPerAddress: 2,
         uploadTimeoutMs: 120_000,
         uploadMinBytesPerS: 16_384,
-        checkTimeoutMs: 60_000,
+        checkMsPerMib: 2000,
       },
       activityRetention: 'keep',
     });
     const changed = {
       ACTIVITY_MAX_BYTES: '1048576',
       ACTIVITY_MAX_CONCURRENT_UPLOADS: '2',
+      ACTIVITY_UPLOAD_FOLDER: '/var/tmp/uploads',
       ACTIVITY_UPLOAD_TIMEOUT_S: '30',
-      ACTIVITY_CHECK_TIMEOUT_S: '5',
+      ACTIVITY_CHECK_S_PER_MIB: '5',
       ACTIVITY_UPLOADS_PER_ADDRESS: '1',
       ACTIVITY_UPLOAD_MIN_BYTES_PER_S: '1024',
       ACTIVITY_RETENTION: 'prune-after-upload',
@@ -229,10 +233,11 @@ describe('loadConfig', () => {
       activities: {
         maxBytes: 1_048_576,
         maxConcurrentUploads: 2,
+        uploadFolder: '/var/tmp/uploads',
         uploadsPerAddress: 1,
         uploadTimeoutMs: 30_000,
         uploadMinBytesPerS: 1024,
-        checkTimeoutMs: 5000,
+        checkMsPerMib: 5000,
       },
       activityRetention: 'prune-after-upload',
     });

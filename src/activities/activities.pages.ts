@@ -11,7 +11,8 @@ import { formProblemsOf, type FormWords } from '../web/form-problems.js';
 import type { RenderPage } from '../web/pages.js';
 import type { Activities, ActivityView } from './activities.js';
 import { activityIdSchema, uploadFormSchema } from './activity.schemas.js';
-import { uploadedFile, UploadRefusedError } from './receive-upload.js';
+import { UploadRefusedError } from './receive-upload.js';
+import { withUploadedFile } from './upload-folder.js';
 import type { UploadReception } from './upload-slots.js';
 
 interface Dependencies {
@@ -88,23 +89,24 @@ export function activityUploadPage(deps: Dependencies & { uploads: UploadRecepti
     refusedOnThePage(deps.uploads.admit),
     refusedOnThePage(deps.uploads.receive),
     ...deps.forms.check,
-    async (req, res) => {
-      const fields = uploadFormSchema.safeParse(req.body);
-      if (!fields.success) {
-        const message = formProblemsOf(fields.error, UPLOAD_WORDS, { name: typedName(req) }).all.join(' ');
-        return renderActivities(deps, req, res, { message, field: 'name', status: 400 });
-      }
-      const outcome = await deps.activities.upload(currentUser(res), { ...uploadedFile(req), ...fields.data }, signalOnClientLeaving(res));
-      if (!outcome.ok && outcome.reason === 'account_gone') return res.redirect(303, '/login');
-      if (!outcome.ok) return renderActivities(deps, req, res, { message: outcome.message, field: 'file', status: 400 });
-      flash(
-        req,
-        outcome.created
-          ? `Uploaded ${outcome.activity.name}.`
-          : `This file was already uploaded: it is kept once, as ${outcome.activity.name}.`,
-      );
-      res.redirect(303, '/activities');
-    },
+    (req, res) =>
+      withUploadedFile(req, async (upload) => {
+        const fields = uploadFormSchema.safeParse(req.body);
+        if (!fields.success) {
+          const message = formProblemsOf(fields.error, UPLOAD_WORDS, { name: typedName(req) }).all.join(' ');
+          return renderActivities(deps, req, res, { message, field: 'name', status: 400 });
+        }
+        const outcome = await deps.activities.upload(currentUser(res), { ...upload, ...fields.data }, signalOnClientLeaving(res));
+        if (!outcome.ok && outcome.reason === 'account_gone') return res.redirect(303, '/login');
+        if (!outcome.ok) return renderActivities(deps, req, res, { message: outcome.message, field: 'file', status: 400 });
+        flash(
+          req,
+          outcome.created
+            ? `Uploaded ${outcome.activity.name}.`
+            : `This file was already uploaded: it is kept once, as ${outcome.activity.name}.`,
+        );
+        res.redirect(303, '/activities');
+      }),
   );
 
   return router;

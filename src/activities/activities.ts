@@ -11,7 +11,7 @@ import {
   type SyncFacts,
 } from '../sync/outbox.js';
 import type { ActivityFileLock } from './activity-file-lock.js';
-import { activityFileKey, sha256Hex, type ActivityFileStore, type StoredFile } from './activity-file-store.js';
+import { activityFileKey, type ActivityFileStore, type PiecewiseFile, type StoredFile } from './activity-file-store.js';
 import {
   deleteActivity,
   findActivity,
@@ -22,7 +22,7 @@ import {
 } from './activity.repository.js';
 import { activityNameSchema, metadataText, storedMetadata, type ActivityChanges, type ActivityMetadata } from './activity.schemas.js';
 import type { Activity } from './activity.table.js';
-import type { FitFileCheck } from './fit-file-checker.js';
+import type { FileToCheck, FitFileCheck } from './fit-file-checker.js';
 
 /** An activity as the API and the page show it, with where its upload to the service stands. */
 export interface ActivityView {
@@ -39,8 +39,13 @@ export interface ActivityView {
   sync: SyncFacts;
 }
 
+/** An upload's file as received: on disk, where the check's thread reads it, its SHA-256 taken as it arrived. */
+export interface ReceivedFile extends FileToCheck, PiecewiseFile {
+  sha256: string;
+}
+
 export interface ActivityUploadInput {
-  bytes: Uint8Array;
+  file: ReceivedFile;
   /** The name of the file as chosen; the activity's name when none is given. */
   fileName: string;
   name?: string;
@@ -53,7 +58,10 @@ export type UploadOutcome =
   | { ok: false; reason: 'account_gone' };
 
 export type FileOutcome =
-  { ok: true; file: StoredFile; fileName: string } | { ok: false; reason: 'not_found' } | { ok: false; reason: 'pruned'; message: string };
+  | { ok: true; file: StoredFile; fileName: string }
+  | { ok: false; reason: 'not_found' }
+  | { ok: false; reason: 'pruned'; message: string }
+  | { ok: false; reason: 'account_gone' };
 
 export type ChangeOutcome =
   { ok: true; activity: ActivityView } | { ok: false; reason: 'not_found' } | { ok: false; reason: 'pruned'; message: string };
@@ -103,7 +111,7 @@ export function createActivities({ db, files, lockFile, checkFile, clock }: Acti
           name: input.name ?? nameFromFileName(input.fileName),
           metadata: metadataText(input.metadata ?? {}),
           file_name: fileNameToSend(input.fileName),
-          bytes: input.bytes.length,
+          bytes: input.file.size,
           file_stored: 1,
           created_at: now.toISOString(),
           updated_at: now.toISOString(),
@@ -127,7 +135,7 @@ export function createActivities({ db, files, lockFile, checkFile, clock }: Acti
     /** The activity's .fit file exactly as uploaded, while this app keeps it. */
     async file(user: User, id: number): Promise<FileOutcome> {
       const activity = await findActivity(db, user.id, id);
-      if (!activity) return { ok: false, reason: 'not_found' };
+      if (!activity) return (await findUserById(db, user.id)) ? { ok: false, reason: 'not_found' } : { ok: false, reason: 'account_gone' };
       const file = activity.file_stored === 1 ? await files.open(activityFileKey(user.id, activity.sha256)) : undefined;
       if (file === undefined) return { ok: false, reason: 'pruned', message: PRUNED };
       return { ok: true, file, fileName: activity.file_name };
@@ -144,12 +152,12 @@ export function createActivities({ db, files, lockFile, checkFile, clock }: Acti
      * the bytes stored before it, and this removes those stored after.
      */
     async upload(user: User, input: ActivityUploadInput, signal?: AbortSignal): Promise<UploadOutcome> {
-      const problem = await checkFile(input.bytes, signal);
+      const problem = await checkFile(input.file, signal);
       if (problem !== undefined) return { ok: false, reason: 'not_fit', message: `${problem}.` };
-      const sha256 = sha256Hex(input.bytes);
+      const { sha256 } = input.file;
       const key = activityFileKey(user.id, sha256);
       const outcome = await lockFile(key, async () => {
-        await files.put(key, input.bytes);
+        await files.put(key, input.file);
         const recorded = await recordUpload(user, input, sha256);
         if (recorded === undefined) await files.delete(key);
         return recorded;

@@ -13,8 +13,11 @@ import type { Database, Db } from '../db/database.js';
  * bytes no row names, harmless, and the retried upload puts the same key again.
  */
 export interface ActivityFileStore {
-  /** Stores the bytes under the key, replacing what it held (the same bytes, unless they were damaged). */
-  put(key: string, bytes: Uint8Array): Promise<void>;
+  /**
+   * Stores the file's bytes under the key, replacing what it held (the same bytes, unless they were
+   * damaged), reading them a piece at a time: an upload's file is on disk, never whole in memory.
+   */
+  put(key: string, file: PiecewiseFile): Promise<void>;
   /** The key's file, to be read piece by piece, or undefined when the key holds none. */
   open(key: string): Promise<StoredFile | undefined>;
   /** Removes the key's bytes; a key that holds none is fine. */
@@ -26,19 +29,20 @@ export interface ActivityFileStore {
   deleteAllOf(trx: Transaction<Database>, userId: number): Promise<void>;
 }
 
-/**
- * A stored file, read a piece at a time so that sending it holds one piece in memory, not the file
- * (an object store's ranged or streamed GET does the same).
- */
-export interface StoredFile {
+/** A file read a piece at a time, so that moving it holds a piece in memory, not the file. */
+export interface PiecewiseFile {
   /** Bytes in the file. */
   size: number;
-  /**
-   * The file's bytes in order, from the first each time it is called. Throws StoredFileGoneError
-   * when the file is deleted while it is read: its reader never takes what it got for the whole file.
-   */
+  /** The file's bytes in order, in pieces of any size, from the first each time it is called. */
   pieces(): AsyncIterable<Uint8Array>;
 }
+
+/**
+ * A stored file (an object store's ranged or streamed GET reads one so too). Its pieces() throws
+ * StoredFileGoneError when the file is deleted while it is read: its reader never takes what it
+ * got for the whole file.
+ */
+export type StoredFile = PiecewiseFile;
 
 export class StoredFileGoneError extends Error {
   override name = 'StoredFileGoneError';
@@ -76,23 +80,21 @@ export function createDatabaseActivityFileStore(db: Db): ActivityFileStore {
   }
 
   return {
-    async put(key, bytes) {
-      // better-sqlite3 binds a Buffer, not a plain Uint8Array; this one shares the bytes, no copy.
-      const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    async put(key, file) {
       // One transaction: a reader never finds some pieces of the file and not others.
       await db.transaction().execute(async (trx) => {
         // A file uploaded again repairs bytes damaged in the store since.
         await trx.deleteFrom('activity_file_chunks').where('key', '=', key).execute();
-        for (let offset = 0; offset < buffer.length; offset += STORED_PIECE_BYTES) {
-          const bytes = buffer.subarray(offset, offset + STORED_PIECE_BYTES);
-          await trx
-            .insertInto('activity_file_chunks')
-            .values({ key, position: offset / STORED_PIECE_BYTES, bytes })
-            .execute();
+        let position = 0;
+        let size = 0;
+        for await (const bytes of piecesOfSize(file.pieces(), STORED_PIECE_BYTES)) {
+          await trx.insertInto('activity_file_chunks').values({ key, position, bytes }).execute();
+          position += 1;
+          size += bytes.length;
         }
         await trx
           .insertInto('activity_files')
-          .values({ key, size: buffer.length })
+          .values({ key, size })
           .onConflict((conflict) => conflict.column('key').doUpdateSet((eb) => ({ size: eb.ref('excluded.size') })))
           .execute();
       });
@@ -115,6 +117,28 @@ export function createDatabaseActivityFileStore(db: Db): ActivityFileStore {
       await trx.deleteFrom('activity_file_chunks').where('key', 'like', prefix).execute();
     },
   };
+}
+
+/**
+ * The bytes of `pieces` again, in pieces of `size` bytes (the last one shorter), as Buffers:
+ * better-sqlite3 binds a Buffer, not a plain Uint8Array.
+ */
+async function* piecesOfSize(pieces: AsyncIterable<Uint8Array>, size: number): AsyncIterable<Buffer> {
+  let gathered: Buffer[] = [];
+  let gatheredBytes = 0;
+  for await (const piece of pieces) {
+    for (let offset = 0; offset < piece.length;) {
+      const taken = Buffer.from(piece.buffer, piece.byteOffset + offset, Math.min(size - gatheredBytes, piece.length - offset));
+      gathered.push(taken);
+      gatheredBytes += taken.length;
+      offset += taken.length;
+      if (gatheredBytes < size) continue;
+      yield gathered.length === 1 ? gathered[0]! : Buffer.concat(gathered);
+      gathered = [];
+      gatheredBytes = 0;
+    }
+  }
+  if (gatheredBytes > 0) yield gathered.length === 1 ? gathered[0]! : Buffer.concat(gathered);
 }
 
 /** What happens to a file's bytes once the service has it (ACTIVITY_RETENTION). */

@@ -24,13 +24,22 @@ export type ActivityMetadata = z.infer<typeof metadataObjectSchema>;
  */
 const PROTOTYPE_MEMBERS = new Set(['__proto__', 'constructor', 'prototype']);
 
-/** The first key of `value`, at any depth, named like a prototype member; a body's depth is bounded before it is parsed. */
-function prototypeMemberKeyIn(value: unknown): string | undefined {
+/**
+ * What is wrong in metadata's parsed JSON, at any depth, in words: a key named like a prototype
+ * member, or a number too large for a double (JSON.parse reads 1e999 as Infinity, which
+ * JSON.stringify would store as null). A body's depth is bounded before it is parsed.
+ */
+function metadataProblemIn(value: unknown): string | undefined {
+  if (typeof value === 'number' && !Number.isFinite(value)) {
+    return 'must hold numbers a JSON reader can keep: one is too large (such as 1e999); send it as a string';
+  }
   if (typeof value !== 'object' || value === null) return undefined;
   for (const [key, inner] of Object.entries(value)) {
-    if (PROTOTYPE_MEMBERS.has(key)) return key;
-    const found = prototypeMemberKeyIn(inner);
-    if (found !== undefined) return found;
+    if (PROTOTYPE_MEMBERS.has(key)) {
+      return `must not use "${key}" as a key, which JavaScript reads as part of an object rather than as data: use another name`;
+    }
+    const problem = metadataProblemIn(inner);
+    if (problem !== undefined) return problem;
   }
   return undefined;
 }
@@ -39,12 +48,8 @@ function prototypeMemberKeyIn(value: unknown): string | undefined {
 const metadataSchema = z
   .unknown()
   .superRefine((metadata, context) => {
-    const key = prototypeMemberKeyIn(metadata);
-    if (key === undefined) return;
-    context.addIssue({
-      code: 'custom',
-      message: `must not use "${key}" as a key, which JavaScript reads as part of an object rather than as data: use another name`,
-    });
+    const problem = metadataProblemIn(metadata);
+    if (problem !== undefined) context.addIssue({ code: 'custom', message: problem });
   })
   .pipe(metadataObjectSchema)
   .refine((metadata) => JSON.stringify(metadata).length <= METADATA_MAX_CHARACTERS, {

@@ -1,4 +1,4 @@
-import { Decoder, Stream } from '@garmin/fitsdk';
+import { Decoder, Profile, Stream, type Mesg, type MesgDefinition } from '@garmin/fitsdk';
 
 /** The FIT protocol's file layout: a 12- or 14-byte header, the records, then a 2-byte CRC. */
 const DATA_SIZE_OFFSET = 4;
@@ -6,15 +6,20 @@ const CRC_SIZE = 2;
 
 /**
  * The FIT SDK keeps every message it decodes until the end of the file: 65 bytes of memory for a
- * message of one value, 16 to 45 for each value of a wider one, against one or two bytes each in
+ * message of one value, 11 to 45 for each value of a wider one, against one or two bytes each in
  * the file, so 25 MiB of tiny or wide messages would take more than a gigabyte. These counts stop
- * such a file early, and in plain numbers: within them a check held at most 90 MB in the costliest
- * layouts we found (texts count by their length). What they do not foresee (a small object of
- * developer fields in each of very many messages, say) meets the check thread's memory limit
- * (fit-file-checker.ts). They are far above an activity: a day of one-second records with ten
- * fields each is 86,400 messages and under a million values.
+ * such a file early, and in plain numbers: within them a check held at most 85 MB in the costliest
+ * layouts we found of the values they count (texts count by their length), two thirds of its
+ * thread's memory limit (fit-file-checker.ts). Layouts they do not foresee (a small array or
+ * object in each of very many messages, say) meet that limit instead. They are far above an
+ * activity: a day of one-second records with ten fields each is 86,400 messages and under a
+ * million values.
+ *
+ * `developerFields` bounds how long a check takes: the decoder looks each developer field of a
+ * message up in its developer's field descriptions, a list the file could make as long as it
+ * likes. A developer has at most 255 fields (a field's number is a byte).
  */
-export const FIT_LIMITS = { messages: 500_000, fieldValues: 2_000_000 };
+export const FIT_LIMITS = { messages: 500_000, fieldValues: 2_000_000, developerFields: 255 };
 
 /**
  * What the check asks of the SDK's decoder: every message decoded, as the SDK's defaults decode it,
@@ -41,9 +46,10 @@ export type FitLimits = typeof FIT_LIMITS;
  * undefined when they are one. The FIT SDK checks the header, both CRCs and the records; the one
  * thing it leaves to us is comparing the length the header announces with the length received,
  * which tells a file cut short (or with something after it) from a damaged one. Decoding stops as
- * soon as the file holds more messages or field values than `limits` allow.
+ * soon as the file holds more than `limits` allow, or defines a message the decoder would take
+ * longer over than its bytes warrant.
  */
-export function fitFileProblem(bytes: Uint8Array, limits: FitLimits = FIT_LIMITS): string | undefined {
+export function fitFileProblem(bytes: Uint8Array, limits: Partial<FitLimits> = {}): string | undefined {
   if (bytes.length === 0) return 'The file is empty';
   const stream = streamOver(bytes);
   if (!Decoder.isFIT(stream)) return 'This is not a .fit file: it does not start with a FIT file header';
@@ -57,9 +63,13 @@ export function fitFileProblem(bytes: Uint8Array, limits: FitLimits = FIT_LIMITS
   }
   const decoder = new Decoder(stream);
   if (!decoder.checkIntegrity()) return 'The file is damaged: its checksum (CRC) does not match';
-  const tally = new DecodedTally(limits);
-  const [error] = decoder.read({ ...DECODE_OPTIONS, mesgListener: (_number, message) => tally.add(message) }).errors;
-  if (tally.overLimit !== undefined) return tally.overLimit;
+  const tally = new DecodedTally({ ...FIT_LIMITS, ...limits });
+  const [error] = decoder.read({
+    ...DECODE_OPTIONS,
+    mesgDefinitionListener: (definition) => tally.define(definition),
+    mesgListener: (number, message) => tally.add(number, message),
+  }).errors;
+  if (tally.refusal !== undefined) return tally.refusal;
   return error === undefined ? undefined : `The file could not be read: ${error.message}`;
 }
 
@@ -67,20 +77,58 @@ export function fitFileProblem(bytes: Uint8Array, limits: FitLimits = FIT_LIMITS
 class DecodedTally {
   private messages = 0;
   private values = 0;
-  overLimit: string | undefined;
+  /** Field descriptions of each developer (by its index) since its developer_data_id, as the decoder keeps them. */
+  private readonly describedFields = new Map<number, number>();
+  refusal: string | undefined;
 
   constructor(private readonly limits: FitLimits) {}
 
-  add(message: object): void {
-    this.messages += 1;
-    this.values += valuesIn(message);
-    if (this.messages > this.limits.messages) this.stop(`more than ${this.limits.messages.toLocaleString('en')} messages`);
-    if (this.values > this.limits.fieldValues) this.stop(`more than ${this.limits.fieldValues.toLocaleString('en')} field values`);
+  /**
+   * The decoder reads each field of a message (and looks each developer field up among its
+   * developer's descriptions), even a field of no bytes: a message of more fields than bytes
+   * would cost it more than its bytes, without end. No device writes one.
+   */
+  define({ fieldDefinitions, developerFieldDefinitions, messageSize, developerDataSize }: MesgDefinition): void {
+    const fields = fieldDefinitions.length + developerFieldDefinitions.length;
+    // The record header's byte, then the fields'.
+    const bytes = 1 + messageSize + developerDataSize;
+    if (fields > bytes) {
+      this.stop(
+        `The file is too complex to check: it defines a message of ${fields} fields in ${bytes} ${bytes === 1 ? 'byte' : 'bytes'}, more fields than bytes`,
+      );
+    }
   }
 
-  private stop(what: string): never {
-    this.overLimit = `The file is too large to check: it holds ${what}, more than any activity`;
-    throw new Error(this.overLimit);
+  add(number: number, message: Mesg): void {
+    this.messages += 1;
+    this.values += valuesIn(message);
+    if (this.messages > this.limits.messages) this.tooLarge(`more than ${this.limits.messages.toLocaleString('en')} messages`);
+    if (this.values > this.limits.fieldValues) this.tooLarge(`more than ${this.limits.fieldValues.toLocaleString('en')} field values`);
+    this.countDeveloperFields(number, message);
+  }
+
+  /** A developer_data_id starts its developer's list of field descriptions anew; a field_description adds to it. */
+  private countDeveloperFields(number: number, message: Mesg): void {
+    const { developerDataIndex } = message as { developerDataIndex?: unknown };
+    if (typeof developerDataIndex !== 'number') return;
+    if (number === Profile.MesgNum.DEVELOPER_DATA_ID) return void this.describedFields.set(developerDataIndex, 0);
+    if (number !== Profile.MesgNum.FIELD_DESCRIPTION) return;
+    const described = (this.describedFields.get(developerDataIndex) ?? 0) + 1;
+    this.describedFields.set(developerDataIndex, described);
+    if (described > this.limits.developerFields) {
+      this.stop(
+        `The file is too complex to check: it describes more than ${this.limits.developerFields} fields of one developer, more than there can be`,
+      );
+    }
+  }
+
+  private tooLarge(what: string): never {
+    this.stop(`The file is too large to check: it holds ${what}, more than any activity`);
+  }
+
+  private stop(refusal: string): never {
+    this.refusal = refusal;
+    throw new Error(refusal);
   }
 }
 
@@ -101,7 +149,7 @@ function valuesIn(message: object): number {
 
 /**
  * The SDK's stream over the bytes. Stream.fromByteArray copies them; bytes that fill their own
- * buffer (as a check's thread receives a file) are read where they are, so a check holds its file
+ * buffer (as a check's thread reads a file) are read where they are, so a check holds its file
  * once.
  */
 function streamOver(bytes: Uint8Array): Stream {

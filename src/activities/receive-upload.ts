@@ -1,18 +1,21 @@
-import { performance } from 'node:perf_hooks';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import multer from 'multer';
+import { keepUntilTaken, receivedFile, receiveIntoFolder } from './upload-folder.js';
 
 /**
  * Receives an activity upload: a multipart/form-data body with the .fit file in the part `file`
  * and the text parts `name` and `metadata` (the service's own form, §2.2), plus `_csrf` when it
- * comes from the Activities page's form. The next handler finds the bytes in `req.file.buffer`
- * and the text parts in `req.body`, all still to be parsed; what is refused here goes to the error
- * handler with its status (400, 408 for a body too slow, or 413 for a file over the limit) and a
- * sentence for the person.
+ * comes from the Activities page's form. The next handler takes the file with withUploadedFile
+ * (upload-folder.ts) and finds the text parts in `req.body`, still to be parsed; what is refused here goes to the
+ * error handler with its status (400, 408 for a body too slow, or 413 for a file over the limit)
+ * and a sentence for the person.
  *
- * The file is held in memory, so nothing larger than `maxBytes` is ever read into it: a body whose
+ * The file is never held in memory: it is written, as it arrives, to a file of its own in the
+ * upload folder (ACTIVITY_UPLOAD_FOLDER), which the check's thread and the store read, and which
+ * is removed in every outcome. Nothing larger than `maxBytes` is written: a body whose
  * Content-Length already says too much is refused before a byte of it is read, and a body that
- * does not say (chunked) or whose file turns out larger is cut off by multer at the limit.
+ * does not say (chunked) or whose file turns out larger is cut off by multer at the limit (multer
+ * removes what was written).
  */
 
 const FILE_PART = 'file';
@@ -56,10 +59,12 @@ export function refuseUnread(res: Response, next: NextFunction, refusal: UploadR
 }
 
 /**
- * What a body is given before the minimum rate counts: a connection may start slowly (TCP's slow
- * start, a mobile link waking up) and catch up after.
+ * The window over which a body's rate is measured: it must have brought at least this long's worth
+ * at the minimum rate in each such window since its start. A connection may start slowly (TCP's
+ * slow start, a mobile link waking up) or pause for a moment; a body that stops is cut within it,
+ * however fast it came before.
  */
-const RATE_GRACE_MS = 10_000;
+const RATE_WINDOW_MS = 10_000;
 /** How often a body's rate is looked at. */
 const RATE_CHECK_MS = 500;
 
@@ -68,9 +73,11 @@ export interface BodyLimits {
   maxBytes: number;
   /** ACTIVITY_UPLOAD_TIMEOUT_S: how long the whole body may take to arrive. */
   timeoutMs: number;
-  /** ACTIVITY_UPLOAD_MIN_BYTES_PER_S: a body may take `graceMs` and one more second for each this many bytes it has sent. */
+  /** ACTIVITY_UPLOAD_MIN_BYTES_PER_S: what a body must bring in each `windowMs`, per second. */
   minBytesPerS: number;
-  graceMs?: number;
+  windowMs?: number;
+  /** ACTIVITY_UPLOAD_FOLDER: where the files are written as they arrive (upload-folder.ts). */
+  folder: string;
   /**
    * Told each piece of the body as it arrives (the upload's slots count what it holds); a refusal
    * it answers cuts the upload short with it.
@@ -79,16 +86,25 @@ export interface BodyLimits {
 }
 
 /**
- * `timeoutMs` bounds how long the body may take to arrive, and `minBytesPerS` how slowly: a body
- * may take `graceMs` and one more second for each `minBytesPerS` bytes it has sent so far (as
- * Apache's mod_reqtimeout's MinRate), and is cut once it has taken longer. A client that sends
- * slowly, or stops before the end, holds what it sent in memory until then, not until Node's own
- * request timeout (5 minutes); and keeping an upload open costs a client that rate. Both are
- * answered 408, and the connection closed.
+ * `timeoutMs` bounds how long the body may take to arrive, and `minBytesPerS` how slowly: in every
+ * `windowMs` from its start it must bring `minBytesPerS` for each second (as nginx's
+ * client_body_timeout does between two reads, over a window rather than a single read), and is
+ * cut once it has not. A client that sends slowly, or stops before the end, holds what it sent
+ * until then, not until Node's own request timeout (5 minutes); keeping an upload open costs a
+ * client that rate for as long as it does, and a fast start buys nothing. Both are answered 408,
+ * and the connection closed.
  */
-export function receiveUpload({ maxBytes, timeoutMs, minBytesPerS, graceMs = RATE_GRACE_MS, onBodyBytes }: BodyLimits): RequestHandler {
+export function receiveUpload({
+  maxBytes,
+  timeoutMs,
+  minBytesPerS,
+  windowMs = RATE_WINDOW_MS,
+  folder,
+  onBodyBytes,
+}: BodyLimits): RequestHandler {
+  const reception = receiveIntoFolder(folder);
   const parseForm = multer({
-    storage: multer.memoryStorage(),
+    storage: reception.storage,
     // Browsers send the file name as UTF-8 (WHATWG HTML, multipart/form-data encoding); busboy
     // would read it as Latin-1, RFC 7578's default, and turn "Müller" into "MÃ¼ller".
     defParamCharset: 'utf8',
@@ -102,14 +118,17 @@ export function receiveUpload({ maxBytes, timeoutMs, minBytesPerS, graceMs = RAT
       headerPairs: 20,
     },
   }).single(FILE_PART);
+  const windowChecks = Math.ceil(windowMs / RATE_CHECK_MS);
+  const leastPerWindow = (minBytesPerS * windowMs) / 1000;
 
   return (req, res, next) => {
     if (declaredLength(req) > maxBodyBytes(maxBytes)) return refuseUnread(res, next, tooLarge(maxBytes));
     if (!req.is('multipart/form-data')) {
       return next(new UploadRefusedError(400, `Send the upload as multipart/form-data, with the .fit file in the part "${FILE_PART}".`));
     }
-    const started = performance.now();
     let received = 0;
+    /** What had been received at each of the last checks, the oldest first. */
+    const receivedAtChecks: number[] = [];
     let answered = false;
     const stop = () => {
       if (answered) return false;
@@ -123,15 +142,19 @@ export function receiveUpload({ maxBytes, timeoutMs, minBytesPerS, graceMs = RAT
       if (stop()) next(error);
     };
     const cut = (refusal: UploadRefusedError) => {
-      if (stop()) refuseUnread(res, next, refusal);
+      if (!stop()) return;
+      reception.abandon(req);
+      refuseUnread(res, next, refusal);
     };
     const deadline = setTimeout(
       () => cut(new UploadRefusedError(408, `The upload did not arrive within ${timeoutMs / 1000} s: ${FASTER}`)),
       timeoutMs,
     );
     const pace = setInterval(() => {
-      const allowedMs = graceMs + (received / minBytesPerS) * 1000;
-      if (performance.now() - started > allowedMs) {
+      receivedAtChecks.push(received);
+      if (receivedAtChecks.length <= windowChecks) return;
+      const windowAgo = receivedAtChecks.shift() ?? 0;
+      if (received - windowAgo < leastPerWindow) {
         cut(new UploadRefusedError(408, `The upload arrived more slowly than ${inWords(minBytesPerS)} per second: ${FASTER}`));
       }
     }, RATE_CHECK_MS);
@@ -145,15 +168,10 @@ export function receiveUpload({ maxBytes, timeoutMs, minBytesPerS, graceMs = RAT
     parseForm(req, res, (error?: unknown) => {
       if (error !== undefined) return once(refusalFor(error, maxBytes));
       if (req.file === undefined) return once(new UploadRefusedError(400, `The upload has no file: send it in the part "${FILE_PART}".`));
+      keepUntilTaken(req, res, { file: receivedFile(req.file), fileName: req.file.originalname });
       once();
     });
   };
-}
-
-/** The file receiveUpload took in, for the handler after it: it lets no request without one through. */
-export function uploadedFile(req: Request): { bytes: Uint8Array; fileName: string } {
-  if (!req.file) throw new Error('receiveUpload passed on a request without a file');
-  return { bytes: req.file.buffer, fileName: req.file.originalname };
 }
 
 /** The body's length as its Content-Length says (Node has checked it is a number), 0 when it does not say (chunked). */

@@ -2,6 +2,7 @@ import type { Request, RequestHandler } from 'express';
 import { currentUser } from '../web/authentication.js';
 import { clientAddress } from '../web/client-address.js';
 import { declaredLength, maxBodyBytes, receiveUpload, refuseUnread, UploadRefusedError } from './receive-upload.js';
+import { prepareUploadFolder } from './upload-folder.js';
 
 /** What both upload routes put before their handler: admission, then the body within its limits. */
 export interface UploadReception {
@@ -12,7 +13,7 @@ export interface UploadReception {
 export interface UploadLimits {
   /** ACTIVITY_MAX_BYTES: the largest file. */
   maxBytes: number;
-  /** ACTIVITY_MAX_CONCURRENT_UPLOADS: how many files of `maxBytes` the uploads in progress may hold in all. */
+  /** ACTIVITY_MAX_CONCURRENT_UPLOADS: how many files of `maxBytes` the uploads in progress may hold in all, in `folder`. */
   maxConcurrent: number;
   /** ACTIVITY_UPLOADS_PER_ADDRESS: uploads in progress from one client address (an IPv6 /64). */
   perAddress: number;
@@ -20,10 +21,24 @@ export interface UploadLimits {
   timeoutMs: number;
   /** ACTIVITY_UPLOAD_MIN_BYTES_PER_S. */
   minBytesPerS: number;
+  /** ACTIVITY_UPLOAD_FOLDER: where the files of uploads in progress are written. */
+  folder: string;
 }
 
-/** One process's uploads: what they hold, shared by the JSON API and the page, and how a body is received. */
-export function createUploadReception({ maxBytes, maxConcurrent, perAddress, timeoutMs, minBytesPerS }: UploadLimits): UploadReception {
+/**
+ * One process's uploads: what they hold, shared by the JSON API and the page, and how a body is
+ * received. Its folder is made if missing and rid of what a process killed midway left; the
+ * removal runs on, and what it cannot remove now it removes at a later start.
+ */
+export function createUploadReception({
+  maxBytes,
+  maxConcurrent,
+  perAddress,
+  timeoutMs,
+  minBytesPerS,
+  folder,
+}: UploadLimits): UploadReception {
+  prepareUploadFolder(folder).catch(() => {});
   const uploads = uploadsInProgress({
     maxBodyBytes: maxBodyBytes(maxBytes),
     maxHeldBytes: maxConcurrent * maxBodyBytes(maxBytes),
@@ -31,7 +46,7 @@ export function createUploadReception({ maxBytes, maxConcurrent, perAddress, tim
   });
   return {
     admit: uploads.admit,
-    receive: receiveUpload({ maxBytes, timeoutMs, minBytesPerS, onBodyBytes: uploads.arrived }),
+    receive: receiveUpload({ maxBytes, timeoutMs, minBytesPerS, folder, onBodyBytes: uploads.arrived }),
   };
 }
 
@@ -47,10 +62,10 @@ interface Upload {
 
 /**
  * Admits an upload (POST /api/activities or the Activities page's form) and counts what it holds
- * until it is answered or its client leaves. Its body is held in memory until it is stored, so
- * what the bodies of all uploads in progress hold is bounded (`maxHeldBytes`), counted by the
- * bytes each has received: an upload arriving slowly holds little, and a few of them cannot keep
- * everyone else's out, as a count of uploads would let them. One person has one upload in progress
+ * until it is answered or its client leaves. Its file is kept in the upload folder until it is
+ * stored, so what the bodies of all uploads in progress hold there is bounded (`maxHeldBytes`),
+ * counted by the bytes each has received: an upload arriving slowly holds little, and a few of
+ * them cannot keep everyone else's out, as a count of uploads would let them. One person has one upload in progress
  * at a time, and one client address (an IPv6 /64: client-address.ts) `perAddress`, so that a few
  * accounts on one machine cannot hold many either. A refused upload is answered at once, its body
  * unread (the connection is closed after the answer), with Retry-After: 429 for a person's second

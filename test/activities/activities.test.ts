@@ -12,6 +12,7 @@ import { createLogger } from '../../src/logger.js';
 import { createRedisConnection } from '../../src/queue/redis.js';
 import { redisServer } from '../../src/queue/redis-target.js';
 import { createTestDatabase, openDb, type TestDatabase } from '../helpers/database.js';
+import { receivedFileOf } from '../helpers/file-content.js';
 import { fitFile } from '../helpers/fit-files.js';
 import { deleteKeys, testRedisPrefix } from '../helpers/redis-keys.js';
 
@@ -42,8 +43,8 @@ function storeHeldAfterPut(): { store: ActivityFileStore; stored: Promise<void>;
   return {
     store: {
       ...files,
-      async put(key, bytes) {
-        await files.put(key, bytes);
+      async put(key, file) {
+        await files.put(key, file);
         markStored();
         await resumed;
       },
@@ -70,11 +71,14 @@ describe('a delete racing an upload of the same file', () => {
     };
     const plain = createActivities({ ...common, files: createDatabaseActivityFileStore(db) });
     const file = fitFile(1);
-    const first = await plain.upload(user, { bytes: file, fileName: 'ride.fit' });
+    const first = await plain.upload(user, { file: receivedFileOf(file), fileName: 'ride.fit' });
     if (!first.ok) throw new Error('the first upload was refused');
 
     const held = storeHeldAfterPut();
-    const uploadAgain = createActivities({ ...common, files: held.store }).upload(user, { bytes: file, fileName: 'ride.fit' });
+    const uploadAgain = createActivities({ ...common, files: held.store }).upload(user, {
+      file: receivedFileOf(file),
+      fileName: 'ride.fit',
+    });
     await held.stored;
     // The delete may finish while the upload waits between its bytes and its row; it gets half a second.
     const deleting = plain.remove(user, first.activity.id);
@@ -104,7 +108,7 @@ describe('an upload whose account is deleted while its bytes are stored', () => 
       checkFile: async () => undefined,
       clock: () => new Date(),
       lockFile: createActivityFileLock(redis, prefix),
-    }).upload(user, { bytes: fitFile(2), fileName: 'ride.fit' });
+    }).upload(user, { file: receivedFileOf(fitFile(2)), fileName: 'ride.fit' });
     await held.stored;
     const erasure = createAccountErasure({
       db,

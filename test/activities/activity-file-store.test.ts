@@ -11,7 +11,7 @@ import {
 import type { Db } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { createTestDatabase, openDb, type TestDatabase } from '../helpers/database.js';
-import { readWhole } from '../helpers/file-content.js';
+import { fileContentOf, readWhole } from '../helpers/file-content.js';
 import { fitFile, fitFileWithBadCrc } from '../helpers/fit-files.js';
 
 let database: TestDatabase;
@@ -49,7 +49,7 @@ async function piecesRead(key: string): Promise<Uint8Array[]> {
 
 describe('the database ActivityFileStore', () => {
   it('gives back every byte value exactly as put', async () => {
-    await store.put('1/all-bytes', everyByteValue);
+    await store.put('1/all-bytes', fileContentOf(everyByteValue));
     const stored = await readWhole(store, '1/all-bytes');
     expect(stored).toBeDefined();
     expect(Buffer.from(stored ?? []).equals(Buffer.from(everyByteValue))).toBe(true);
@@ -58,30 +58,30 @@ describe('the database ActivityFileStore', () => {
   it('gives back a .fit file and a larger random file with the same SHA-256', async () => {
     for (const bytes of [fitFile(), randomBytes(300_000)]) {
       const key = activityFileKey(1, sha256Hex(bytes));
-      await store.put(key, bytes);
+      await store.put(key, fileContentOf(bytes));
       expect(sha256Hex((await readWhole(store, key)) ?? new Uint8Array())).toBe(sha256Hex(bytes));
     }
   });
 
   it('stores only the bytes of a view, not the rest of its buffer', async () => {
     const view = new Uint8Array(everyByteValue.buffer, 10, 5);
-    await store.put('1/view', view);
+    await store.put('1/view', fileContentOf(view));
     expect(Array.from((await readWhole(store, '1/view')) ?? [])).toEqual([10, 11, 12, 13, 14]);
   });
 
   it('keeps one row when the same key is put twice', async () => {
     const bytes = fitFile();
     const key = activityFileKey(1, sha256Hex(bytes));
-    await store.put(key, bytes);
-    await store.put(key, bytes);
+    await store.put(key, fileContentOf(bytes));
+    await store.put(key, fileContentOf(bytes));
     expect(await storedKeys()).toEqual([key]);
   });
 
   it('replaces bytes damaged in the store when the file is put again', async () => {
     const bytes = fitFile();
     const key = activityFileKey(1, sha256Hex(bytes));
-    await store.put(key, fitFileWithBadCrc());
-    await store.put(key, bytes);
+    await store.put(key, fileContentOf(fitFileWithBadCrc()));
+    await store.put(key, fileContentOf(bytes));
     expect(Array.from((await readWhole(store, key)) ?? [])).toEqual(Array.from(bytes));
     expect(await storedKeys()).toEqual([key]);
   });
@@ -91,8 +91,8 @@ describe('the database ActivityFileStore', () => {
   });
 
   it('deletes a key, and deleting a key that holds nothing is fine', async () => {
-    await store.put('1/a', everyByteValue);
-    await store.put('2/a', everyByteValue);
+    await store.put('1/a', fileContentOf(everyByteValue));
+    await store.put('2/a', fileContentOf(everyByteValue));
     await store.delete('1/a');
     await expect(store.delete('1/a')).resolves.toBeUndefined();
     await expect(store.delete('3/never')).resolves.toBeUndefined();
@@ -103,7 +103,7 @@ describe('the database ActivityFileStore', () => {
 
   it('gives a file larger than a piece back in pieces of at most 256 KiB, in order, from its first byte at every read', async () => {
     const bytes = randomBytes(2 * STORED_PIECE_BYTES + 1000);
-    await store.put('1/large', bytes);
+    await store.put('1/large', fileContentOf(bytes));
     expect((await store.open('1/large'))?.size).toBe(bytes.length);
     for (let read = 1; read <= 2; read++) {
       const pieces = await piecesRead('1/large');
@@ -112,15 +112,24 @@ describe('the database ActivityFileStore', () => {
     }
   });
 
+  it('stores a file given in pieces of any size in pieces of 256 KiB, reading it a piece at a time', async () => {
+    const bytes = randomBytes(STORED_PIECE_BYTES + 5000);
+    await store.put('1/odd', fileContentOf(bytes, 999));
+    expect((await store.open('1/odd'))?.size).toBe(bytes.length);
+    const pieces = await piecesRead('1/odd');
+    expect(pieces.map((piece) => piece.length)).toEqual([STORED_PIECE_BYTES, 5000]);
+    expect(Buffer.concat(pieces).equals(bytes)).toBe(true);
+  });
+
   it('keeps no piece of the bytes a key held before a put of fewer', async () => {
-    await store.put('1/a', randomBytes(2 * STORED_PIECE_BYTES));
-    await store.put('1/a', everyByteValue);
+    await store.put('1/a', fileContentOf(randomBytes(2 * STORED_PIECE_BYTES)));
+    await store.put('1/a', fileContentOf(everyByteValue));
     expect(await storedPieces()).toEqual(['1/a']);
     expect(Buffer.from((await readWhole(store, '1/a'))!).equals(Buffer.from(everyByteValue))).toBe(true);
   });
 
   it('fails a read of a file deleted while it is read, rather than ending it short', async () => {
-    await store.put('1/large', randomBytes(3 * STORED_PIECE_BYTES));
+    await store.put('1/large', fileContentOf(randomBytes(3 * STORED_PIECE_BYTES)));
     const pieces = (await store.open('1/large'))!.pieces()[Symbol.asyncIterator]();
     expect((await pieces.next()).value).toHaveLength(STORED_PIECE_BYTES);
     await store.delete('1/large');
@@ -128,8 +137,8 @@ describe('the database ActivityFileStore', () => {
   });
 
   it('deletes every file of a user, pieces included, and only theirs', async () => {
-    await store.put('1/a', randomBytes(STORED_PIECE_BYTES + 1));
-    await store.put('12/a', everyByteValue);
+    await store.put('1/a', fileContentOf(randomBytes(STORED_PIECE_BYTES + 1)));
+    await store.put('12/a', fileContentOf(everyByteValue));
     await db.transaction().execute((trx) => store.deleteAllOf(trx, 1));
     expect(await storedKeys()).toEqual(['12/a']);
     expect(await storedPieces()).toEqual(['12/a']);

@@ -2,15 +2,16 @@ import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { SMALL_FIT_FILE_BYTES, createFitFileChecker } from '../../src/activities/fit-file-checker.js';
+import { CHECK_BASE_MS, SMALL_FIT_FILE_BYTES, checkDeadlineMs, createFitFileChecker } from '../../src/activities/fit-file-checker.js';
 import { fitFileProblem } from '../../src/activities/fit-file.js';
+import { receivedFileOf } from '../helpers/file-content.js';
 import {
   fitFile,
   fitFileOfDeveloperFields,
   fitFileOfHeartRates,
   fitFileOfRecords,
   fitFileWithBadCrc,
-  fitFileWithEndlessLookups,
+  fitFileWithSlowLookups,
   truncatedFitFile,
 } from '../helpers/fit-files.js';
 import { eventually } from '../helpers/wait.js';
@@ -34,17 +35,20 @@ async function longestStall(work: () => Promise<unknown>, everyMs = 5): Promise<
   return longest;
 }
 
-/** Longer than any check of these tests takes, however loaded the machine. */
-const NO_DEADLINE_MS = 10 * 60_000;
+/** A deadline longer than any check of these tests takes, however loaded the machine. */
+const NO_DEADLINE = { msPerMib: 10 * 60_000 };
+
+/** The file as a check is given it: on disk. */
+const onDisk = receivedFileOf;
 
 describe('the .fit check off the event loop', () => {
   it('answers as fitFileProblem does, for files sent at once', async () => {
-    const check = createFitFileChecker({ timeoutMs: NO_DEADLINE_MS });
+    const check = createFitFileChecker(NO_DEADLINE);
     const answers = await Promise.all([
-      check(fitFile(1)),
-      check(fitFileWithBadCrc(1)),
-      check(truncatedFitFile(1)),
-      check(new Uint8Array()),
+      check(onDisk(fitFile(1))),
+      check(onDisk(fitFileWithBadCrc(1))),
+      check(onDisk(truncatedFitFile(1))),
+      check(onDisk(new Uint8Array())),
     ]);
     expect(answers[0]).toBeUndefined();
     expect(answers[1]).toMatch(/checksum \(CRC\) does not match/);
@@ -53,12 +57,13 @@ describe('the .fit check off the event loop', () => {
   });
 
   it('keeps the event loop free while a large file is decoded', async () => {
-    const check = createFitFileChecker({ timeoutMs: NO_DEADLINE_MS });
-    await check(fitFile(1)); // the thread's start-up is not what is measured
-    const large = fitFile(1, 100_000);
+    const check = createFitFileChecker(NO_DEADLINE);
+    await check(onDisk(fitFile(1))); // the thread's start-up is not what is measured
+    const bytes = fitFile(1, 100_000);
+    const large = onDisk(bytes);
     // How long the same decode holds the loop when it runs here: the reference, on this machine now.
     const started = performance.now();
-    fitFileProblem(large);
+    fitFileProblem(bytes);
     const onTheLoop = performance.now() - started;
     // A busy machine can pause this process at any moment, once; a decode on the loop stalls it every time.
     const stalls = [];
@@ -69,15 +74,15 @@ describe('the .fit check off the event loop', () => {
 
 describe('the .fit check, fair to every client', () => {
   /** A file that takes the large files' thread a second or more: 400,000 one-value messages. */
-  const slow = fitFileOfRecords(400_000, 1);
+  const slow = onDisk(fitFileOfRecords(400_000, 1));
   /** Just large enough for the large files' thread, and quick to check. */
-  const quickLarge = fitFileOfRecords(SMALL_FIT_FILE_BYTES / 2, 1);
+  const quickLarge = onDisk(fitFileOfRecords(SMALL_FIT_FILE_BYTES / 2, 1));
 
   /** A checker whose two threads have started, so that their start-up is not what is compared. */
   async function warmChecker() {
-    const check = createFitFileChecker({ timeoutMs: NO_DEADLINE_MS });
-    expect(quickLarge.length).toBeGreaterThan(SMALL_FIT_FILE_BYTES);
-    await Promise.all([check(fitFile(1)), check(quickLarge)]);
+    const check = createFitFileChecker(NO_DEADLINE);
+    expect(quickLarge.size).toBeGreaterThan(SMALL_FIT_FILE_BYTES);
+    await Promise.all([check(onDisk(fitFile(1))), check(quickLarge)]);
     return check;
   }
 
@@ -96,7 +101,7 @@ describe('the .fit check, fair to every client', () => {
   it('checks a small file while a large one is being checked, instead of after it', async () => {
     const check = await warmChecker();
     const large = check(slow);
-    const small = check(fitFile(2));
+    const small = check(onDisk(fitFile(2)));
     expect(await first({ large, small })).toBe('small');
     expect(await small).toBeUndefined();
     expect(await large).toBeUndefined();
@@ -121,7 +126,16 @@ describe('the .fit check, fair to every client', () => {
     leaving.abort(new Error('the client left'));
     await expect(stopped).rejects.toThrow('the client left');
     expect(await next).toBeUndefined();
-    expect(await check(fitFileWithBadCrc(1))).toMatch(/checksum \(CRC\) does not match/);
+    expect(await check(onDisk(fitFileWithBadCrc(1)))).toMatch(/checksum \(CRC\) does not match/);
+  });
+
+  it('checks a large file that is due sooner before larger ones that came a moment earlier, and those after it', async () => {
+    const check = await warmChecker();
+    const running = check(slow);
+    const earlierLarger = check(onDisk(fitFileOfRecords(400_000, 2)));
+    const smaller = check(quickLarge);
+    expect(await first({ earlierLarger, smaller })).toBe('smaller');
+    expect(await Promise.all([running, earlierLarger, smaller])).toEqual([undefined, undefined, undefined]);
   });
 });
 
@@ -132,37 +146,45 @@ function threadsNow(): number {
 
 describe('the .fit check, within its limits', () => {
   it("ends a large file's thread with its check, giving back what it took, and keeps the small files' thread", async () => {
-    const check = createFitFileChecker({ timeoutMs: NO_DEADLINE_MS });
-    await check(fitFile(1));
+    const check = createFitFileChecker(NO_DEADLINE);
+    await check(onDisk(fitFile(1)));
     const withTheSmallFilesThread = threadsNow();
-    expect(await check(fitFileOfRecords(SMALL_FIT_FILE_BYTES, 1))).toBeUndefined();
+    expect(await check(onDisk(fitFileOfRecords(SMALL_FIT_FILE_BYTES, 1)))).toBeUndefined();
     await eventually('the large file’s thread ended', async () => (threadsNow() === withTheSmallFilesThread ? true : undefined));
-    expect(await check(fitFile(2))).toBeUndefined();
+    expect(await check(onDisk(fitFile(2)))).toBeUndefined();
     expect(threadsNow()).toBe(withTheSmallFilesThread);
   }, 60_000);
 
   it("refuses a file whose decoding meets its thread's memory limit as too large to check, and answers the next check", async () => {
     const check = createFitFileChecker({
-      timeoutMs: NO_DEADLINE_MS,
+      ...NO_DEADLINE,
       resourceLimits: { maxOldGenerationSizeMb: 48, maxYoungGenerationSizeMb: 8 },
     });
     // Within the counts of fit-file.ts, and more than 100 MB once decoded: a small object of developer fields per message.
     const wide = fitFileOfDeveloperFields({ described: [0, 1], fields: [0, 1], bytesPerField: 1, count: 450_000 });
     expect(fitFileProblem(wide)).toBeUndefined();
-    expect(await check(wide)).toBe('The file is too large to check: decoding it takes more than 56 MB, more than any activity');
-    expect(await check(fitFile(1))).toBeUndefined();
-    expect(await check(fitFileOfRecords(SMALL_FIT_FILE_BYTES / 2, 1))).toBeUndefined();
+    expect(await check(onDisk(wide))).toBe('The file is too large to check: decoding it takes more than 56 MB, more than any activity');
+    expect(await check(onDisk(fitFile(1)))).toBeUndefined();
+    expect(await check(onDisk(fitFileOfRecords(SMALL_FIT_FILE_BYTES / 2, 1)))).toBeUndefined();
   }, 120_000);
 
-  it('answers the heart-rate file that a merge of its samples would take to gigabytes, in a thread of at most 112 MB', async () => {
-    expect(await createFitFileChecker({ timeoutMs: NO_DEADLINE_MS })(fitFileOfHeartRates())).toBeUndefined();
+  it('answers the heart-rate file that a merge of its samples would take to gigabytes, in a thread of at most 144 MB', async () => {
+    expect(await createFitFileChecker(NO_DEADLINE)(onDisk(fitFileOfHeartRates()))).toBeUndefined();
   }, 60_000);
 
+  it("gives a check 2 s, and its file's share of the time per MiB", () => {
+    expect(CHECK_BASE_MS).toBe(2000);
+    expect(checkDeadlineMs(0, 2000)).toBe(2000);
+    expect(checkDeadlineMs(60 * 1024, 2000)).toBe(2117);
+    expect(checkDeadlineMs(25 * 1024 * 1024, 2000)).toBe(52_000);
+  });
+
   it('refuses a file whose decoding takes longer than its deadline as too complex to check, and answers the next check', async () => {
-    const check = createFitFileChecker({ timeoutMs: 2000 });
-    expect(await check(fitFileWithEndlessLookups(200 * 1024))).toBe(
-      'The file is too complex to check: decoding it takes longer than 2 s, longer than any activity',
+    // Its base alone: 2 s, which this file takes several times over.
+    const check = createFitFileChecker({ msPerMib: 0 });
+    expect(await check(onDisk(fitFileWithSlowLookups(12 * 1024 * 1024)))).toBe(
+      'The file is too complex to check: decoding it takes longer than 2 s, longer than any activity of its size',
     );
-    expect(await check(fitFile(1))).toBeUndefined();
+    expect(await check(onDisk(fitFile(1)))).toBeUndefined();
   }, 60_000);
 });

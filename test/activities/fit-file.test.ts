@@ -1,14 +1,18 @@
+import { performance } from 'node:perf_hooks';
 import { describe, expect, it } from 'vitest';
 import { fitFileProblem } from '../../src/activities/fit-file.js';
 import {
   emptyFile,
   fitFile,
+  fitFileOfDeveloperFields,
   fitFileOfRecords,
   fitFileOfTexts,
   fitFileWithBadCrc,
   fitFileWithUndecodableRecords,
   notAFitFile,
   truncatedFitFile,
+  fitFileWithEndlessLookups,
+  fitFileWithSlowLookups,
   withByte,
 } from '../helpers/fit-files.js';
 
@@ -123,6 +127,32 @@ describe('fitFileProblem', () => {
     expect(fitFileProblem(fitFileOfRecords(13_000_000, 1))).toBe(
       'The file is too large to check: it holds more than 500,000 messages, more than any activity',
     );
+  });
+
+  it('refuses at once a message of more fields than bytes, which would cost the decoder more than its bytes, in words', () => {
+    const fieldsOfNoBytes = fitFileOfDeveloperFields({ described: [0], fields: [1, 2, 3], bytesPerField: 0, count: 10 });
+    const started = performance.now();
+    expect(fitFileProblem(fieldsOfNoBytes)).toBe(
+      'The file is too complex to check: it defines a message of 3 fields in 1 byte, more fields than bytes',
+    );
+    expect(fitFileProblem(fitFileWithEndlessLookups(60 * 1024), { developerFields: 10_000 })).toBe(
+      'The file is too complex to check: it defines a message of 255 fields in 1 byte, more fields than bytes',
+    );
+    expect(performance.now() - started).toBeLessThan(1000);
+  });
+
+  it('refuses at once more descriptions of one developer’s fields than a developer can have (255), however few bytes they take', () => {
+    const started = performance.now();
+    expect(fitFileProblem(fitFileWithEndlessLookups(60 * 1024))).toBe(
+      'The file is too complex to check: it describes more than 255 fields of one developer, more than there can be',
+    );
+    expect(performance.now() - started).toBeLessThan(1000);
+  });
+
+  it('accepts 255 descriptions of one developer’s fields, each field of a message taking a byte', () => {
+    expect(fitFileProblem(fitFileWithSlowLookups(64 * 1024))).toBeUndefined();
+    const described = Array.from({ length: 255 }, (_, field) => field);
+    expect(fitFileProblem(fitFileOfDeveloperFields({ described, fields: described, bytesPerField: 1, count: 10 }))).toBeUndefined();
   });
 
   it('refuses every file cut short, wherever the cut', () => {

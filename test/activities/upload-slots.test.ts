@@ -1,20 +1,24 @@
+import { existsSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import express from 'express';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createUploadReception } from '../../src/activities/upload-slots.js';
 import { SESSION_COOKIE } from '../../src/web/session.js';
-import { postActivity } from '../helpers/activities.js';
+import { postActivity, postActivityFrom } from '../helpers/activities.js';
 import { serveWithErrorHandler, type ServedApp } from '../helpers/bare-app.js';
-import { fitFile } from '../helpers/fit-files.js';
+import { fitFile, fitFileOfDeveloperFields, fitFileOfRecords, fitFileOfSize, fitFileWithEndlessLookups } from '../helpers/fit-files.js';
 import { signUpNewUser } from '../helpers/flows.js';
+import { holdUpload } from '../helpers/held-upload.js';
 import type { CookieClient } from '../helpers/http-client.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 import { dribbleUpload, streamUpload, type Dribble, type StreamedUpload } from '../helpers/stream-upload.js';
+import { temporaryFolder } from '../helpers/temporary-folders.js';
 import { eventually } from '../helpers/wait.js';
 
 /**
- * Uploads held open by their clients, on the app over HTTP at its default settings: four uploads
- * (ACTIVITY_MAX_CONCURRENT_UPLOADS files' worth), two per address, one per person, and bodies of
- * at least 16 KiB/s after their first 10 s.
+ * Uploads held open by their clients, and files built to hold the checks, on the app over HTTP at
+ * its default settings: sixteen files of 25 MiB (ACTIVITY_MAX_CONCURRENT_UPLOADS files' worth)
+ * in all, two uploads per address, one per person, bodies of at least 16 KiB/s in every 10 s.
  */
 
 let stack: Stack;
@@ -119,16 +123,91 @@ describe('uploads held open by their clients', () => {
   }, 30_000);
 });
 
+describe('uploads sent fast and then held', () => {
+  const MIB = 1024 * 1024;
+
+  it("four of 25 MiB from two addresses are cut within about 10 s of stopping, and another person's 1 MB and 25 MiB uploads are answered 201 meanwhile", async () => {
+    const holders = await Promise.all([1, 2, 3, 4].map(() => signedIn()));
+    const file = new Uint8Array(25 * MIB);
+    const text = 'p'.repeat(16_000);
+    // All but the last 60 bytes of each file, at full speed, then nothing.
+    const held = await Promise.all(
+      holders.map((holder, index) =>
+        holdUpload(`${stack.appUrl}/api/activities`, {
+          cookie: `${SESSION_COOKIE}=${holder.cookie(SESSION_COOKIE)}`,
+          fields: { name: text, metadata: text },
+          file,
+          heldAfter: file.length - 60,
+          localAddress: `127.0.1.${1 + Math.floor(index / 2)}`,
+        }),
+      ),
+    );
+    const stopped = Date.now();
+
+    const person = await signedIn();
+    expect((await postActivityFrom(person, fitFileOfRecords(500_000, 1), '127.0.1.9')).status).toBe(201);
+    expect((await postActivityFrom(person, fitFileOfSize(25 * MIB - 4096), '127.0.1.9')).status).toBe(201);
+    const answers = await Promise.all(held.map((upload) => upload.answer()));
+    expect(answers.map(({ status }) => status)).toEqual([408, 408, 408, 408]);
+    // 10 s and the check's half-second step, with room for a busy machine; a rate counted from the start would allow 120 s.
+    expect(Math.max(...answers.map(({ at }) => at)) - stopped).toBeLessThan(20_000);
+  }, 120_000);
+});
+
+describe('files built to keep the checks decoding', () => {
+  it("from six accounts leave another person's small and large uploads answered 201 within seconds, and are refused 400 in words", async () => {
+    const built = [
+      fitFileWithEndlessLookups(60 * 1024),
+      fitFileWithEndlessLookups(1024 * 1024),
+      fitFileOfDeveloperFields({
+        described: [0],
+        fields: Array.from({ length: 255 }, (_, field) => field),
+        bytesPerField: 0,
+        count: 60_000,
+      }),
+    ];
+    const senders = await Promise.all([1, 2, 3, 4, 5, 6].map(() => signedIn()));
+    const refused = senders.map((sender, index) => postActivityFrom(sender, built[index % built.length]!, `127.0.2.${1 + index}`));
+    const [small, large] = await Promise.all([
+      signedIn().then((person) => postActivityFrom(person, fitFile(205), '127.0.2.10')),
+      signedIn().then((person) => postActivityFrom(person, fitFileOfRecords(200_000, 1), '127.0.2.11')),
+    ]);
+    expect([small.status, large.status]).toEqual([201, 201]);
+    // Seconds, with room for a busy machine: a file that held a check for its whole minute took 60 s.
+    expect(Math.max(small.ms, large.ms)).toBeLessThan(15_000);
+    for (const answer of await Promise.all(refused)) {
+      expect(answer).toMatchObject({
+        status: 400,
+        json: { message: expect.stringMatching(/^The file is too complex to check: it (describes|defines) /) },
+      });
+    }
+  }, 120_000);
+});
+
 describe('what uploads in progress hold', () => {
   const MAX_BYTES = 1024 * 1024;
   let served: ServedApp;
   /** The uploads received, by their X-Upload name: each is answered when told. */
   const received = new Map<string, () => void>();
 
+  const folder = temporaryFolder('uploads-');
+  /** An upload's file that a process killed midway left in the folder, untouched for a day. */
+  const leftOver = join(folder, 'athlete-sync-upload-left.fit.part');
+
   /** A bare app whose uploads may hold one file's worth in all; the signed-in user is the X-User header's id. */
   beforeAll(async () => {
+    writeFileSync(leftOver, 'x');
+    const dayAgo = new Date(Date.now() - 24 * 60 * 60 * 1000);
+    utimesSync(leftOver, dayAgo, dayAgo);
     const app = express();
-    const uploads = createUploadReception({ maxBytes: MAX_BYTES, maxConcurrent: 1, perAddress: 10, timeoutMs: 20_000, minBytesPerS: 1024 });
+    const uploads = createUploadReception({
+      maxBytes: MAX_BYTES,
+      maxConcurrent: 1,
+      perAddress: 10,
+      timeoutMs: 20_000,
+      minBytesPerS: 1024,
+      folder,
+    });
     app.use((req, res, next) => {
       res.locals.user = { id: Number(req.get('x-user')) };
       next();
@@ -177,5 +256,10 @@ describe('what uploads in progress hold', () => {
     const next = await heldWhole('5', 'e');
     received.get('e')!();
     expect((await next.answer).status).toBe(201);
+  });
+
+  it('removed, at its start, the files of uploads a process killed midway left in its folder, and leaves none of its own', async () => {
+    expect(existsSync(leftOver)).toBe(false);
+    await eventually('every upload’s file removed', async () => (readdirSync(folder).length === 0 ? true : undefined));
   });
 });

@@ -1,5 +1,9 @@
+import { once } from 'node:events';
+import { request, type IncomingMessage } from 'node:http';
+import { performance } from 'node:perf_hooks';
 import { expect } from 'vitest';
 import type { ActivityView } from '../../src/activities/activities.js';
+import { SESSION_COOKIE } from '../../src/web/session.js';
 import { bodyOf, type CookieClient } from './http-client.js';
 import type { Stack } from './stack.js';
 
@@ -21,6 +25,37 @@ export function postActivity(
   if (name !== undefined) form.append('name', name);
   if (metadata !== undefined) form.append('metadata', metadata);
   return client.request('/api/activities', { method: 'POST', body: form });
+}
+
+/**
+ * POST /api/activities as postActivity sends it, from `localAddress` (127.0.0.2, …), so that the
+ * app sees another client address. Answers the status, the JSON answer and how long it took.
+ */
+export async function postActivityFrom(
+  client: CookieClient,
+  bytes: Uint8Array,
+  localAddress: string,
+): Promise<{ status: number; json: { message?: string }; ms: number }> {
+  const form = new FormData();
+  form.append('file', new Blob([bytes]), 'ride.fit');
+  const encoded = new Request('http://localhost/', { method: 'POST', body: form });
+  const body = Buffer.from(await encoded.arrayBuffer());
+  const url = new URL('/api/activities', client.origin);
+  const started = performance.now();
+  const req = request(url, {
+    method: 'POST',
+    localAddress,
+    headers: {
+      'content-type': encoded.headers.get('content-type')!,
+      'content-length': String(body.length),
+      cookie: `${SESSION_COOKIE}=${client.cookie(SESSION_COOKIE)}`,
+    },
+  });
+  req.end(body);
+  const [response] = (await once(req, 'response')) as [IncomingMessage];
+  const chunks: Buffer[] = [];
+  for await (const chunk of response) chunks.push(chunk as Buffer);
+  return { status: response.statusCode ?? 0, json: JSON.parse(Buffer.concat(chunks).toString('utf8')), ms: performance.now() - started };
 }
 
 /** Uploads and expects `status` (201 for a new file, 200 for one already here); returns the activity. */

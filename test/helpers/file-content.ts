@@ -1,5 +1,9 @@
-import type { ActivityFileStore } from '../../src/activities/activity-file-store.js';
+import { createReadStream, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ReceivedFile } from '../../src/activities/activities.js';
+import { sha256Hex, type ActivityFileStore } from '../../src/activities/activity-file-store.js';
 import type { FileContent } from '../../src/provider/multipart-body.js';
+import { temporaryFolder } from './temporary-folders.js';
 
 /** Bytes in memory as the content of a file part, read in pieces of `pieceBytes`. */
 export function fileContentOf(bytes: Uint8Array, pieceBytes = 64 * 1024): FileContent {
@@ -18,4 +22,15 @@ export async function readWhole(store: ActivityFileStore, key: string): Promise<
   const pieces: Uint8Array[] = [];
   for await (const piece of file.pieces()) pieces.push(piece);
   return Buffer.concat(pieces);
+}
+
+let folder: string | undefined;
+let filesWritten = 0;
+
+/** The bytes as an upload's file once received: written to a temporary folder, its SHA-256 taken. */
+export function receivedFileOf(bytes: Uint8Array): ReceivedFile {
+  folder ??= temporaryFolder('received-');
+  const path = join(folder, `upload-${(filesWritten += 1)}.fit`);
+  writeFileSync(path, bytes);
+  return { path, size: bytes.byteLength, sha256: sha256Hex(bytes), pieces: () => createReadStream(path) };
 }

@@ -240,6 +240,26 @@ export function fitFileOfRecords(count: number, fields = 1): Uint8Array {
 }
 
 /**
+ * `count` lap messages, each of the lap's twenty fields that hold arrays, one element each: V8
+ * holds such a message in about 2 KB, a hundred bytes for each value the checks count.
+ */
+export function fitFileOfArrays(count: number): Uint8Array {
+  const lap = Profile.messages[mesgNum('LAP')]!;
+  const BASE_TYPES: Record<string, [number, number]> = { uint8: [UINT8, 1], uint16: [0x84, 2], uint32: [0x86, 4] };
+  const fields = Object.entries(lap.fields)
+    .filter(([, field]) => field.array && !field.hasComponents && BASE_TYPES[field.baseType as string] !== undefined)
+    .map(([number, field]) => [Number(number), ...BASE_TYPES[field.baseType as string]!] as const);
+  const definition = definitionOf(
+    0,
+    mesgNum('LAP'),
+    fields.map(([number, baseType, size]) => [number, size, baseType]),
+  );
+  const messageSize = 1 + fields.reduce((bytes, [, , size]) => bytes + size, 0);
+  // A value of 60 in each byte.
+  return fitFileOfMessages(definition, count, messageSize, (file, offset) => file.fill(60, offset + 1, offset + messageSize));
+}
+
+/**
  * `count` sport messages, each holding one text of `length` characters (the sport's name), which
  * the SDK keeps as a string.
  */
@@ -295,5 +315,21 @@ export function fitFileWithEndlessLookups(size: number): Uint8Array {
     fields,
     bytesPerField: 0,
     count: size - descriptions * DESCRIPTION_BYTES,
+  });
+}
+
+/**
+ * A valid .fit file of about `size` bytes that is as slow to decode as a file within the checks'
+ * bounds can be (about half a second per MiB on an idle machine): 255 descriptions of one
+ * developer's field 254, then records of its 254 other fields, one byte each, which the SDK looks
+ * up through all 255 descriptions and reads past.
+ */
+export function fitFileWithSlowLookups(size: number): Uint8Array {
+  const fields = Array.from({ length: 254 }, (_, field) => field);
+  return fitFileOfDeveloperFields({
+    described: Array<number>(255).fill(254),
+    fields,
+    bytesPerField: 1,
+    count: Math.ceil(size / (1 + fields.length)),
   });
 }
