@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import js from '@eslint/js';
 import { defineConfig } from 'eslint/config';
 import tseslint from 'typescript-eslint';
@@ -7,8 +8,14 @@ import tseslint from 'typescript-eslint';
  * gives (read through TypeScript 6's compiler API, the package named `typescript`; `tsc` itself is
  * TypeScript 7). Formatting is Prettier's (.prettierrc.json), not ESLint's.
  */
+/** The kinds' folders under src/, as src/kinds.ts lists them (each imported from `./<folder>/index.js`). */
+const KIND_FOLDERS = [...readFileSync(new URL('src/kinds.ts', import.meta.url), 'utf8').matchAll(/from '\.\/([\w-]+)\/index\.js'/g)].map(
+  (match) => match[1],
+);
+
 export default defineConfig(
-  { ignores: ['dist/', 'node_modules/', 'coverage/', 'test-output/', 'bench/'] },
+  // The fixture kind's imports resolve only once copied into src/ (test/e2e/kinds-in-a-copy.test.ts).
+  { ignores: ['dist/', 'node_modules/', 'coverage/', 'test-output/', 'bench/', 'test/e2e/fixtures/hydration-kind/'] },
   {
     files: ['src/**/*.ts', 'test/**/*.ts', 'scripts/**/*.js'],
     extends: [js.configs.recommended, ...tseslint.configs.recommendedTypeChecked],
@@ -34,8 +41,28 @@ export default defineConfig(
     },
   },
   {
+    // A kind is one folder: nothing outside it imports it but the list of kinds, src/kinds.ts, so
+    // that removing a kind is deleting its folder and its line there. An import within a kind's
+    // folder is `./…` and never names the folder.
+    files: ['src/**/*.ts'],
+    ignores: ['src/kinds.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: `(^|/)(${KIND_FOLDERS.join('|')})/`,
+              message: "A kind's folder is imported only by src/kinds.ts: read the kind through KINDS (src/kinds/kind.ts).",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // Kysely<any>: the database whatever its tables, as migrations and the schema helpers take it.
-    files: ['src/db/**/*.ts'],
+    files: ['src/db/**/*.ts', 'src/*/migrations/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
   {

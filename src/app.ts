@@ -7,15 +7,13 @@ import { accountPages } from './accounts/account.pages.js';
 import { accountApi, signOutApi } from './accounts/accounts.api.js';
 import { signInPages } from './accounts/accounts.pages.js';
 import { createAccounts } from './accounts/accounts.js';
+import { accountMailWords, createAccountMailer } from './accounts/account-mails.js';
 import { createAttemptLimits } from './accounts/attempt-limits.js';
+import { createEmailVerification } from './accounts/email-verification.js';
+import { emailVerificationPages } from './accounts/email-verification.pages.js';
+import { createPasswordReset } from './accounts/password-reset.js';
+import { passwordResetPages } from './accounts/password-reset.pages.js';
 import { createPasswordHasher } from './accounts/password.js';
-import { activitiesApi, activityUploadApi } from './activities/activities.api.js';
-import { activitiesPages, activityUploadPage } from './activities/activities.pages.js';
-import { createActivities } from './activities/activities.js';
-import { createActivityFileLock } from './activities/activity-file-lock.js';
-import { createDatabaseActivityFileStore } from './activities/activity-file-store.js';
-import { createFitFileChecker } from './activities/fit-file-checker.js';
-import { createUploadReception } from './activities/upload-slots.js';
 import { queueDashboard } from './admin/queue-dashboard.js';
 import type { WebConfig } from './config.js';
 import { connectRoutes } from './connections/connect.routes.js';
@@ -23,20 +21,18 @@ import type { TokenCipher } from './connections/token-crypto.js';
 import { dashboardPages } from './dashboard/dashboard.pages.js';
 import { syncOverviewApi } from './dashboard/sync-overview.api.js';
 import { checkDatabase, type Db } from './db/database.js';
+import { KINDS } from './kinds.js';
+import type { KindRoutes } from './kinds/kind.js';
 import type { Logger } from './logger.js';
+import { createMailer } from './notices/mailer.js';
 import { createUnsubscribeLinks } from './notices/unsubscribe-link.js';
 import { unsubscribeRoutes } from './notices/unsubscribe.routes.js';
-import { mealsApi } from './nutrition/meals.api.js';
-import { batchBodyLimitBytes } from './nutrition/meal.schemas.js';
-import { createMeals } from './nutrition/meals.js';
-import { mealsPages } from './nutrition/meals.pages.js';
 import type { Metrics } from './observability/metrics.js';
 import { observeRequests } from './observability/requests.js';
 import type { ServiceApi } from './provider/api.js';
 import type { OAuthClient } from './provider/oauth.js';
-import type { RedisConnection } from './queue/redis-target.js';
-import type { RequestBudget } from './queue/request-budget.js';
-import { createHistoryHint } from './sync/hint.js';
+import type { RedisConnection } from './redis/redis-target.js';
+import type { RequestBudget } from './budget/request-budget.js';
 import type { SyncQueues } from './sync/queue.js';
 import { dropQueuedEntries } from './sync/connection-changes.js';
 import { syncStatusApi } from './sync/sync-status.api.js';
@@ -45,18 +41,13 @@ import { createFormProtection } from './web/csrf.js';
 import { noStore } from './web/no-store.js';
 import { warnOfPlainHttp } from './web/plain-http-warning.js';
 import { createErrorHandler } from './web/error-handler.js';
+import { sendToAppAddressOnThisMachine } from './web/loopback-address.js';
 import { createPageRenderer } from './web/pages.js';
 import { readinessCheck } from './web/readiness.js';
 import { parseJsonBody, refuseForeignOrigin, requireJsonBody } from './web/request-guards.js';
 import { createSessionMiddleware } from './web/session.js';
 import { createUserSessions } from './web/user-sessions.js';
 import { createViewRenderer } from './web/views.js';
-import { createWorkoutReadLimits } from './workouts/read-limits.js';
-import { workoutsApi } from './workouts/workouts.api.js';
-import { workoutsPages } from './workouts/workouts.pages.js';
-import { wellnessApi } from './wellness/wellness.api.js';
-import { createWellness } from './wellness/wellness.js';
-import { wellnessPages } from './wellness/wellness.pages.js';
 
 export interface AppDependencies {
   config: WebConfig;
@@ -69,7 +60,7 @@ export interface AppDependencies {
   /** For short-lived keys of the web (OAuth state claims) and /readyz; commands fail fast while Redis is away. */
   redis: RedisConnection;
   syncQueues: SyncQueues;
-  /** The service's data API, for what the web reads from it (the workouts list). */
+  /** The service's data API, for what the web reads from it (a kind's read feature). */
   serviceApi: ServiceApi;
   /** Paces those reads with the workers' requests (the read lane: a person is waiting, but reads have a share). */
   budget: RequestBudget;
@@ -86,43 +77,40 @@ export function createApp(deps: AppDependencies): Express {
   const secure = config.appBaseUrl.startsWith('https:');
   const forms = createFormProtection({ sessionSecret: config.sessionSecret, secure });
   const renderPage = createPageRenderer(createViewRenderer(), forms.tokenFor);
-  const meals = createMeals({ db, limits: config.meals, clock, historyAdded: createHistoryHint(syncQueues, logger) });
-  const files = createDatabaseActivityFileStore(db);
-  const activities = createActivities({
-    db,
-    files,
-    lockFile: createActivityFileLock(redis, config.redis.prefix),
-    checkFile: createFitFileChecker({ msPerMib: config.activities.checkMsPerMib }),
-    clock,
-  });
-  const uploads = createUploadReception({
-    maxBytes: config.activities.maxBytes,
-    maxConcurrent: config.activities.maxConcurrentUploads,
-    perAddress: config.activities.uploadsPerAddress,
-    timeoutMs: config.activities.uploadTimeoutMs,
-    minBytesPerS: config.activities.uploadMinBytesPerS,
-    folder: config.activities.uploadFolder,
-  });
-  const wellness = createWellness({ db, clock });
-  const workouts = {
-    db,
-    api: serviceApi,
-    budget,
-    reads: createWorkoutReadLimits({ redis, redisPrefix: config.redis.prefix, settings: config.workoutReads }),
-    clock,
-  };
   const attemptLimits = createAttemptLimits({ redis, redisPrefix: config.redis.prefix, settings: config.attemptLimits });
+  const mailer = createMailer(config.mail);
+  if (!mailer) logger.info('mail is off (SMTP_URL is not set): addresses cannot be confirmed, nor passwords reset by mail');
+  const accountMails = createAccountMailer(mailer, logger);
+  const mailWords = accountMailWords(config.appBaseUrl);
+  const passwords = createPasswordHasher();
+  const verification = createEmailVerification({
+    db,
+    mails: accountMails,
+    words: mailWords,
+    attemptLimits,
+    linkLifetimeMs: config.accountMail.verificationLinkMs,
+    clock,
+  });
+  const passwordReset = createPasswordReset({
+    db,
+    mails: accountMails,
+    words: mailWords,
+    passwords,
+    attemptLimits,
+    linkLifetimeMs: config.accountMail.resetLinkMs,
+    clock,
+  });
   const accounts = createAccounts({
     db,
-    passwords: createPasswordHasher(),
+    passwords,
     attemptLimits,
+    verification,
     reservedEmails: new Set(config.admin.emails),
     clock,
   });
-  const sessions = createUserSessions({ db, redis, redisPrefix: config.redis.prefix, limits: config.session });
+  const sessions = createUserSessions({ db, redis, redisPrefix: config.redis.prefix, limits: config.session, store: sessionStore });
   const erasure = createAccountErasure({
     db,
-    files,
     // The scheduler's one entry point for "this person's queued work is void" (see connection-changes.ts).
     forgetQueuedWork: (userId) => dropQueuedEntries({ db, queues: syncQueues, logger }, userId),
     endSessions: sessions.endAll,
@@ -158,6 +146,7 @@ export function createApp(deps: AppDependencies): Express {
 
   // Everything from here on is per person: the pages and every answer of the JSON API.
   if (secure) app.use(warnOfPlainHttp(logger));
+  app.use(sendToAppAddressOnThisMachine(config.appBaseUrl));
   app.use(noStore);
   // Before the origin check, sessions and form tokens: a mail client's one-click POST comes from no
   // page of this site and carries no cookie; the link's signature is its authority.
@@ -168,33 +157,39 @@ export function createApp(deps: AppDependencies): Express {
   // Before the forms' CSRF check: Bull Board sends JSON, guarded by the origin check above.
   app.use(queueDashboard({ queues: syncQueues, adminEmails: config.admin.emails, allowActions: config.admin.queueActions }));
 
-  // Uploads are multipart (§2.2) and sign-out reads no body: both before the JSON-only guard of the rest of the API.
-  app.use(activityUploadApi({ activities, uploads }));
+  const kinds: KindRoutes[] = KINDS.map((kind) =>
+    kind.web({ config, logger, db, redis, syncQueues, serviceApi, budget, renderPage, forms, clock }),
+  );
+  // Routes that read their own bodies (uploads, large imports) and sign-out, which reads none:
+  // before the JSON-only guard of the rest of the API and the forms' token check.
+  for (const { ownBodies } of kinds) if (ownBodies) app.use(ownBodies);
   app.use(signOutApi({ sessions }));
-  // An import carries up to MEALS_BATCH_MAX items, more than the 100 kB of any other request.
-  app.use('/api/meals/batch', requireJsonBody, parseJsonBody(batchBodyLimitBytes(config.meals)));
   app.use('/api', requireJsonBody, parseJsonBody('100kb'));
-  app.use(accountApi({ db, accounts, erasure, sessions, clock }));
-  app.use(mealsApi({ meals, limits: config.meals }));
-  app.use(activitiesApi({ activities }));
-  app.use(wellnessApi({ wellness }));
+  app.use(accountApi({ db, accounts, verification, passwordReset, erasure, sessions, clock }));
+  for (const { api } of kinds) if (api) app.use(api);
   app.use(syncStatusApi({ db }));
   app.use(syncOverviewApi({ db, clock }));
-  app.use(workoutsApi(workouts));
   app.use('/api', (_req, res) => {
     res.status(404).json({ error: 'not_found', message: 'No such endpoint.' });
   });
 
-  // The upload form is multipart: its route parses it, then checks the form token itself.
-  app.use(activityUploadPage({ activities, renderPage, clock, uploads, forms }));
   app.use(express.urlencoded({ extended: false, limit: '20kb' }), forms.check);
   app.use(signInPages({ accounts, sessions, renderPage, formTokenFor: forms.tokenFor, clock }));
-  app.use(accountPages({ db, accounts, erasure, sessions, renderPage }));
-  app.use(dashboardPages({ db, renderPage, clock }));
-  app.use(mealsPages({ db, meals, limits: config.meals, renderPage, clock }));
-  app.use(workoutsPages({ ...workouts, renderPage }));
-  app.use(activitiesPages({ activities, renderPage, clock }));
-  app.use(wellnessPages({ wellness, renderPage, clock }));
+  app.use(
+    passwordResetPages({
+      passwordReset,
+      sessions,
+      attemptLimits,
+      renderPage,
+      formTokenFor: forms.tokenFor,
+      linkLifetimeMs: config.accountMail.resetLinkMs,
+      clock,
+    }),
+  );
+  app.use(emailVerificationPages({ accounts, verification, renderPage, linkLifetimeMs: config.accountMail.verificationLinkMs }));
+  app.use(accountPages({ db, accounts, erasure, sessions, renderPage, mailOn: accountMails.on }));
+  app.use(dashboardPages({ db, renderPage, mailOn: accountMails.on, clock }));
+  for (const { pages } of kinds) if (pages) app.use(pages);
   app.use(
     connectRoutes({
       db,

@@ -1,7 +1,10 @@
+import { relative } from 'node:path';
 import { readableLog } from './dev/child-processes.js';
 import { createAdminAccounts } from './dev/demo-admins.js';
 import { findRedisForRun } from './dev/find-redis.js';
 import { serveMailPage, startMailCatcher } from './dev/mail-catcher.js';
+import { takenPortsError, type PortUse } from './dev/ports-in-use.js';
+import { SAMPLE_FIT_FILE } from './dev/sample-activity.js';
 import { startDevStack } from './dev/stack.js';
 import { closeOnSignal, runEntryPoint } from './entry-point.js';
 import { createLogger } from './logger.js';
@@ -17,30 +20,36 @@ runEntryPoint(async () => {
   const redis = await findRedisForRun();
   const databaseUrl = process.env.DATABASE_URL ?? 'sqlite:./data/demo.db';
   const redisPrefix = process.env.REDIS_PREFIX ?? 'athlete-sync-demo';
-  console.log(
-    `The demo starts empty every time (the sandbox remembers nothing between runs): emptying ${withoutPassword(databaseUrl)} and the Redis keys ${redisPrefix}:*.`,
-  );
   console.log(`Redis: ${withoutPassword(redis.shown)} (${redis.source}).`);
-  const sandboxPort = Number(process.env.SANDBOX_PORT ?? '4100');
   const mail = await startMailCatcher();
-  const mailPagePort = Number(process.env.MAIL_PAGE_PORT ?? '4200');
-  const mailPage = await serveMailPage(mail, mailPagePort);
+  const mailPageUse = mailPagePort();
   const stack = await startDevStack({
     name: 'demo',
     webPort: Number(process.env.PORT ?? '3000'),
-    sandboxPort,
+    sandboxPort: Number(process.env.SANDBOX_PORT ?? '4100'),
     redis: redis.settings,
     storage: {
       kind: 'fresh',
       databaseUrl,
       redisPrefix,
+      onEmptied: () =>
+        console.log(
+          `The demo starts empty every time (the sandbox remembers nothing between runs): emptied ${withoutPassword(databaseUrl)} and the Redis keys ${redisPrefix}:*.`,
+        ),
     },
     code: 'source',
     workers: 1,
     env: { SMTP_URL: mail.url, MAIL_FROM: 'athlete-sync demo <demo@localhost>' },
+    otherPorts: [mailPageUse],
   }).catch(async (error: unknown) => {
     await redis.stop();
+    await mail.close();
     throw error;
+  });
+  const mailPage = await serveMailPage(mail, mailPageUse.port).catch(async (error: unknown) => {
+    await Promise.all([stack.stop(), redis.stop(), mail.close()]);
+    // Taken since the stack looked, a moment ago.
+    throw isPortTaken(error) ? await takenPortsError([mailPageUse], [mailPageUse], 'npm run demo') : error;
   });
 
   let stopping = false;
@@ -50,6 +59,9 @@ runEntryPoint(async () => {
     await redis.stop();
     mailPage.close();
     await mail.close();
+    console.log(
+      `The demo stopped. ${withoutPassword(databaseUrl)} and the Redis keys ${redisPrefix}:* are kept to look into until the next run.`,
+    );
   };
   closeOnSignal([{ what: 'the sandbox, web and worker processes', close: stopAll }], {
     timeoutMs: stack.config.shutdownTimeoutMs,
@@ -70,8 +82,24 @@ runEntryPoint(async () => {
   }
   const metrics = [stack.web, ...stack.workers].map((_, index) => [index === 0 ? 'web' : `worker ${index}`, stack.metricsUrl(index)]);
   if (metrics.every(([, url]) => url !== undefined)) console.log(`Metrics: ${metrics.map(([name, url]) => `${name} ${url}`).join(', ')}`);
-  console.log(`Mails the app sent: http://127.0.0.1:${mailPagePort} (Ctrl+C stops everything)\n`);
+  console.log(`A .fit file to upload: ${relative(process.cwd(), SAMPLE_FIT_FILE)}`);
+  console.log(`Mails the app sent: http://127.0.0.1:${mailPageUse.port} (Ctrl+C stops everything)\n`);
 });
+
+/** The mail page's port, MAIL_PAGE_PORT, as the ports checked before the demo starts name it. */
+function mailPagePort(): PortUse {
+  return {
+    port: Number(process.env.MAIL_PAGE_PORT ?? '4200'),
+    host: '127.0.0.1',
+    setting: 'MAIL_PAGE_PORT',
+    offset: 0,
+    what: 'the page of the mails the app sent',
+  };
+}
+
+function isPortTaken(error: unknown): boolean {
+  return error instanceof Error && 'code' in error && error.code === 'EADDRINUSE';
+}
 
 /** Database or Redis URLs as printed: each password replaced by ***. */
 function withoutPassword(text: string): string {

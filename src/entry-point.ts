@@ -4,8 +4,8 @@ import type { Logger } from './logger.js';
 
 /**
  * Runs an entry point's start-up; a failure stops the process with exit code 1.
- * A problem of the setting-up (a StartupError, a database that cannot be reached, a port already
- * taken) is one line a person can act on; anything else is a bug and keeps its stack.
+ * A problem of the setting-up (a StartupError, such as a port already taken, or a database that
+ * cannot be reached) is one line a person can act on; anything else is a bug and keeps its stack.
  */
 export function runEntryPoint(start: () => Promise<void>): void {
   start().catch((error: unknown) => {
@@ -16,18 +16,7 @@ export function runEntryPoint(start: () => Promise<void>): void {
 
 function oneLineFor(error: unknown): string | undefined {
   if (error instanceof StartupError || error instanceof DatabaseUnreachableError) return error.message;
-  if (isListenFailure(error)) return `${error.message}: ${listenAdvice(error)}`;
   return undefined;
-}
-
-/** A port in use is the usual failure; an address not available means HOST names no address of this machine. */
-function listenAdvice(error: Error): string {
-  if ('code' in error && error.code === 'EADDRNOTAVAIL') return 'give HOST and METRICS_HOST addresses of this machine';
-  return 'give PORT and METRICS_PORT free ports, each its own';
-}
-
-function isListenFailure(error: unknown): error is Error {
-  return error instanceof Error && 'syscall' in error && error.syscall === 'listen';
 }
 
 /** One part of a graceful stop: what it closes (the log names it if it never finishes) and how. */

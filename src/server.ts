@@ -1,23 +1,26 @@
-import { once } from 'node:events';
+import { withRequestedScopes } from './connections/capabilities.js';
+import { createServer } from 'node:http';
 import { createApp } from './app.js';
 import { loadWebConfig, readEnvironment } from './config.js';
+import { KIND_SETTING_GROUPS } from './kinds.js';
 import { accessTokensFromConfig } from './connections/access-token.js';
 import { createTokenCipher } from './connections/token-crypto.js';
 import { createDb } from './db/database.js';
 import { assertStoreReadyWithin } from './db/store-at-start.js';
 import { closeOnSignal, runEntryPoint } from './entry-point.js';
+import { listenOn } from './listen.js';
 import { createLogger } from './logger.js';
 import { serveMetrics } from './observability/metrics-server.js';
 import { createPrometheusMetrics } from './observability/metrics.js';
 import { createServiceApi } from './provider/api.js';
 import { createOAuthClient } from './provider/oauth.js';
-import { createProducerConnection, logUnlessRedisUnreachable, logReconnects, untilReady } from './queue/redis.js';
-import { createRequestBudget } from './queue/request-budget.js';
+import { createProducerConnection, logUnlessRedisUnreachable, logReconnects, untilReady } from './redis/redis.js';
+import { createRequestBudget } from './budget/request-budget.js';
 import { closeSyncQueues, createSyncQueues } from './sync/queue.js';
 import { createRedisSessionStore } from './web/session.js';
 
 runEntryPoint(async () => {
-  const config = loadWebConfig(readEnvironment());
+  const config = loadWebConfig(readEnvironment(), KIND_SETTING_GROUPS);
   const logger = createLogger(config.logLevel, 'web');
   const db = createDb(config.database);
   const redisAtStart = { target: config.redis.target, timeoutS: config.startupTimeoutS };
@@ -41,7 +44,7 @@ runEntryPoint(async () => {
     metrics,
     db,
     sessionStore: sessions.store,
-    oauth: createOAuthClient(config.athlete, clock),
+    oauth: createOAuthClient(withRequestedScopes(config.athlete), clock),
     cipher: createTokenCipher(config.tokenEncryption.key, config.tokenEncryption.previousKeys),
     redis,
     syncQueues,
@@ -49,8 +52,8 @@ runEntryPoint(async () => {
     budget: createRequestBudget({ redis, prefix: config.redis.prefix, ...config.requestBudget }),
     clock,
   });
-  const server = app.listen(config.port, config.host);
-  await once(server, 'listening');
+  const server = createServer(app);
+  await listenOn(server, { host: config.host, port: config.port, hostSetting: 'HOST', portSetting: 'PORT' });
   const address = `http://${config.host}:${config.port}`;
   logger.info({ url: config.appBaseUrl }, `web listening on ${address}`);
   const metricsServer = await serveMetrics(config.metrics, metrics.registry, logger);

@@ -1,6 +1,6 @@
 import { loadWorkerConfig, readEnvironment } from './config.js';
+import { KIND_SETTING_GROUPS } from './kinds.js';
 import { finishPendingErasures } from './accounts/account-erasure.js';
-import { createDatabaseActivityFileStore } from './activities/activity-file-store.js';
 import { runEvery } from './background/run-every.js';
 import { accessTokensFromConfig } from './connections/access-token.js';
 import { createDb } from './db/database.js';
@@ -14,9 +14,9 @@ import { serveMetrics } from './observability/metrics-server.js';
 import { createPrometheusMetrics } from './observability/metrics.js';
 import { observeWaitingWork } from './observability/work-gauges.js';
 import { createServiceApi } from './provider/api.js';
-import { createRedisConnection, logUnlessRedisUnreachable, logReconnects, untilReady } from './queue/redis.js';
-import { watchForSilence } from './queue/redis-silence.js';
-import { createRequestBudget } from './queue/request-budget.js';
+import { createRedisConnection, logUnlessRedisUnreachable, logReconnects, untilReady } from './redis/redis.js';
+import { watchForSilence } from './redis/redis-silence.js';
+import { createRequestBudget } from './budget/request-budget.js';
 import { startSyncEngine } from './sync/engine.js';
 import { createFreshAllowance } from './sync/fresh-allowance.js';
 import { closeSyncQueues, createSyncQueues } from './sync/queue.js';
@@ -24,7 +24,7 @@ import { createSenders } from './sync/senders.js';
 import { endAllSessions } from './web/user-sessions.js';
 
 runEntryPoint(async () => {
-  const config = loadWorkerConfig(readEnvironment());
+  const config = loadWorkerConfig(readEnvironment(), KIND_SETTING_GROUPS);
   const logger = createLogger(config.logLevel, 'worker');
   const db = createDb(config.database);
   const redis = createRedisConnection(config.redis.target);
@@ -55,11 +55,7 @@ runEntryPoint(async () => {
     deps: {
       db,
       clock,
-      senders: createSenders({
-        db,
-        api,
-        activityFiles: { store: createDatabaseActivityFileStore(db), retention: config.activityRetention },
-      }),
+      senders: createSenders({ config, db, api }),
       budget: createRequestBudget({ redis, prefix, ...config.requestBudget }),
       freshAllowance: createFreshAllowance({ redis, redisPrefix: prefix, perPersonPerMinute: config.sync.freshPerPersonPerMinute }),
       logger,
@@ -74,7 +70,7 @@ runEntryPoint(async () => {
   if (!mailer) logger.info('mail is off (SMTP_URL is not set): connection notices are recorded, not mailed');
   const unsubscribeLinks = createUnsubscribeLinks(config.tokenEncryption, config.appBaseUrl);
   const notices = runEvery(
-    config.mail.intervalMs,
+    config.noticeMail.intervalMs,
     async () => {
       await sendDueNotices({ db, mailer, appBaseUrl: config.appBaseUrl, unsubscribeLinks, clock, logger });
     },

@@ -1,5 +1,5 @@
-import type { ActivityFileStore } from '../activities/activity-file-store.js';
 import type { Db } from '../db/database.js';
+import { KINDS } from '../kinds.js';
 import type { Logger } from '../logger.js';
 import type { AttemptLimits } from './attempt-limits.js';
 import { lockUser } from './user.repository.js';
@@ -7,7 +7,6 @@ import type { User } from './user.table.js';
 
 export interface AccountErasureDependencies {
   db: Db;
-  files: ActivityFileStore;
   /**
    * Drops the person's queued sync jobs, before their data goes. A job it cannot drop (Redis away,
    * or one running) finds no outbox entry and no connection when it runs, and ends without a call.
@@ -20,37 +19,29 @@ export interface AccountErasureDependencies {
   logger: Logger;
 }
 
-/** Every table with rows of a person, by `user_id`, children before `users` itself. */
-const TABLES_OF_A_PERSON = [
-  'activities',
-  'meal_items',
-  'wellness_days',
-  'outbox',
-  'connection_notices',
-  'last_workout_lists',
-  'connections',
-] as const;
+/** The shared tables with rows of a person, by `user_id`, deleted after the kinds' rows and before `users` itself. */
+const SHARED_TABLES_OF_A_PERSON = ['outbox', 'connection_notices', 'connections', 'email_links'] as const;
 
 /** How many deletions whose Redis part was left undone one sweep finishes. */
 const SWEEP_BATCH = 100;
 
 /**
- * Deleting an account: every row of the person goes in one transaction on the store (their data,
- * its outbox, the sealed tokens, the file bytes, the mails' notices, the user); then what Redis holds
+ * Deleting an account: every row of the person goes in one transaction on the store (each kind's
+ * rows and files, src/kinds.ts; the outbox, the sealed tokens, the mails' notices, the user); then what Redis holds
  * of them (their sessions, sign-in counts). Redis may be away at that moment: the transaction leaves
  * a row in `account_erasures` naming only the user id, removed once Redis is done, and the sweep
  * (finishPendingErasures, run by the workers) finishes what was left. Meanwhile nothing of theirs can be
  * sent: the rows a sync job would send from, and the tokens it would send with, are gone.
  */
 export function createAccountErasure(deps: AccountErasureDependencies) {
-  const { db, files, clock } = deps;
+  const { db, clock } = deps;
   const log = deps.logger.child({ module: 'account-erasure' });
 
   async function deleteFromStore(userId: number): Promise<void> {
     await db.transaction().execute(async (trx) => {
       await lockUser(trx, userId);
-      await files.deleteAllOf(trx, userId);
-      for (const table of TABLES_OF_A_PERSON) await trx.deleteFrom(table).where('user_id', '=', userId).execute();
+      for (const kind of KINDS) await kind.account.eraseOf(trx, userId);
+      for (const table of SHARED_TABLES_OF_A_PERSON) await trx.deleteFrom(table).where('user_id', '=', userId).execute();
       await trx.insertInto('account_erasures').values({ user_id: userId, erased_at: clock().toISOString() }).execute();
       await trx.deleteFrom('users').where('id', '=', userId).execute();
     });
@@ -65,7 +56,7 @@ export function createAccountErasure(deps: AccountErasureDependencies) {
       await deleteFromStore(user.id);
       log.info({ userId: user.id }, 'account deleted');
       try {
-        await deps.attemptLimits.forgetAccount(user.email);
+        await deps.attemptLimits.forgetAccount(user.email, user.id);
         await finishInRedis(db, deps.endSessions, user.id);
       } catch (error) {
         log.warn({ err: error, userId: user.id }, 'sessions of a deleted account not ended yet; the sweep will');

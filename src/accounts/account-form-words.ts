@@ -16,3 +16,12 @@ export const SIGN_UP_WORDS: FormWords = {
 };
 
 export const TIME_ZONE_FORM_WORDS: FormWords = { fields: { timezone: TIME_ZONE_WORDS } };
+
+export const PASSWORD_CHANGE_WORDS: FormWords = {
+  fields: {
+    current_password: { label: 'Current password', input: 'current_password' },
+    new_password: { label: 'New password', input: 'new_password' },
+  },
+};
+
+export const PASSWORD_CONFIRMATION_WORDS: FormWords = { fields: { password: { label: 'Your password', input: 'password' } } };

@@ -2,11 +2,14 @@ import { Router, type Request, type Response } from 'express';
 import { clientAddress } from '../web/client-address.js';
 import { currentUser, requireUserPage } from '../web/authentication.js';
 import { formFields } from '../web/form-fields.js';
-import { describeInvalidFields } from '../web/invalid-input.js';
+import { flash, flashOnSignIn } from '../web/flash.js';
+import { refuseForm, takeDraft } from '../web/form-draft.js';
+import { formProblemsOf, type FormProblems } from '../web/form-problems.js';
 import type { RenderPage } from '../web/pages.js';
 import { forgetEndedSession } from '../web/session.js';
 import { renderTooManyAttempts } from '../web/too-many-attempts.js';
 import type { UserSessions } from '../web/user-sessions.js';
+import { PASSWORD_CHANGE_WORDS, PASSWORD_CONFIRMATION_WORDS } from './account-form-words.js';
 import { passwordChangeSchema, passwordConfirmationSchema } from './account.schemas.js';
 import type { AccountErasure } from './account-erasure.js';
 import type { Accounts, PasswordCheck } from './accounts.js';
@@ -19,72 +22,88 @@ interface Dependencies {
   erasure: AccountErasure;
   sessions: UserSessions;
   renderPage: RenderPage;
+  /** Whether mail is on (SMTP_URL): only then can an address be confirmed or changed. */
+  mailOn: boolean;
 }
 
-/** Notices handed over by redirecting to `/account?notice=<key>`; only these keys are shown. */
-const NOTICES: Record<string, string> = {
-  password_changed: 'Password changed. Every other place you were signed in has been signed out.',
-  mail_saved: 'Saved.',
-};
+const PASSWORD_CHANGED = 'Password changed. Every other place you were signed in has been signed out.';
 
 const WRONG_PASSWORD = 'That is not your current password.';
 
+/** The two forms that ask for the password: where each is, and what its refusal says first. */
+const PASSWORD_FORMS = {
+  '/account/password': { page: '/account', view: 'account', title: 'Your account', notDone: 'Your password was not changed:' },
+  '/account/delete': {
+    page: '/account/delete',
+    view: 'delete-account',
+    title: 'Delete your account',
+    notDone: 'Your account was not deleted:',
+  },
+} as const;
+
+type PasswordForm = keyof typeof PASSWORD_FORMS;
+
 /** The person's account: their data to download, password, sessions, mails, and deleting it all. */
-export function accountPages({ db, accounts, erasure, sessions, renderPage }: Dependencies): Router {
+export function accountPages({ db, accounts, erasure, sessions, renderPage, mailOn }: Dependencies): Router {
   const router = Router();
 
-  function renderAccount(req: Request, res: Response, extra: Record<string, unknown> = {}, status = 200) {
-    const notice = typeof req.query.notice === 'string' ? NOTICES[req.query.notice] : undefined;
-    renderPage(req, res, 'account', { title: 'Your account', notice, ...extra }, status);
+  /** A password form's page, with the refusal of its form just before (form-draft.ts), said once. */
+  function renderForm(req: Request, res: Response, form: PasswordForm) {
+    const { view, title, notDone } = PASSWORD_FORMS[form];
+    const refused = takeDraft(req, (name) => name === form);
+    const error = refused && `${notDone} ${refused.problems.all.join(' ')}`;
+    renderPage(req, res, view, { title, mailOn, problems: refused?.problems.fields ?? {}, error });
   }
 
-  /** A refused password: the form again, with a plain sentence. */
-  function renderRefusal(req: Request, res: Response, view: 'account' | 'delete-account', check: Exclude<PasswordCheck, { ok: true }>) {
-    const page = { view, data: { title: view === 'account' ? 'Your account' : 'Delete your account' } };
-    if (check.reason === 'too_many_attempts') return renderTooManyAttempts(renderPage, req, res, page, check.retryAfterS);
-    renderPage(req, res, view, { ...page.data, error: WRONG_PASSWORD }, 403);
+  /** A refused password form: back to its page, with plain words next to the field; nothing typed is kept. */
+  function refuse(req: Request, res: Response, form: PasswordForm, problems: FormProblems) {
+    refuseForm(req, res, PASSWORD_FORMS[form].page, { form, values: {}, problems });
   }
 
-  router.get('/account', requireUserPage, (req, res) => renderAccount(req, res));
+  function refuseCheck(req: Request, res: Response, form: PasswordForm, check: Exclude<PasswordCheck, { ok: true }>) {
+    const { view, title } = PASSWORD_FORMS[form];
+    if (check.reason === 'too_many_attempts') {
+      return renderTooManyAttempts(renderPage, req, res, { view, data: { title, mailOn, problems: {} } }, check.retryAfterS);
+    }
+    const field = form === '/account/password' ? 'current_password' : 'password';
+    refuse(req, res, form, { fields: { [field]: WRONG_PASSWORD }, all: [WRONG_PASSWORD] });
+  }
+
+  router.get('/account', requireUserPage, (req, res) => renderForm(req, res, '/account/password'));
   // Outside /account: whoever sees it is signed out.
   router.get('/account-deleted', (req, res) => renderPage(req, res, 'account-deleted', { title: 'Account deleted' }));
 
   router.post('/account/password', requireUserPage, async (req, res) => {
     const body = formFields(req);
     const input = passwordChangeSchema.safeParse({ current_password: body.current_password, new_password: body.new_password });
-    if (!input.success) return renderAccount(req, res, { error: describeInvalidFields(input.error).message }, 400);
+    if (!input.success) return refuse(req, res, '/account/password', formProblemsOf(input.error, PASSWORD_CHANGE_WORDS, {}));
     const check = await accounts.changePassword(currentUser(res), input.data, clientAddress(req));
-    if (!check.ok) return renderRefusal(req, res, 'account', check);
+    if (!check.ok) return refuseCheck(req, res, '/account/password', check);
     await sessions.endOthers(req, check.sessionGeneration);
-    res.redirect(303, '/account?notice=password_changed');
+    flash(req, PASSWORD_CHANGED);
+    res.redirect(303, '/account');
   });
 
   router.post('/account/sign-out-everywhere', requireUserPage, async (req, res) => {
     await sessions.endEverywhere(req, res, currentUser(res).id);
+    flashOnSignIn(req, res, 'signed_out_everywhere');
     res.redirect(303, '/login');
   });
 
   router.post('/account/mail', requireUserPage, async (req, res) => {
     await changeConnectionMail(db, currentUser(res).id, formFields(req).connection_mail === 'on');
-    res.redirect(303, '/account?notice=mail_saved');
+    flash(req, 'Saved.');
+    res.redirect(303, '/account');
   });
 
-  router.get('/account/delete', requireUserPage, (req, res) => renderPage(req, res, 'delete-account', { title: 'Delete your account' }));
+  router.get('/account/delete', requireUserPage, (req, res) => renderForm(req, res, '/account/delete'));
 
   router.post('/account/delete', requireUserPage, async (req, res) => {
     const input = passwordConfirmationSchema.safeParse({ password: formFields(req).password });
-    if (!input.success) {
-      return renderPage(
-        req,
-        res,
-        'delete-account',
-        { title: 'Delete your account', error: describeInvalidFields(input.error).message },
-        400,
-      );
-    }
+    if (!input.success) return refuse(req, res, '/account/delete', formProblemsOf(input.error, PASSWORD_CONFIRMATION_WORDS, {}));
     const user = currentUser(res);
     const check = await accounts.confirmPassword(user, input.data.password, clientAddress(req));
-    if (!check.ok) return renderRefusal(req, res, 'delete-account', check);
+    if (!check.ok) return refuseCheck(req, res, '/account/delete', check);
     await erasure.erase(user);
     forgetEndedSession(req, res);
     res.redirect(303, '/account-deleted');

@@ -31,6 +31,7 @@ export const timezoneChangeSchema = z.object({ timezone: timezoneSchema });
 const currentPasswordSchema = z.string({ error: 'is required' }).max(1024, { error: 'is not your password' });
 export const passwordChangeSchema = z.strictObject({ current_password: currentPasswordSchema, new_password: passwordSchema });
 export const passwordConfirmationSchema = z.strictObject({ password: currentPasswordSchema });
+export const forgotPasswordSchema = z.strictObject({ email: emailSchema });
 export const connectionMailSchema = z.strictObject({ connectionMail: z.boolean({ error: 'must be true or false' }) });
 
 export type SignUpInput = z.infer<typeof signUpSchema>;

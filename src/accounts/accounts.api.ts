@@ -10,16 +10,27 @@ import { sendInvalidInput } from '../web/invalid-input.js';
 import { forgetEndedSession } from '../web/session.js';
 import { sendTooManyAttempts } from '../web/too-many-attempts.js';
 import type { UserSessions } from '../web/user-sessions.js';
-import { connectionMailSchema, passwordChangeSchema, passwordConfirmationSchema, signInSchema, signUpSchema } from './account.schemas.js';
+import {
+  connectionMailSchema,
+  forgotPasswordSchema,
+  passwordChangeSchema,
+  passwordConfirmationSchema,
+  signInSchema,
+  signUpSchema,
+} from './account.schemas.js';
 import type { AccountErasure } from './account-erasure.js';
 import { accountExport } from './account-export.js';
 import type { Accounts, PasswordCheck } from './accounts.js';
+import type { EmailVerification } from './email-verification.js';
+import type { PasswordReset } from './password-reset.js';
 import { changeConnectionMail } from './user.repository.js';
 import type { User } from './user.table.js';
 
 interface Dependencies {
   db: Db;
   accounts: Accounts;
+  verification: EmailVerification;
+  passwordReset: PasswordReset;
   erasure: AccountErasure;
   sessions: UserSessions;
   clock: () => Date;
@@ -39,13 +50,14 @@ export function signOutApi({ sessions }: { sessions: UserSessions }): Router {
 }
 
 /** The JSON API for scripts and mobile clients: the same accounts and session cookie as the pages. */
-export function accountApi({ db, accounts, erasure, sessions, clock }: Dependencies): Router {
+export function accountApi({ db, accounts, verification, passwordReset, erasure, sessions, clock }: Dependencies): Router {
   const router = Router();
 
   async function sendAccount(res: Response, user: User, status = 200) {
     const connection = await findConnection(db, user.id);
     res.status(status).json({
       email: user.email,
+      emailVerified: user.email_verified_at !== null,
       timezone: user.timezone,
       connectionMail: user.connection_mail === 1,
       connection: connection
@@ -78,6 +90,24 @@ export function accountApi({ db, accounts, erasure, sessions, clock }: Dependenc
     if (!result.ok) return res.status(401).json({ error: 'invalid_credentials', message: 'Wrong email or password.' });
     await sessions.start(req, result.user, clock());
     await sendAccount(res, result.user);
+  });
+
+  /** The same answer, after the same work, whether or not an account has the address (password-reset.ts). */
+  router.post('/api/password/forgot', async (req, res) => {
+    const input = forgotPasswordSchema.safeParse(req.body ?? {});
+    if (!input.success) return sendInvalidInput(res, input.error);
+    const request = await passwordReset.request(input.data.email, clientAddress(req));
+    if (!request.ok && request.reason === 'too_many_attempts') return sendTooManyAttempts(res, request.retryAfterS);
+    if (!request.ok) return res.status(503).json({ error: 'mail_off', message: 'This app has no mail server set up.' });
+    res.status(202).json({ message: 'If an account has this address, a link to set a new password is on its way there.' });
+  });
+
+  router.post('/api/account/email/link', requireUserApi, async (_req, res) => {
+    const request = await verification.sendLink(currentUser(res));
+    if (request.ok) return res.status(202).end();
+    if (request.reason === 'too_many_attempts') return sendTooManyAttempts(res, request.retryAfterS);
+    if (request.reason === 'mail_off') return res.status(503).json({ error: 'mail_off', message: 'This app has no mail server set up.' });
+    res.status(409).json({ error: 'already_verified', message: 'Your address is already confirmed.' });
   });
 
   router.get('/api/me', requireUserApi, async (_req, res) => {

@@ -1,9 +1,11 @@
 import { Router } from 'express';
 import { clientAddress } from '../web/client-address.js';
 import type { FormProtection } from '../web/csrf.js';
+import { flashOnSignIn, takeSignInNotice } from '../web/flash.js';
+import { restoreWaitingDraft } from '../web/form-draft.js';
 import { formFields } from '../web/form-fields.js';
 import { formProblemsOf, type FormProblems } from '../web/form-problems.js';
-import type { RenderPage } from '../web/pages.js';
+import { signedOutFormRenderer, type RenderPage } from '../web/pages.js';
 import { sameSitePath } from '../web/return-to.js';
 import { renderTooManyAttempts } from '../web/too-many-attempts.js';
 import { SIGN_UP_WORDS } from './account-form-words.js';
@@ -46,9 +48,7 @@ function signUpPage({ email, timezone }: Record<'email' | 'timezone', string>, p
 /** Sign up, sign in and sign out, as HTML forms. */
 export function signInPages({ accounts, sessions, renderPage: renderAnyPage, formTokenFor, clock }: Dependencies): Router {
   const router = Router();
-  // Their forms are posted signed out: each page gives its form's token itself.
-  const renderPage: RenderPage = (req, res, view, data = {}, status) =>
-    renderAnyPage(req, res, view, { csrfToken: formTokenFor(req, res), ...data }, status);
+  const renderPage = signedOutFormRenderer(renderAnyPage, formTokenFor);
 
   router.get('/signup', (req, res) => renderPage(req, res, 'signup', signUpPage(typedSignUp({}))));
   router.post('/signup', async (req, res) => {
@@ -65,14 +65,10 @@ export function signInPages({ accounts, sessions, renderPage: renderAnyPage, for
     res.redirect(303, '/');
   });
 
-  // Signing out ends the session, so its confirmation travels in the address.
-  router.get('/login', (req, res) =>
-    renderPage(req, res, 'login', {
-      title: 'Sign in',
-      next: sameSitePath(req.query.next),
-      ...(req.query.signed_out === '1' && { flash: 'You are signed out.' }),
-    }),
-  );
+  router.get('/login', (req, res) => {
+    const notice = takeSignInNotice(req, res);
+    renderPage(req, res, 'login', { title: 'Sign in', next: sameSitePath(req.query.next), ...(notice !== undefined && { flash: notice }) });
+  });
   router.post('/login', async (req, res) => {
     const body = formFields(req);
     const next = sameSitePath(body.next);
@@ -84,12 +80,14 @@ export function signInPages({ accounts, sessions, renderPage: renderAnyPage, for
     }
     if (!result?.ok) return renderPage(req, res, 'login', { ...form, error: 'Wrong email or password.' }, 401);
     await sessions.start(req, result.user, clock());
+    restoreWaitingDraft(req, res);
     res.redirect(303, next ?? '/');
   });
 
   router.post('/logout', async (req, res) => {
     await sessions.end(req, res);
-    res.redirect(303, '/login?signed_out=1');
+    flashOnSignIn(req, res, 'signed_out');
+    res.redirect(303, '/login');
   });
 
   return router;

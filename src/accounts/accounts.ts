@@ -1,6 +1,7 @@
 import type { Db } from '../db/database.js';
 import type { PasswordChangeInput, SignInInput, SignUpInput } from './account.schemas.js';
 import type { AttemptLimits, RetryAfter } from './attempt-limits.js';
+import type { EmailVerification } from './email-verification.js';
 import type { PasswordHasher } from './password.js';
 import { AccountGoneError, changePasswordHash, findUserByEmail, insertUser, updatePasswordHash } from './user.repository.js';
 import type { User } from './user.table.js';
@@ -17,16 +18,18 @@ export interface AccountsDependencies {
   db: Db;
   passwords: PasswordHasher;
   attemptLimits: AttemptLimits;
+  /** Mails a new account the link that confirms its address. */
+  verification: Pick<EmailVerification, 'sendLink'>;
   /**
-   * Addresses nobody may sign up with: those in ADMIN_EMAILS. Emails are not verified, so a listed
-   * address that had no account yet would otherwise go to whoever signed up with it first.
+   * Addresses nobody may sign up with: those in ADMIN_EMAILS. An unconfirmed address still signs in,
+   * so a listed address that had no account yet would otherwise go to whoever signed up with it first.
    */
   reservedEmails: ReadonlySet<string>;
   clock: () => Date;
 }
 
-/** Signing up and signing in, each counted against the limits of the address it comes from; each success starts a session. */
-export function createAccounts({ db, passwords, attemptLimits, reservedEmails, clock }: AccountsDependencies) {
+/** Signing up (which mails the link that confirms the address) and signing in, each counted against the limits of the address it comes from; each success starts a session. */
+export function createAccounts({ db, passwords, attemptLimits, verification, reservedEmails, clock }: AccountsDependencies) {
   const tooManyAttempts = (wait: RetryAfter): TooManyAttempts => ({ ok: false, reason: 'too_many_attempts', ...wait });
 
   /**
@@ -52,7 +55,9 @@ export function createAccounts({ db, passwords, attemptLimits, reservedEmails, c
         timezone: input.timezone,
         created_at: clock().toISOString(),
       });
-      return user ? { ok: true, user } : { ok: false, reason: 'email_taken' };
+      if (!user) return { ok: false, reason: 'email_taken' };
+      await verification.sendLink(user);
+      return { ok: true, user };
     },
 
     /** The user whose email and password these are; a failure never says which was wrong. */

@@ -1,6 +1,6 @@
 import { RateLimiterRedis } from 'rate-limiter-flexible';
-import { takePoint as take, type RetryAfter } from '../queue/rate-limit.js';
-import type { RedisConnection } from '../queue/redis-target.js';
+import { takePoint as take, type RetryAfter } from '../budget/rate-limit.js';
+import type { RedisConnection } from '../redis/redis-target.js';
 
 export type { RetryAfter };
 
@@ -8,6 +8,9 @@ export interface AttemptLimitSettings {
   signInFailuresPerAddressPerHour: number;
   signUpsPerAddressPerHour: number;
   sessionsPerAddressPerHour: number;
+  verificationMailsPerAccountPerHour: number;
+  passwordResetsPerEmailPerHour: number;
+  passwordResetsPerAddressPerHour: number;
 }
 
 export interface AttemptLimitsDependencies {
@@ -27,8 +30,15 @@ export interface AttemptLimits {
   startSignUp(address: string): Promise<RetryAfter | undefined>;
   /** Counts a session about to be started (a sign-in or sign-up that succeeds): each is kept in Redis until it ends. */
   startSession(address: string): Promise<RetryAfter | undefined>;
-  /** Forgets every sign-in failure counted against the account, from any address (its deletion). */
-  forgetAccount(email: string): Promise<void>;
+  /** Counts a link to confirm an address mailed to the person (the sign-up's, a resend, a change of address). */
+  startVerificationMail(userId: number): Promise<RetryAfter | undefined>;
+  /**
+   * Counts a password reset asked for this email from this client address, whether or not an
+   * account has it: the answer is the same either way (password-reset.ts).
+   */
+  startPasswordReset(email: string, address: string): Promise<RetryAfter | undefined>;
+  /** Forgets every sign-in failure and mail counted against the account, from any address (its deletion). */
+  forgetAccount(email: string, userId: number): Promise<void>;
 }
 
 /**
@@ -55,6 +65,9 @@ export function createAttemptLimits({ redis, redisPrefix, settings }: AttemptLim
   const signInFailuresByAddress = limiter('sign-in-address', settings.signInFailuresPerAddressPerHour, HOUR_S);
   const signUpsByAddress = limiter('sign-up-address', settings.signUpsPerAddressPerHour, HOUR_S);
   const sessionsByAddress = limiter('session-address', settings.sessionsPerAddressPerHour, HOUR_S);
+  const verificationMailsByAccount = limiter('verification-mail-account', settings.verificationMailsPerAccountPerHour, HOUR_S);
+  const passwordResetsByEmail = limiter('password-reset-email', settings.passwordResetsPerEmailPerHour, HOUR_S);
+  const passwordResetsByAddress = limiter('password-reset-address', settings.passwordResetsPerAddressPerHour, HOUR_S);
   const accountAtAddress = (email: string, address: string) => `${address}/${email}`;
   // The addresses an account's failures were counted from, so that forgetAccount finds them without
   // scanning Redis; it lives as long as the counts it leads to.
@@ -81,9 +94,14 @@ export function createAttemptLimits({ redis, redisPrefix, settings }: AttemptLim
     },
     startSignUp: (address) => take(signUpsByAddress, address),
     startSession: (address) => take(sessionsByAddress, address),
-    async forgetAccount(email) {
+    startVerificationMail: (userId) => take(verificationMailsByAccount, String(userId)),
+    // The client's count first: a client past its own limit spends nothing of the address's.
+    startPasswordReset: async (email, address) =>
+      (await take(passwordResetsByAddress, address)) ?? (await take(passwordResetsByEmail, email)),
+    async forgetAccount(email, userId) {
       const addresses = await redis.smembers(addressesOf(email));
       await Promise.all(addresses.map((address) => signInFailuresByAccountAndAddress.delete(accountAtAddress(email, address))));
+      await Promise.all([verificationMailsByAccount.delete(String(userId)), passwordResetsByEmail.delete(email)]);
       await redis.del(addressesOf(email));
     },
   };

@@ -41,7 +41,11 @@ const nextSessionGeneration = (update: ExpressionBuilder<Database, 'users'>) => 
 export async function changePasswordHash(db: Db, id: number, passwordHash: string): Promise<number | undefined> {
   const changed = await db
     .updateTable('users')
-    .set((update) => ({ password_hash: passwordHash, session_generation: nextSessionGeneration(update) }))
+    .set((update) => ({
+      password_hash: passwordHash,
+      session_generation: nextSessionGeneration(update),
+      sessions_ended_by: 'password_changed',
+    }))
     .where('id', '=', id)
     .returning('session_generation')
     .executeTakeFirst();
@@ -52,7 +56,7 @@ export async function changePasswordHash(db: Db, id: number, passwordHash: strin
 export async function endEverySession(db: Db, id: number): Promise<void> {
   await db
     .updateTable('users')
-    .set((update) => ({ session_generation: nextSessionGeneration(update) }))
+    .set((update) => ({ session_generation: nextSessionGeneration(update), sessions_ended_by: 'signed_out_everywhere' }))
     .where('id', '=', id)
     .execute();
 }

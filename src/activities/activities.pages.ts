@@ -1,10 +1,13 @@
 import { Router, type Request, type RequestHandler, type Response } from 'express';
-import type { SyncFacts } from '../sync/outbox.js';
-import { describeSync, type SyncWords } from '../sync/sync-words.js';
+import type { SyncFacts } from '../sync/sync-statuses.js';
+import type { Db } from '../db/database.js';
+import { syncDescriberFor, type DescribeSync } from '../sync/sync-describer.js';
+import type { SyncWords } from '../sync/sync-words.js';
 import { currentUser, requireUserPage } from '../web/authentication.js';
 import { signalOnClientLeaving } from '../web/client-left.js';
 import { renderConfirmation } from '../web/confirm-page.js';
 import type { FormProtection } from '../web/csrf.js';
+import { redirectIfDeleted, rememberDeleted } from '../web/deleted-items.js';
 import { flash } from '../web/flash.js';
 import { formFields } from '../web/form-fields.js';
 import { formProblemsOf, type FormWords } from '../web/form-problems.js';
@@ -16,6 +19,7 @@ import { withUploadedFile } from './upload-folder.js';
 import type { UploadReception } from './upload-slots.js';
 
 interface Dependencies {
+  db: Db;
   activities: Activities;
   renderPage: RenderPage;
   clock: () => Date;
@@ -39,8 +43,8 @@ function typedName(req: Request): string {
 }
 
 /** Its sync status, with the file's hash among the details and, after a refusal, what the person can do. */
-function activityWords(activity: ActivityView, timezone: string, now: Date): SyncWords & { advice?: string } {
-  const words = describeSync(activity.sync, timezone, now);
+function activityWords(activity: ActivityView, describe: DescribeSync): SyncWords & { advice?: string } {
+  const words = describe(activity.sync);
   return { ...words, details: [...words.details, `File SHA-256: ${activity.sha256}`], advice: refusalAdvice(activity.sync) };
 }
 
@@ -51,17 +55,17 @@ function refusalAdvice(sync: SyncFacts): string | undefined {
   return 'Upload it again under another name to try again.';
 }
 
-async function renderActivities({ activities, renderPage, clock }: Dependencies, req: Request, res: Response, problem?: Problem) {
+async function renderActivities({ db, activities, renderPage, clock }: Dependencies, req: Request, res: Response, problem?: Problem) {
   const user = currentUser(res);
-  const now = clock();
+  const describe = await syncDescriberFor(db, user, clock());
   const data = {
     title: 'Activities',
-    activities: (await activities.list(user)).map((activity) => ({ ...activity, syncWords: activityWords(activity, user.timezone, now) })),
+    activities: (await activities.list(user)).map((activity) => ({ ...activity, syncWords: activityWords(activity, describe) })),
     problem: problem && `Not uploaded: ${problem.message}`,
     upload: { name: problem ? typedName(req) : '', problems: problem ? { [problem.field]: problem.message } : {} },
     ...(problem?.csrfToken !== undefined && { csrfToken: problem.csrfToken }),
   };
-  renderPage(req, res, 'activities', data, problem?.status ?? 200);
+  renderPage(req, res, 'activities/activities', data, problem?.status ?? 200);
 }
 
 /**
@@ -78,7 +82,12 @@ export function activityUploadPage(deps: Dependencies & { uploads: UploadRecepti
     (req, res, next) => {
       step(req, res, (error?: unknown) => {
         if (!(error instanceof UploadRefusedError)) return next(error);
-        const problem = { message: error.message, field: 'file' as const, status: error.status, csrfToken: deps.forms.tokenFor(req, res) };
+        const problem = {
+          message: error.forPeople ?? error.message,
+          field: 'file' as const,
+          status: error.status,
+          csrfToken: deps.forms.tokenFor(req, res),
+        };
         renderActivities(deps, req, res, problem).catch(next);
       });
     };
@@ -122,6 +131,7 @@ export function activitiesPages(deps: Dependencies): Router {
   router.get('/activities/:id/delete', async (req, res) => {
     const id = activityIdSchema.safeParse(req.params.id);
     const activity = id.success ? (await deps.activities.list(currentUser(res))).find((entry) => entry.id === id.data) : undefined;
+    if (!activity && redirectIfDeleted(req, res, `/activities/${req.params.id}`)) return;
     if (!activity) return renderNoSuchActivity(req, res);
     renderConfirmation(deps.renderPage, req, res, {
       heading: `Delete ${activity.name}?`,
@@ -139,6 +149,7 @@ export function activitiesPages(deps: Dependencies): Router {
     // Another user's activity is "not found" too, as in the JSON API: its existence is not revealed.
     const name = id.success ? await deps.activities.remove(currentUser(res), id.data) : undefined;
     if (name === undefined) return renderNoSuchActivity(req, res);
+    rememberDeleted(req, `/activities/${req.params.id}`, { page: '/activities', said: `${name} was deleted here.` });
     flash(req, `Deleted ${name} here.`);
     res.redirect(303, '/activities');
   });

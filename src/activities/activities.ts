@@ -1,15 +1,8 @@
 import { findUserById, lockSignedInUser, lockUser } from '../accounts/user.repository.js';
 import type { User } from '../accounts/user.table.js';
 import type { Db } from '../db/database.js';
-import {
-  forgetEntry,
-  markDirty,
-  syncFactsOf,
-  syncStatusesOf,
-  type EntrySyncStatus,
-  type OutboxKey,
-  type SyncFacts,
-} from '../sync/outbox.js';
+import { forgetEntry, markDirty, type OutboxKey } from '../sync/outbox.js';
+import { syncFactsOf, syncStatusesOf, type EntrySyncStatus, type SyncFacts } from '../sync/sync-statuses.js';
 import type { ActivityFileLock } from './activity-file-lock.js';
 import { activityFileKey, type ActivityFileStore, type PiecewiseFile, type StoredFile } from './activity-file-store.js';
 import {

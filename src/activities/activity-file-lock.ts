@@ -1,5 +1,5 @@
-import { withRedisLock } from '../queue/redis-lock.js';
-import type { RedisConnection } from '../queue/redis-target.js';
+import { withRedisLock } from '../redis/redis-lock.js';
+import type { RedisConnection } from '../redis/redis-target.js';
 
 /**
  * Runs `work` while no other process works on the same file key (`<userId>/<sha256>`): an upload

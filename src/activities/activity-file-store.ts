@@ -60,7 +60,7 @@ export function activityFileKey(userId: number, sha256: string): string {
   return `${userId}/${sha256}`;
 }
 
-/** Pieces of 256 KiB: what a worker holds of a file it sends (migrations/20261201090000_chunk_activity_files.ts). */
+/** Pieces of 256 KiB: what a worker holds of a file it sends. */
 export const STORED_PIECE_BYTES = 256 * 1024;
 
 /** The default store: a row per key in `activity_files` with the size, the bytes in `activity_file_chunks`. */

@@ -17,3 +17,11 @@ export interface ActivityFileChunkTable {
   /** SQLite's blob, Postgres's bytea: both hand back a Buffer. */
   bytes: Buffer;
 }
+
+/** The kind's tables in the shared schema (db/database.ts), declared here so that the shared file names no kind's table. */
+declare module '../db/database.js' {
+  interface Database {
+    activity_files: ActivityFileTable;
+    activity_file_chunks: ActivityFileChunkTable;
+  }
+}

@@ -6,6 +6,7 @@ import type { Sender } from '../sync/sender.js';
 import { activityFileKey, type ActivityFiles } from './activity-file-store.js';
 import { findActivity, updateActivity } from './activity.repository.js';
 import { storedMetadata } from './activity.schemas.js';
+import { uploadActivity } from './activity.service.js';
 
 /**
  * An activity is sent as the original file with its name and metadata (§2.2, §4.4); the service
@@ -24,7 +25,7 @@ export function activitySender({ db, api, activityFiles }: { db: Db; api: Servic
         // Only when a re-upload restoring pruned bytes raced their pruning: no retry brings them back.
         throw new ServiceError('permanent', 'The file is no longer stored in this app: upload it again to send it.');
       }
-      await api.uploadActivity(userId, {
+      await uploadActivity(api, userId, {
         file,
         fileName: activity.file_name,
         name: activity.name,

@@ -24,3 +24,10 @@ export interface ActivityTable {
 
 export type Activity = Selectable<ActivityTable>;
 export type NewActivity = Insertable<ActivityTable>;
+
+/** The kind's tables in the shared schema (db/database.ts), declared here so that the shared file names no kind's table. */
+declare module '../db/database.js' {
+  interface Database {
+    activities: ActivityTable;
+  }
+}

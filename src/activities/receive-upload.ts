@@ -32,6 +32,8 @@ const PART_HEADERS_MAX_BYTES = 16 * 1024;
 const BOUNDARY_LINE_MAX_BYTES = 2 + 70 + 2 + 2;
 const ENVELOPE_MAX_BYTES = (1 + TEXT_PARTS) * (PART_HEADERS_MAX_BYTES + 2 * BOUNDARY_LINE_MAX_BYTES) + TEXT_PARTS * TEXT_PART_MAX_BYTES;
 
+const NO_FILE_CHOSEN = 'File must be chosen: pick a .fit file to upload.';
+
 /** The longest body an upload of a file of at most `maxBytes` can have. */
 export function maxBodyBytes(maxBytes: number): number {
   return maxBytes + ENVELOPE_MAX_BYTES;
@@ -46,6 +48,8 @@ export class UploadRefusedError extends Error {
     message: string,
     /** When it may be sent again, for a refusal that only says "not now". */
     readonly retryAfterS?: number,
+    /** What the page's form says instead, where the message names the parts of the API's request. */
+    readonly forPeople?: string,
   ) {
     super(message);
   }
@@ -167,7 +171,8 @@ export function receiveUpload({
     req.on('data', arrived);
     parseForm(req, res, (error?: unknown) => {
       if (error !== undefined) return once(refusalFor(error, maxBytes));
-      if (req.file === undefined) return once(new UploadRefusedError(400, `The upload has no file: send it in the part "${FILE_PART}".`));
+      if (req.file === undefined)
+        return once(new UploadRefusedError(400, `The upload has no file: send it in the part "${FILE_PART}".`, undefined, NO_FILE_CHOSEN));
       keepUntilTaken(req, res, { file: receivedFile(req.file), fileName: req.file.originalname });
       once();
     });

@@ -1,3 +1,4 @@
+import { withRequestedScopes } from './capabilities.js';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { SharedConfig } from '../config.js';
@@ -8,8 +9,8 @@ import { createOAuthClient, type OAuthClient } from '../provider/oauth.js';
 import { ServiceError } from '../provider/service-error.js';
 import { classifyTokenRequestError, toServiceError, type TokenRequestFailure } from '../provider/token-errors.js';
 import type { TokenSet } from '../provider/token-set.js';
-import { withRedisLock } from '../queue/redis-lock.js';
-import type { RedisConnection } from '../queue/redis-target.js';
+import { withRedisLock } from '../redis/redis-lock.js';
+import type { RedisConnection } from '../redis/redis-target.js';
 import { keepAliveDue, refreshInterrupted } from './connection-health.js';
 import {
   UNREADABLE_TOKENS,
@@ -81,7 +82,7 @@ export function accessTokensFromConfig(
   return createAccessTokens({
     ...parts,
     cipher: createTokenCipher(config.tokenEncryption.key, config.tokenEncryption.previousKeys),
-    oauth: createOAuthClient(config.athlete, parts.clock),
+    oauth: createOAuthClient(withRequestedScopes(config.athlete), parts.clock),
     redisPrefix: config.redis.prefix,
     refreshMarginS: config.tokenRefreshMarginS,
     tokenRequestTimeoutS: config.athlete.timeoutS,
@@ -255,10 +256,11 @@ export function createAccessTokens(deps: AccessTokenDependencies): AccessTokens 
     },
 
     async replaceRejected(userId, rejected) {
-      const isRejected = (grant: StoredGrant) => grant.accessToken === rejected;
-      const token = await refreshSingleFlight(userId, isRejected);
+      // A caller whose answer came late may find the token stored since its own already due, or expired.
+      const needsReplacing = (grant: StoredGrant) => grant.accessToken === rejected || refreshDue(grant);
+      const token = await refreshSingleFlight(userId, needsReplacing);
       // A refresh already in flight may have been one that found no need to refresh.
-      return token === rejected ? refreshSingleFlight(userId, isRejected) : token;
+      return token === rejected ? refreshSingleFlight(userId, needsReplacing) : token;
     },
 
     async keepAlive(userId) {

@@ -1,39 +1,56 @@
+import { KINDS } from '../kinds.js';
 import type { Scope } from '../provider/scopes.js';
-import { WELLNESS_MEASUREMENTS } from '../wellness/wellness.fields.js';
-
-/** What Wellness covers, in words: "HRV, resting heart rate, sleep, …" as declared. */
-const WELLNESS_WORDS = Object.values(WELLNESS_MEASUREMENTS)
-  .map((measurement) => measurement.words)
-  .join(', ');
 
 /**
- * What the app can do for a user follows from the scopes actually granted, which may be fewer
- * than asked (the service decides). Sync work checks these before calling the service. Every
- * capability listed here is built: its page is where the person uses it.
+ * What the app can do for a user follows from the scopes actually granted, which may be fewer than
+ * asked (the service decides): one capability per kind (src/kinds.ts), named by the kind, on when
+ * the kind's scope is granted. Sync work checks these before calling the service. Every capability
+ * is built: its page is where the person uses it.
  */
-export const CAPABILITIES = [
-  { id: 'nutrition', name: 'Nutrition', label: 'Nutrition: daily meals and their items', scope: 'nutrition:write', page: '/meals' },
-  { id: 'wellness', name: 'Wellness', label: `Wellness: ${WELLNESS_WORDS}`, scope: 'health:write', page: '/wellness' },
-  { id: 'activities', name: 'Activities', label: 'Activities: upload .fit files', scope: 'workout:write', page: '/activities' },
-  { id: 'workouts', name: 'Workouts', label: 'Workouts list: read your workouts', scope: 'workout:read', page: '/workouts' },
-] as const satisfies ReadonlyArray<{ id: string; name: string; label: string; scope: Scope; page: string }>;
-
-export type Capability = (typeof CAPABILITIES)[number]['id'];
-
-export function capabilityOf(id: Capability): (typeof CAPABILITIES)[number] {
-  return CAPABILITIES.find((entry) => entry.id === id)!;
+export interface CapabilityView {
+  id: string;
+  name: string;
+  label: string;
+  scope: Scope;
+  page: string;
 }
 
-export function scopeOf(id: Capability): Scope {
-  return capabilityOf(id).scope;
+const CAPABILITIES: readonly CapabilityView[] = KINDS.map((kind) => ({
+  id: kind.name,
+  name: kind.title,
+  label: kind.label,
+  scope: kind.scope,
+  page: kind.page.path,
+}));
+
+/**
+ * The scopes the app asks for: those configured (ATHLETE_SCOPES), else the scope of each kind it
+ * has, so that a kind removed from src/kinds.ts is no longer asked for.
+ */
+export function withRequestedScopes<Settings extends { scopes?: readonly Scope[] }>(
+  settings: Settings,
+): Settings & { scopes: readonly Scope[] } {
+  return { ...settings, scopes: settings.scopes ?? [...new Set(KINDS.map((kind) => kind.scope))] };
 }
 
-export function hasCapability(grantedScopes: readonly Scope[], id: Capability): boolean {
-  return grantedScopes.includes(scopeOf(id));
+/** The capability of a kind by its name (an outbox entry's `kind`); undefined for a name no kind has. */
+export function capabilityOf(id: string): CapabilityView | undefined {
+  return CAPABILITIES.find((entry) => entry.id === id);
+}
+
+/** Whether the kind named `id` may be used: false for a name no kind of this app has. */
+export function hasCapability(grantedScopes: readonly Scope[], id: string): boolean {
+  const scope = capabilityOf(id)?.scope;
+  return scope !== undefined && grantedScopes.includes(scope);
 }
 
 export function describeCapabilities(grantedScopes: readonly Scope[]) {
   return CAPABILITIES.map((entry) => ({ ...entry, granted: grantedScopes.includes(entry.scope) }));
+}
+
+/** The capability whose scope is `scope`, as a notice names it. */
+export function capabilityOfScope(scope: string): CapabilityView | undefined {
+  return CAPABILITIES.find((entry) => entry.scope === scope);
 }
 
 /** The capabilities whose scope the service withdrew (refused though the grant named it) and that are still off: only reconnecting can give them back. */

@@ -6,11 +6,12 @@ import type { Logger } from '../logger.js';
 import type { OAuthClient } from '../provider/oauth.js';
 import type { TokenSet } from '../provider/token-set.js';
 import { classifyTokenRequestError, serviceWords } from '../provider/token-errors.js';
-import type { RedisConnection } from '../queue/redis-target.js';
+import type { RedisConnection } from '../redis/redis-target.js';
 import { dropQueuedEntries, queueFirstHistoryTurn, startHistoryOnConnect } from '../sync/connection-changes.js';
 import type { SyncQueues } from '../sync/queue.js';
 import { currentUser, requireUserPage } from '../web/authentication.js';
 import { renderConfirmation } from '../web/confirm-page.js';
+import { flash } from '../web/flash.js';
 import type { RenderPage } from '../web/pages.js';
 import { saveSession } from '../web/session.js';
 import type { UserSessions } from '../web/user-sessions.js';
@@ -162,7 +163,8 @@ export function connectRoutes(deps: Dependencies): Router {
     });
     if (historyWaits) await queueFirstHistoryTurn({ db, queues: syncQueues, logger: log }, user.id);
     await sessions.renew(req);
-    res.redirect(303, '/?notice=connected');
+    flash(req, 'Connected. Your data will now be kept in the Athlete Data Service.');
+    res.redirect(303, '/');
   });
 
   router.get('/disconnect', requireUserPage, (req, res) => {
@@ -178,11 +180,12 @@ export function connectRoutes(deps: Dependencies): Router {
     });
   });
 
-  router.post('/disconnect', requireUserPage, async (_req, res) => {
+  router.post('/disconnect', requireUserPage, async (req, res) => {
     const userId = currentUser(res).id;
     await deleteConnection(db, userId);
     await dropQueuedEntries({ db, queues: syncQueues, logger: log }, userId);
-    res.redirect(303, '/?notice=disconnected');
+    flash(req, 'Disconnected. This app no longer holds access to your Athlete Data Service account.');
+    res.redirect(303, '/');
   });
 
   return router;

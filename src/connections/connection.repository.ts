@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { sql, type ExpressionBuilder } from 'kysely';
+import { sql, type ExpressionBuilder, type Insertable } from 'kysely';
 import type { Database, Db } from '../db/database.js';
 import { recordIncident } from '../notices/notice.repository.js';
 import type { Scope } from '../provider/scopes.js';
 import type { TokenSet } from '../provider/token-set.js';
-import type { ConnectionRow, ConnectionStatus, StatusReason } from './connection.table.js';
+import type { ConnectionTimes } from './connection-health.js';
+import type { ConnectionRow, ConnectionStatus, ConnectionTable, StatusReason } from './connection.table.js';
 import type { TokenCipher } from './token-crypto.js';
 
 /** A connection as the rest of the app sees it: status and grant, never the tokens. */
@@ -98,18 +99,52 @@ function tokenColumns(cipher: TokenCipher, userId: number, tokens: IssuedTokens,
  * Disconnect deleted the row and its version count.
  */
 export async function saveConnection(db: Db, cipher: TokenCipher, userId: number, tokens: IssuedTokens, now: Date): Promise<void> {
-  const grant = {
+  await saveConnections(db, [newConnectionRow(cipher, userId, tokens, now)]);
+}
+
+/** The row a completed Connect stores, its tokens sealed for this user. */
+export function newConnectionRow(cipher: TokenCipher, userId: number, tokens: IssuedTokens, now: Date): Insertable<ConnectionTable> {
+  return {
+    user_id: userId,
     grant_id: randomUUID(),
     ...tokenColumns(cipher, userId, tokens, now),
-    status: 'connected' as const,
+    status: 'connected',
     status_reason: null,
+    version: 1,
+    created_at: now.toISOString(),
   };
+}
+
+/** Stores completed Connects in one statement, each as saveConnection does (a load run connects thousands at once). */
+export async function saveConnections(db: Db, rows: Insertable<ConnectionTable>[]): Promise<void> {
   await db
     .insertInto('connections')
-    .values({ user_id: userId, ...grant, version: 1, created_at: now.toISOString() })
-    .onConflict((conflict) => conflict.column('user_id').doUpdateSet((eb) => ({ ...grant, version: eb('connections.version', '+', 1) })))
+    .values(rows)
+    .onConflict((conflict) =>
+      conflict.column('user_id').doUpdateSet((eb) => ({
+        ...Object.fromEntries(REPLACED_BY_CONNECT.map((column) => [column, eb.ref(`excluded.${column}`)])),
+        version: eb('connections.version', '+', 1),
+      })),
+    )
     .execute();
 }
+
+/** What a Connect replaces in a row already there: everything but the user, the row's start and its version count. */
+const REPLACED_BY_CONNECT = [
+  'grant_id',
+  'token_key_id',
+  'access_token_sealed',
+  'refresh_token_sealed',
+  'refresh_lease_owner',
+  'refresh_lease_until',
+  'issued_at',
+  'expires_at',
+  'refresh_expires_at',
+  'scopes',
+  'updated_at',
+  'status',
+  'status_reason',
+] as const satisfies readonly (keyof ConnectionTable)[];
 
 /** Which stored state a writer read: its write lands only if the row is still exactly that. */
 export type ReadState = Pick<Connection, 'userId' | 'grantId' | 'version'>;
@@ -272,10 +307,31 @@ export async function connectionUserIds(db: Db): Promise<number[]> {
   return rows.map((row) => row.user_id);
 }
 
-/** Every connection that is connected, for the keep-alive job. */
-export async function connectedConnections(db: Db): Promise<Connection[]> {
-  const rows = await db.selectFrom('connections').selectAll().where('status', '=', 'connected').execute();
-  return rows.map(toConnection);
+/** What the keep-alive reads of each connected connection: never its tokens. */
+export type KeepAliveView = ConnectionTimes & Pick<Connection, 'userId' | 'grantId'>;
+
+/**
+ * A page of the connected connections, in the order of their user ids, from after `afterUserId`:
+ * read along the primary key (keyset paging), so a page costs its rows whatever the table holds,
+ * and only the columns the keep-alive needs.
+ */
+export async function connectedConnectionsAfter(db: Db, afterUserId: number, limit: number): Promise<KeepAliveView[]> {
+  const rows = await db
+    .selectFrom('connections')
+    .select(['user_id', 'grant_id', 'status', 'issued_at', 'refresh_expires_at', 'refresh_lease_owner', 'refresh_lease_until'])
+    .where('user_id', '>', afterUserId)
+    .where('status', '=', 'connected')
+    .orderBy('user_id')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => ({
+    userId: row.user_id,
+    grantId: row.grant_id,
+    status: row.status,
+    issuedAt: new Date(row.issued_at),
+    refreshExpiresAt: refreshExpiresAtOf(row),
+    refreshLease: refreshLeaseOf(row),
+  }));
 }
 
 export async function deleteConnection(db: Db, userId: number): Promise<void> {
@@ -295,11 +351,18 @@ function toConnection(row: ConnectionRow): Connection {
     scopes: row.scopes === '' ? [] : (row.scopes.split(' ') as Scope[]),
     issuedAt: new Date(row.issued_at),
     expiresAt: new Date(row.expires_at),
-    refreshExpiresAt: row.refresh_expires_at === null ? undefined : new Date(row.refresh_expires_at),
-    refreshLease:
-      row.refresh_lease_owner === null || row.refresh_lease_until === null
-        ? undefined
-        : { owner: row.refresh_lease_owner, until: new Date(row.refresh_lease_until) },
+    refreshExpiresAt: refreshExpiresAtOf(row),
+    refreshLease: refreshLeaseOf(row),
     version: row.version,
   };
+}
+
+function refreshExpiresAtOf(row: Pick<ConnectionRow, 'refresh_expires_at'>): Date | undefined {
+  return row.refresh_expires_at === null ? undefined : new Date(row.refresh_expires_at);
+}
+
+function refreshLeaseOf(row: Pick<ConnectionRow, 'refresh_lease_owner' | 'refresh_lease_until'>): RefreshLease | undefined {
+  return row.refresh_lease_owner === null || row.refresh_lease_until === null
+    ? undefined
+    : { owner: row.refresh_lease_owner, until: new Date(row.refresh_lease_until) };
 }

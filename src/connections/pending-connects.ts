@@ -1,6 +1,6 @@
 import type { SessionData } from 'express-session';
 import type { AuthorizationRequest } from '../provider/oauth.js';
-import type { RedisConnection } from '../queue/redis-target.js';
+import type { RedisConnection } from '../redis/redis-target.js';
 
 type PendingConnects = SessionData['pendingConnects'];
 

@@ -8,9 +8,15 @@ import { effectiveStatus, reconnectNeededSoon, reconnectReason } from '../connec
 import { findConnection, type Connection } from '../connections/connection.repository.js';
 import { reconnectReasonWords } from '../connections/reconnect-words.js';
 import type { Db } from '../db/database.js';
+import { wordList } from '../text/word-list.js';
 import { currentUser, requireUserPage } from '../web/authentication.js';
 import { dateStyleOf } from '../web/locale.js';
+import { receivedByDay } from './received-by-day.js';
 import { syncOverview } from './sync-overview.js';
+import { KINDS } from '../kinds.js';
+import type { KindDashboardRequest } from '../kinds/kind.js';
+import { flash } from '../web/flash.js';
+import { refuseForm, takeDraft } from '../web/form-draft.js';
 import { formFields } from '../web/form-fields.js';
 import { formProblemsOf } from '../web/form-problems.js';
 import type { RenderPage } from '../web/pages.js';
@@ -19,15 +25,12 @@ import { scopesFoundMissing } from '../notices/notice.repository.js';
 interface Dependencies {
   db: Db;
   renderPage: RenderPage;
+  /** Whether mail is on (SMTP_URL): only then does the dashboard ask to confirm the address. */
+  mailOn: boolean;
   clock: () => Date;
 }
 
-/** Notices that other pages hand over by redirecting to `/?notice=<key>`; only these keys are shown. */
-const NOTICES: Record<string, string> = {
-  connected: 'Connected. Your data will now be kept in the Athlete Data Service.',
-  disconnected: 'Disconnected. This app no longer holds access to your Athlete Data Service account.',
-  timezone_saved: 'Time zone saved.',
-};
+const TIME_ZONE_FORM = '/settings/timezone';
 
 /** Why reconnecting is needed, for the dashboard; undefined while the connection works. */
 function reconnectWords(connection: Connection, now: Date): string | undefined {
@@ -35,43 +38,46 @@ function reconnectWords(connection: Connection, now: Date): string | undefined {
   return reconnectReasonWords(reconnectReason(connection, now));
 }
 
-/** "Nutrition", "Nutrition and Wellness", "Nutrition, Wellness and Activities"; undefined for none. */
-function namesInWords(names: string[]): string | undefined {
-  if (names.length === 0) return undefined;
-  return names.length === 1 ? names[0] : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
+/** What each registered kind that has one shows on the dashboard (kinds/kind.ts), in the order of src/kinds.ts. */
+async function kindSummaries(request: KindDashboardRequest) {
+  return Promise.all(
+    KINDS.flatMap(({ name, dashboard }) =>
+      dashboard ? [dashboard.load(request).then((data) => ({ kind: name, view: `./${dashboard.view}`, data }))] : [],
+    ),
+  );
 }
 
 /** The signed-in person's home: connection status, what the grant allows, the sync overview, and the time zone. */
-export function dashboardPages({ db, renderPage, clock }: Dependencies): Router {
+export function dashboardPages({ db, renderPage, mailOn, clock }: Dependencies): Router {
   const router = Router();
 
-  async function renderDashboard(req: Request, res: Response, extra: Record<string, unknown> = {}, status = 200) {
+  async function renderDashboard(req: Request, res: Response) {
     const user = currentUser(res);
+    const refused = takeDraft(req, (form) => form === TIME_ZONE_FORM);
     const connection = await findConnection(db, user.id);
-    const notice = typeof req.query.notice === 'string' ? NOTICES[req.query.notice] : undefined;
+    // One instant and one date style for every piece of the page.
+    const now = clock();
+    const style = dateStyleOf(req);
     const withdrawn = connection && withdrawnCapabilities(await scopesFoundMissing(db, user.id, connection.grantId), connection.scopes);
-    renderPage(
-      req,
-      res,
-      'dashboard',
-      {
-        title: 'Dashboard',
-        connection: connection && {
-          ...connection,
-          status: effectiveStatus(connection, clock()),
-          reconnectReason: reconnectWords(connection, clock()),
-          reconnectBy: reconnectNeededSoon(connection, clock()) ? connection.refreshExpiresAt?.toISOString() : undefined,
-          withdrawn: namesInWords((withdrawn ?? []).map((capability) => capability.name)),
-        },
-        capabilities: describeCapabilities(connection?.scopes ?? []),
-        sync: await syncOverview(db, user, connection, clock(), dateStyleOf(req)),
-        notice,
-        zones: timeZoneNames(),
-        timezone: { value: user.timezone },
-        ...extra,
+    renderPage(req, res, 'dashboard', {
+      title: 'Dashboard',
+      connection: connection && {
+        ...connection,
+        status: effectiveStatus(connection, now),
+        reconnectReason: reconnectWords(connection, now),
+        reconnectBy: reconnectNeededSoon(connection, now) ? connection.refreshExpiresAt?.toISOString() : undefined,
+        withdrawn: wordList((withdrawn ?? []).map((capability) => capability.name)),
       },
-      status,
-    );
+      capabilities: describeCapabilities(connection?.scopes ?? []),
+      sync: await syncOverview(db, user, connection, now, style),
+      received: await receivedByDay(db, user, now, style),
+      summaries: await kindSummaries({ db, user, now, style }),
+      zones: timeZoneNames(),
+      emailUnconfirmed: mailOn && user.email_verified_at === null,
+      timezone: refused
+        ? { value: refused.values.timezone ?? '', problem: refused.problems.fields.timezone ?? refused.problems.all.join(' ') }
+        : { value: user.timezone },
+    });
   }
 
   router.get('/', requireUserPage, async (req, res) => renderDashboard(req, res));
@@ -81,11 +87,12 @@ export function dashboardPages({ db, renderPage, clock }: Dependencies): Router 
     const input = timezoneChangeSchema.safeParse(body);
     if (!input.success) {
       const typed = { timezone: typeof body.timezone === 'string' ? body.timezone : '' };
-      const problem = formProblemsOf(input.error, TIME_ZONE_FORM_WORDS, typed).fields.timezone;
-      return renderDashboard(req, res, { timezone: { value: typed.timezone, problem } }, 400);
+      const problems = formProblemsOf(input.error, TIME_ZONE_FORM_WORDS, typed);
+      return refuseForm(req, res, '/', { form: TIME_ZONE_FORM, values: typed, problems });
     }
     await updateTimezone(db, currentUser(res).id, input.data.timezone);
-    res.redirect(303, '/?notice=timezone_saved');
+    flash(req, 'Time zone saved.');
+    res.redirect(303, '/');
   });
 
   return router;

@@ -2,9 +2,9 @@ import { DateTime } from 'luxon';
 import { hasCapability } from '../connections/capabilities.js';
 import type { Connection } from '../connections/connection.repository.js';
 import type { Db } from '../db/database.js';
-import { historyProgress } from '../sync/backfill.js';
-import { historyWaitingByKind } from '../sync/outbox.js';
-import { SYNC_KINDS, isDailyKind } from '../sync/sync-kinds.js';
+import { historyProgress } from '../sync/history.js';
+import { historyWaitingByKind } from '../sync/lanes.js';
+import { isDailyKind, syncKinds } from '../sync/sync-kinds.js';
 
 /**
  * The person's history on its way to the service, in plain words: how much of it is sent, and when
@@ -25,13 +25,13 @@ export async function historyWords(
   const waiting = await historyWaitingByKind(
     db,
     userId,
-    SYNC_KINDS.filter((kind) => hasCapability(connection.scopes, kind)),
+    syncKinds().filter((kind) => hasCapability(connection.scopes, kind)),
   );
   const left = [...waiting.values()].reduce((sum, count) => sum + count, 0);
   if (left === 0) return undefined;
   const total = Math.max(progress.total, left);
   const sentSoFar = total - left;
-  const what = [...waiting.keys()].every(isDailyKind) ? 'days' : 'days and activities';
+  const what = [...waiting.keys()].every(isDailyKind) ? 'days' : 'entries';
   const sent = `History: ${count(sentSoFar)} of ${count(total)} ${what} sent`;
   const elapsedMs = now.getTime() - progress.startedAt.getTime();
   if (sentSoFar === 0 || elapsedMs <= 0) return `${sent}, starting.`;

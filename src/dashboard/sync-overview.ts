@@ -1,20 +1,22 @@
 import type { User } from '../accounts/user.table.js';
-import { activityNames } from '../activities/activity.repository.js';
-import { capabilityOf, hasCapability } from '../connections/capabilities.js';
+import { hasCapability } from '../connections/capabilities.js';
 import type { Connection } from '../connections/connection.repository.js';
 import type { DateStyle } from '../dates/date-style.js';
 import { addDays, localToday } from '../dates/local-today.js';
 import { SUPPORTED_DATES } from '../dates/supported-dates.js';
 import type { Db } from '../db/database.js';
-import { dailySyncStatuses, entryCountsOf, lastFailureOf, recentSyncStatuses, type EntrySyncStatus } from '../sync/outbox.js';
-import { SUBJECT_SCHEMAS, SYNC_KINDS, isDailyKind, type SyncKind } from '../sync/sync-kinds.js';
-import { describeSync, type SyncWords } from '../sync/sync-words.js';
+import { dailySyncStatuses, entryCountsOf, lastFailureOf, recentSyncStatuses } from '../sync/sync-statuses.js';
+import { SYNCED_KINDS } from '../kinds.js';
+import { entryId } from '../kinds/entry-presentations.js';
+import type { SyncedKind } from '../kinds/kind.js';
+import { syncReachOf } from '../sync/sync-describer.js';
+import { describeSync, type SyncReach, type SyncWords } from '../sync/sync-words.js';
 import { historyWords } from './history-progress.js';
 
 /**
- * The overview covers the days of the daily kinds' pages and every later day (a meal logged for
+ * The overview covers the days of the daily kinds' pages and every later day (an entry logged for
  * tomorrow, or at a time past midnight in the person's zone, is sent too), and as many of the
- * newest activities.
+ * newest entries of each kind not keyed by date.
  */
 const OVERVIEW_DAYS = 14;
 
@@ -26,7 +28,7 @@ export interface OverviewEntry extends SyncWords {
 }
 
 export interface KindOverview {
-  kind: SyncKind;
+  kind: string;
   name: string;
   page: string;
   entries: OverviewEntry[];
@@ -45,7 +47,7 @@ export interface SyncOverview {
 
 /**
  * Where the sync of each kind stands, for kinds the person granted or has entries of (entries wait
- * while a kind is not granted): the last 14 days of each daily kind, the newest activities, how
+ * while a kind is not granted): the last 14 days of each daily kind, the newest entries of the others, how
  * many entries wait, how far their history has come, and the last thing that went wrong with any
  * of their entries, so that a count of entries waiting is never left without its reason.
  */
@@ -58,35 +60,36 @@ export async function syncOverview(
 ): Promise<SyncOverview> {
   const grantedScopes = connection?.scopes ?? [];
   const counts = await entryCountsOf(db, user.id);
-  const shown = SYNC_KINDS.filter((kind) => hasCapability(grantedScopes, kind) || counts.some((row) => row.kind === kind));
+  const shown = SYNCED_KINDS.filter((kind) => hasCapability(grantedScopes, kind.name) || counts.some((row) => row.kind === kind.name));
   const today = localToday(now, user.timezone);
   const days = await dailySyncStatuses(db, user.id, addDays(today, 1 - OVERVIEW_DAYS), SUPPORTED_DATES.last);
   const kinds = await Promise.all(
     shown.map(async (kind) => {
-      const statuses = isDailyKind(kind)
-        ? days.filter((entry) => entry.kind === kind).reverse()
-        : await recentSyncStatuses(db, user.id, kind, OVERVIEW_DAYS);
-      const label = await ENTRIES[kind].labeller(db, user.id, statuses, style);
+      const statuses = kind.sync.daily
+        ? days.filter((entry) => entry.kind === kind.name).reverse()
+        : await recentSyncStatuses(db, user.id, kind.name, OVERVIEW_DAYS);
+      const label = await kind.sync.overview.labeller(db, user.id, statuses, style);
       return { kind, statuses, label };
     }),
   );
   const waiting = counts.reduce((sum, row) => sum + row.waiting, 0);
   const refused = counts.reduce((sum, row) => sum + row.refused, 0);
   const history = await historyWords(db, user.id, connection, user.timezone, now);
+  const reach = syncReachOf(connection, now);
   return {
     pending: waiting > 0,
     counts: countWords(waiting, refused),
     ...(history && { history }),
-    ...(await lastProblemOf(db, user, now, style)),
+    ...(await lastProblemOf(db, user, now, style, reach)),
     kinds: kinds.map(({ kind, statuses, label }) => ({
-      kind,
-      name: capabilityOf(kind).name,
-      page: capabilityOf(kind).page,
+      kind: kind.name,
+      name: kind.title,
+      page: kind.page.path,
       entries: statuses.map((entry) => ({
         id: entryId(entry),
         label: label(entry),
-        href: ENTRIES[kind].href(entry),
-        ...describeSync(entry, user.timezone, now),
+        href: kind.sync.overview.href(entry),
+        ...describeSync(entry, user.timezone, now, reach),
       })),
     })),
   };
@@ -97,40 +100,14 @@ function countWords(waiting: number, refused: number): string {
   return refused === 0 ? `${waitingWords}.` : `${waitingWords}, ${String(refused)} refused by the service.`;
 }
 
-async function lastProblemOf(db: Db, user: User, now: Date, style: DateStyle): Promise<{ lastProblem?: string }> {
+async function lastProblemOf(db: Db, user: User, now: Date, style: DateStyle, reach: SyncReach): Promise<{ lastProblem?: string }> {
   const failure = await lastFailureOf(db, user.id);
-  if (!failure) return {};
-  const label = await ENTRIES[failure.kind].labeller(db, user.id, [failure], style);
-  return { lastProblem: `${capabilityOf(failure.kind).name}, ${label(failure)}: ${describeSync(failure, user.timezone, now).headline}.` };
+  const kind = failure && syncedKindNamed(failure.kind);
+  if (!failure || !kind) return {};
+  const label = await kind.sync.overview.labeller(db, user.id, [failure], style);
+  return { lastProblem: `${kind.title}, ${label(failure)}: ${describeSync(failure, user.timezone, now, reach).headline}.` };
 }
 
-type Labeller = (db: Db, userId: number, entries: EntrySyncStatus[], style: DateStyle) => Promise<(entry: EntrySyncStatus) => string>;
-
-/** How the overview shows a kind's entries: what it names each one, and where it links to. */
-interface EntryPresentation {
-  labeller: Labeller;
-  href(entry: EntrySyncStatus): string;
+function syncedKindNamed(name: string): SyncedKind | undefined {
+  return SYNCED_KINDS.find((kind) => kind.name === name);
 }
-
-const byDate: Labeller = async (_db, _userId, _entries, style) => (entry) => style.day(entry.subject);
-
-const byActivityName: Labeller = async (db, userId, entries) => {
-  // A subject no activity can have (a hand edit) is shown as it is, never looked up.
-  const ids = entries.map((entry) => entry.subject).filter((subject) => SUBJECT_SCHEMAS.activities.safeParse(subject).success);
-  const names = await activityNames(db, userId, ids.map(Number));
-  return (entry) => names.get(Number(entry.subject)) ?? `Activity ${entry.subject}`;
-};
-
-/** Also the id of the entry's form on its kind's page (views/wellness.eta, views/activities.eta), for the link's fragment. */
-function entryId({ kind, subject }: EntrySyncStatus): string {
-  return `${kind}-${subject}`;
-}
-
-const rowOfPage = (entry: EntrySyncStatus) => `${capabilityOf(entry.kind).page}#${entryId(entry)}`;
-
-/** A day of meals has a page of its own; a wellness day and an activity are rows of their kind's page. */
-const ENTRIES: Record<SyncKind, EntryPresentation> = {
-  nutrition: { labeller: byDate, href: (entry) => `/meals?date=${entry.subject}` },
-  wellness: { labeller: byDate, href: rowOfPage },
-  activities: { labeller: byActivityName, href: rowOfPage },
-};

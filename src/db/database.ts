@@ -1,33 +1,28 @@
 import { Kysely, sql } from 'kysely';
 import type { AccountErasureTable } from '../accounts/account-erasure.table.js';
+import type { EmailLinkTable } from '../accounts/email-link.table.js';
 import type { UserTable } from '../accounts/user.table.js';
-import type { ActivityFileChunkTable, ActivityFileTable } from '../activities/activity-file.table.js';
-import type { ActivityTable } from '../activities/activity.table.js';
 import type { ConnectionTable } from '../connections/connection.table.js';
 import type { ConnectionNoticeTable } from '../notices/notice.table.js';
-import type { MealItemTable } from '../nutrition/meal.table.js';
-import type { BackfillTable } from '../sync/backfill.table.js';
+import type { HistoryTable } from '../sync/history.table.js';
 import type { OutboxTable } from '../sync/outbox.table.js';
-import type { WellnessDayTable } from '../wellness/wellness-day.table.js';
-import type { LastWorkoutListTable } from '../workouts/last-workout-list.table.js';
 import type { Config } from '../config.js';
 import { createPostgresDialect } from './postgres-dialect.js';
 import { createSqliteDialect } from './sqlite-dialect.js';
 
-/** The whole schema as Kysely sees it; it changes only through `migrations/`. */
+/**
+ * The shared tables as Kysely sees them; each kind adds its own tables to this interface from its
+ * folder (module augmentation in its *.table.ts), so that the whole schema is this interface with
+ * every kind's part. It changes only through the migrations (docs/architecture.md, "Migrations").
+ */
 export interface Database {
   users: UserTable;
   connections: ConnectionTable;
-  meal_items: MealItemTable;
   outbox: OutboxTable;
-  activity_files: ActivityFileTable;
-  activity_file_chunks: ActivityFileChunkTable;
-  activities: ActivityTable;
-  wellness_days: WellnessDayTable;
-  backfills: BackfillTable;
+  histories: HistoryTable;
   connection_notices: ConnectionNoticeTable;
   account_erasures: AccountErasureTable;
-  last_workout_lists: LastWorkoutListTable;
+  email_links: EmailLinkTable;
 }
 
 export type Db = Kysely<Database>;

@@ -12,8 +12,7 @@ export function onPostgres(db: Kysely<any>): boolean {
 /**
  * An integer primary key the database numbers and never gives twice: a Postgres identity column;
  * on SQLite AUTOINCREMENT, without which a deleted newest row's id goes to the next row, and a
- * delete or edit sent again (its answer lost) reaches that row. Tables made before this helper said
- * so were rebuilt by migrations 20261127090000 (meal items, activities) and 20261128100000 (users).
+ * delete or edit sent again (its answer lost) reaches that row.
  */
 export function autoIncrementPrimaryKey(db: Kysely<any>) {
   return (column: ColumnDefinitionBuilder) =>

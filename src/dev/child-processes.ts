@@ -4,6 +4,7 @@ import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { prettyFactory } from 'pino-pretty';
+import { StartupError } from '../errors.js';
 
 /**
  * The processes log JSON lines, as in production; here they are read by a person, so each is shown
@@ -51,19 +52,26 @@ function startProcess(label: string, command: string, args: string[], env: NodeJ
   return child;
 }
 
-/** Resolves once `url` answers 2xx; rejects if `child` exits first or time runs out. */
+/** How long one look at a process's health may take: a port held by something that never answers must not hold the wait. */
+const HEALTH_LOOK_MS = 1000;
+
+/**
+ * Resolves once `url` answers 2xx; rejects if `child` exits first or time runs out, in one line a
+ * person can act on (the child's own lines, shown above it, say why it stopped).
+ */
 export async function waitForHealthy(child: ChildProcess, url: string, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`${url}: its process exited with code ${child.exitCode}`);
-    const healthy = await fetch(url).then(
+    if (child.exitCode !== null)
+      throw new StartupError(`The process of ${url} exited with code ${child.exitCode} while starting; its lines above say why.`);
+    const healthy = await fetch(url, { signal: AbortSignal.timeout(HEALTH_LOOK_MS) }).then(
       (response) => response.ok,
       () => false,
     );
     if (healthy) return;
     await sleep(200);
   }
-  throw new Error(`${url} did not answer within ${timeoutMs / 1000} s`);
+  throw new StartupError(`${url} did not answer within ${timeoutMs / 1000} s.`);
 }
 
 export async function stopChild(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {

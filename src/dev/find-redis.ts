@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { StartupError } from '../errors.js';
-import { redisAnswers } from '../queue/redis.js';
+import { redisAnswers } from '../redis/redis.js';
 import { stopChild } from './child-processes.js';
 import { freePort } from './free-port.js';
 

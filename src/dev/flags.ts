@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
+import { WORKLOADS, workloadNames } from './workloads.js';
 
 /** A `--name` flag holding a whole number, written out in digits (not `''`, `0x10` or `1e3`). */
 export const wholeNumberFlag = (name: string) =>
@@ -42,3 +43,11 @@ export function parseFlags<Schema extends z.ZodType>(
   const flags = schema.safeParse(Object.fromEntries(Object.entries(values).map(([name, value]) => [camelCase(name), value])));
   return flags.success ? { ok: true, flags: flags.data } : { ok: false, problem: flags.error.issues[0]?.message ?? 'unreadable flags' };
 }
+
+/** `--kind`: a registered kind with a workload (src/dev/workloads.ts), by its name. */
+export const kindFlag = () =>
+  z
+    .string({ error: `--kind must name a kind with a workload, and none has one` })
+    .refine((name) => WORKLOADS.some((workload) => workload.name === name), {
+      error: `--kind must name a kind with a workload: ${workloadNames()}`,
+    });

@@ -51,6 +51,11 @@ export async function startMailCatcher(port = 0): Promise<MailCatcher> {
   return catcher;
 }
 
+/** Readable on a phone: long addresses and lines of a mail wrap rather than widen the page. */
+const MAIL_PAGE_STYLE =
+  'body { font: 16px/1.5 system-ui, sans-serif; max-width: 50rem; margin: 0 auto; padding: 0 1rem; overflow-wrap: anywhere; } ' +
+  'article { border-top: 1px solid #ddd; } pre { white-space: pre-wrap; font-size: 14px; }';
+
 /** A page listing the mails caught, newest first, with their headers that matter and their text. */
 export async function serveMailPage(catcher: MailCatcher, port: number): Promise<Server> {
   const escape = (text: string) => text.replace(/[&<>"]/g, (char) => `&#${char.charCodeAt(0)};`);
@@ -70,7 +75,8 @@ export async function serveMailPage(catcher: MailCatcher, port: number): Promise
       }</p><pre>${escape(mail.text ?? '')}</pre></article>`;
     });
     res.setHeader('content-type', 'text/html; charset=utf-8');
-    res.end(`<!doctype html><meta charset="utf-8"><title>Mails sent by the demo</title><h1>Mails sent by the demo</h1>
+    res.end(`<!doctype html><html lang="en"><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Mails sent by the demo</title><style>${MAIL_PAGE_STYLE}</style><h1>Mails sent by the demo</h1>
 ${mails.join('\n') || '<p>None yet.</p>'}`);
   });
   server.listen(port, '127.0.0.1');

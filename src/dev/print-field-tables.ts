@@ -1,6 +1,5 @@
-import { MEAL_AMOUNT_FIELDS } from '../nutrition/meal.fields.js';
-import { WELLNESS_MEASUREMENT_FIELDS } from '../wellness/wellness.fields.js';
+import { KINDS } from '../kinds.js';
 import { fieldTables } from './field-tables.js';
 
-/** `npm run fields`: the fields a client may send, read from their declarations. */
-console.log(fieldTables([MEAL_AMOUNT_FIELDS, WELLNESS_MEASUREMENT_FIELDS]));
+/** `npm run fields`: the fields a client may send, read from the kinds' declarations (src/kinds.ts). */
+console.log(fieldTables(KINDS.flatMap((kind) => kind.fieldSets ?? [])));

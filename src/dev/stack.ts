@@ -3,12 +3,15 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig, type Config } from '../config.js';
+import { KIND_SETTING_GROUPS } from '../kinds.js';
 import { StartupError } from '../errors.js';
 import { createDb } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
-import { untilReady } from '../queue/redis.js';
-import { ioredisConnection, keyHolders } from '../queue/redis-target.js';
+import { untilReady } from '../redis/redis.js';
+import { ioredisConnection, keyHolders } from '../redis/redis-target.js';
+import { settingsFromEnvironment } from '../sandbox/environment.js';
 import { startCompiledEntryPoint, startEntryPoint, stopChild, waitForHealthy } from './child-processes.js';
+import { refuseTakenPorts, type PortUse } from './ports-in-use.js';
 
 /**
  * The sandbox, the web app and workers, each in its own process, wired together with settings of a
@@ -27,8 +30,13 @@ export interface DevStackOptions {
    * into (the demo's: its sandbox remembers nothing between runs, so neither may the app).
    * `throwaway`: a fresh SQLite database in a temporary folder and a Redis prefix of the run's own,
    * both deleted at stop.
+   * `prepared`: a database the run filled itself before (any DATABASE_URL), used as it stands and
+   * kept; the Redis prefix is the run's own, its keys deleted at stop.
    */
-  storage: { kind: 'fresh'; databaseUrl: string; redisPrefix: string } | { kind: 'throwaway' };
+  storage:
+    | { kind: 'fresh'; databaseUrl: string; redisPrefix: string; onEmptied?: () => void }
+    | { kind: 'throwaway' }
+    | { kind: 'prepared'; databaseUrl: string; redisPrefix: string };
   /** `source` runs the TypeScript through tsx (no build); `compiled` runs dist/ as `npm start` does. */
   code: 'source' | 'compiled';
   /** Workers started with the web app; more with startWorker(). */
@@ -37,6 +45,8 @@ export interface DevStackOptions {
   env?: NodeJS.ProcessEnv;
   /** Node's own options for the web process or the workers (e.g. --cpu-prof), before the entry point. */
   nodeOptions?: Partial<Record<AppProcess, string[]>>;
+  /** Ports the run listens on besides the stack's (the demo's mail page), checked with them before anything starts. */
+  otherPorts?: PortUse[];
 }
 
 export type AppProcess = 'web' | 'worker';
@@ -94,23 +104,64 @@ interface Storage {
   redisPrefix: string;
   /** A throwaway run's folder, deleted at stop. */
   temporaryDir?: string;
+  /** Whether the run's Redis keys are deleted at stop. */
+  keysDeletedAtStop: boolean;
 }
 
 async function prepareStorage({ name, storage }: DevStackOptions): Promise<Storage> {
-  if (storage.kind === 'fresh') {
-    await deleteSqliteDatabase(storage.databaseUrl);
-    return storage;
-  }
+  if (storage.kind === 'fresh') return { ...storage, keysDeletedAtStop: false };
+  if (storage.kind === 'prepared') return { ...storage, keysDeletedAtStop: true };
   const temporaryDir = await mkdtemp(join(tmpdir(), `athlete-sync-${name}-`));
-  return { databaseUrl: `sqlite:${join(temporaryDir, `${name}.db`)}`, redisPrefix: `athlete-sync-${name}-${Date.now()}`, temporaryDir };
+  return {
+    databaseUrl: `sqlite:${join(temporaryDir, `${name}.db`)}`,
+    redisPrefix: `athlete-sync-${name}-${Date.now()}`,
+    temporaryDir,
+    keysDeletedAtStop: true,
+  };
 }
 
-/** Migrates the database, starts the sandbox (always from source) and the web app, and waits until both answer. */
+/**
+ * The ports the stack listens on: the web app's, the sandbox's and, with METRICS_PORT, each
+ * process's metrics port.
+ */
+function stackPorts(options: DevStackOptions, config: Config, env: NodeJS.ProcessEnv): PortUse[] {
+  const sandbox = settingsFromEnvironment(env);
+  if (!sandbox.ok) throw new StartupError(sandbox.problem);
+  const metrics =
+    config.metrics.port === undefined || config.metrics.port === 0 ? [] : Array.from({ length: options.workers + 1 }, (_, n) => n);
+  return [
+    { port: config.port, host: config.host, setting: 'PORT', offset: 0, what: 'the web app' },
+    { port: sandbox.settings.port, host: sandbox.settings.host, setting: 'SANDBOX_PORT', offset: 0, what: 'the sandbox' },
+    ...metrics.map((n) => ({
+      port: config.metrics.port! + n,
+      host: config.metrics.host,
+      setting: 'METRICS_PORT',
+      offset: n,
+      what: n === 0 ? "the web app's metrics" : `worker ${n}'s metrics`,
+    })),
+  ];
+}
+
+/**
+ * Refuses taken ports before anything is emptied or started; then empties a fresh run's database
+ * and Redis keys, migrates the database, starts the sandbox (always from source) and the web app,
+ * and waits until both answer.
+ */
 export async function startDevStack(options: DevStackOptions): Promise<DevStack> {
   const storage = await prepareStorage(options);
   const env = stackEnvironment(options, storage);
-  const config = loadConfig(env);
-  if (options.storage.kind === 'fresh') await deleteKeys(config);
+  const config = loadConfig(env, KIND_SETTING_GROUPS);
+  try {
+    await refuseTakenPorts([...stackPorts(options, config, env), ...(options.otherPorts ?? [])], `npm run ${options.name}`);
+  } catch (error) {
+    if (storage.temporaryDir !== undefined) await rm(storage.temporaryDir, { recursive: true, force: true });
+    throw error;
+  }
+  if (options.storage.kind === 'fresh') {
+    await deleteSqliteDatabase(options.storage.databaseUrl);
+    await deleteKeys(config);
+    options.storage.onEmptied?.();
+  }
   const db = createDb(config.database);
   await migrateToLatest(db);
   await db.destroy();
@@ -134,9 +185,8 @@ export async function startDevStack(options: DevStackOptions): Promise<DevStack>
   for (let index = 0; index < options.workers; index++) startWorker();
   const stop = async () => {
     await Promise.all([web, sandbox, ...workers].map((child) => stopChild(child)));
-    if (storage.temporaryDir === undefined) return;
-    await deleteKeys(config);
-    await rm(storage.temporaryDir, { recursive: true, force: true });
+    if (storage.keysDeletedAtStop) await deleteKeys(config);
+    if (storage.temporaryDir !== undefined) await rm(storage.temporaryDir, { recursive: true, force: true });
   };
   try {
     await waitForHealthy(sandbox, `${config.athlete.baseUrl}/healthz`);
@@ -165,12 +215,17 @@ export async function startDevStack(options: DevStackOptions): Promise<DevStack>
   };
 }
 
-/** The database file and SQLite's files beside it (write-ahead log, shared memory, journal). */
-async function deleteSqliteDatabase(databaseUrl: string): Promise<void> {
+/** The file of a `sqlite:` database; any other is refused, since the run empties it. */
+function sqlitePathOf(databaseUrl: string): string {
   if (!databaseUrl.startsWith('sqlite:')) {
     throw new StartupError('This run starts from an empty database, which it makes itself: give DATABASE_URL=sqlite:<path>.');
   }
-  const path = databaseUrl.slice('sqlite:'.length);
+  return databaseUrl.slice('sqlite:'.length);
+}
+
+/** The database file and SQLite's files beside it (write-ahead log, shared memory, journal). */
+async function deleteSqliteDatabase(databaseUrl: string): Promise<void> {
+  const path = sqlitePathOf(databaseUrl);
   await Promise.all(['', '-wal', '-shm', '-journal'].map((suffix) => rm(`${path}${suffix}`, { force: true })));
 }
 
@@ -190,7 +245,7 @@ function metricsUrlOf(config: Config, processNumber: number): string | undefined
 }
 
 /** This run's keys only (under its REDIS_PREFIX), from each server that holds keys: a Redis found on the machine may hold others'. */
-async function deleteKeys({ redis: { target, prefix }, startupTimeoutS }: Config): Promise<void> {
+export async function deleteKeys({ redis: { target, prefix }, startupTimeoutS }: Config): Promise<void> {
   const redis = await untilReady(ioredisConnection(target, { maxRetriesPerRequest: 1 }), { target, timeoutS: startupTimeoutS });
   try {
     for (const server of keyHolders(redis)) {

@@ -91,8 +91,11 @@ function durationSchema(name: string, { max, typedAs }: Extract<NumericField<str
     .refine((seconds) => seconds <= max, { error: `can be ${maxHours} hours at most`, path: [name] });
 }
 
-/** A form as the JSON the API takes, or why a part of it was refused as typed. */
-export type FormInput = { ok: true; input: Record<string, unknown> } | { ok: false; refusal: z.ZodError };
+/**
+ * A form as the JSON the API takes, and why parts of it were refused as typed (a duration's hours
+ * or minutes): the rest still goes through the schema, so the person is told every problem at once.
+ */
+export type FormInput = { ok: true; input: Record<string, unknown> } | { ok: false; refusal: z.ZodError; input: Record<string, unknown> };
 
 /**
  * The form's numbers as the JSON the API takes, so one schema validates both: an empty field is a
@@ -103,6 +106,7 @@ export type FormInput = { ok: true; input: Record<string, unknown> } | { ok: fal
 export function numbersFromForm<Fields extends NumericFields<string>>(fields: Fields, form: FormOf<Fields>): FormInput {
   const typed: Record<string, string> = form;
   const input: Record<string, number | string> = {};
+  const refused: z.core.$ZodIssue[] = [];
   for (const name of fieldNames(fields)) {
     const field = fields[name]!;
     if (field.typedAs === undefined) {
@@ -111,13 +115,20 @@ export function numbersFromForm<Fields extends NumericFields<string>>(fields: Fi
     }
     if (typed[field.typedAs.hours]!.trim() === '' && typed[field.typedAs.minutes]!.trim() === '') continue;
     const duration = durationSchema(name, field).safeParse(form);
-    if (!duration.success) return { ok: false, refusal: duration.error };
-    input[name] = duration.data;
+    if (duration.success) {
+      input[name] = duration.data;
+    } else {
+      refused.push(...duration.error.issues);
+      // Text, which the schema refuses too: the duration counts as given, and formProblemsOf tells it once, in its own words.
+      input[name] = typed[field.typedAs.hours]!;
+    }
   }
-  return { ok: true, input };
+  return refused.length === 0 ? { ok: true, input } : { ok: false, refusal: new z.ZodError(refused), input };
 }
 
-/** A form's input through the API's schema: refused as typed (a duration's part), or by the schema. */
+/** A form's input through the API's schema: every problem at once, those of the parts refused as typed first. */
 export function parseFormInput<Output>(typed: FormInput, schema: z.ZodType<Output>) {
-  return typed.ok ? schema.safeParse(typed.input) : { success: false as const, error: typed.refusal };
+  const parsed = schema.safeParse(typed.input);
+  if (typed.ok) return parsed;
+  return { success: false as const, error: new z.ZodError([...typed.refusal.issues, ...(parsed.success ? [] : parsed.error.issues)]) };
 }

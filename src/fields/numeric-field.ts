@@ -46,7 +46,7 @@ type RefusedWith = { symbol?: undefined; example?: undefined } | { symbol: strin
 export type NumericFields<Limit extends string = never> = Record<string, NumericField<Limit>>;
 
 /**
- * The record a kind sends, as a section of the interface document shows it (`src/provider/records.ts`),
+ * The record a kind sends, as a section of the interface document shows it (its kind's `*.service.ts`),
  * for checking the fields declared `sent: 'record'`: the record's type, the fields the section says
  * are integers, and the words a refusal names them by.
  */

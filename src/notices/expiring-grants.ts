@@ -1,5 +1,5 @@
 import { reconnectNeededSoon } from '../connections/connection-health.js';
-import type { Connection } from '../connections/connection.repository.js';
+import type { KeepAliveView } from '../connections/connection.repository.js';
 import type { Db } from '../db/database.js';
 import { recordIncident } from './notice.repository.js';
 
@@ -8,7 +8,7 @@ import { recordIncident } from './notice.repository.js';
  * dashboard's warning, §2.1 refresh_token_expires_in): one per grant, since a refresh that keeps the
  * token's expiry (no rotation) changes nothing the person can do but reconnect.
  */
-export async function noteGrantsExpiringSoon(db: Db, connections: Connection[], now: Date): Promise<void> {
+export async function noteGrantsExpiringSoon(db: Db, connections: readonly KeepAliveView[], now: Date): Promise<void> {
   for (const connection of connections) {
     if (!reconnectNeededSoon(connection, now)) continue;
     const detail = connection.refreshExpiresAt!.toISOString();

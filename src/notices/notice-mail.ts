@@ -1,5 +1,7 @@
 import { DateTime } from 'luxon';
-import { CAPABILITIES } from '../connections/capabilities.js';
+import { capabilityOfScope } from '../connections/capabilities.js';
+import { SYNCED_KINDS } from '../kinds.js';
+import { wordList } from '../text/word-list.js';
 import { reconnectReasonWords } from '../connections/reconnect-words.js';
 import type { Mail } from './mailer.js';
 import type { ConnectionNotice } from './notice.table.js';
@@ -9,7 +11,7 @@ export interface Recipient {
   timezone: string;
 }
 
-const EVERYTHING = 'your meals, wellness and activities are no longer sent there';
+const EVERYTHING = `your ${wordList(SYNCED_KINDS.map((kind) => kind.sync.inWords)) ?? 'data'} are no longer sent there`;
 const NOTHING_LOST = 'Nothing you log here is lost: it waits, and is sent once you reconnect.';
 
 /**
@@ -60,7 +62,7 @@ function wordsFor(notice: ConnectionNotice, when: (iso: string) => string): { su
         ],
       };
     case 'scope_missing': {
-      const capability = CAPABILITIES.find((entry) => entry.scope === notice.detail);
+      const capability = notice.detail === null ? undefined : capabilityOfScope(notice.detail);
       const name = capability?.name ?? notice.detail ?? 'Part of your data';
       return {
         subject: `${name} has stopped syncing to the Athlete Data Service`,

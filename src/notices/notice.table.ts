@@ -4,10 +4,11 @@ import type { Generated, Selectable } from 'kysely';
 export type NoticeKind = 'needs_reconnect' | 'scope_missing' | 'expiring';
 
 /**
- * Sent, or settled without a mail: the person turned these mails off, mail is off (no SMTP_URL), the
- * incident was over before its mail went (they reconnected), or the mail server refused it for good.
+ * Sent, or settled without a mail: the person turned these mails off, their address is not
+ * confirmed, mail is off (no SMTP_URL), the incident was over before its mail went (they
+ * reconnected), or the mail server refused it for good.
  */
-export type NoticeOutcome = 'sent' | 'turned_off' | 'mail_off' | 'resolved' | 'refused';
+export type NoticeOutcome = 'sent' | 'turned_off' | 'unverified' | 'mail_off' | 'resolved' | 'refused';
 
 /**
  * The notification outbox (docs/architecture.md): one row per incident that only the person can fix,

@@ -56,13 +56,15 @@ async function deliver(deps: NoticeSendingDependencies, notice: ConnectionNotice
   };
   const person = await db
     .selectFrom('users')
-    .select(['email', 'timezone', 'connection_mail'])
+    .select(['email', 'timezone', 'connection_mail', 'email_verified_at'])
     .where('id', '=', notice.user_id)
     .executeTakeFirst();
   // A deleted account's notices went with it.
   if (!person) return false;
   if (mailer === undefined) return settle('mail_off');
   if (person.connection_mail !== 1) return settle('turned_off');
+  // Only to an address its owner confirmed: one typed wrong at sign-up, or someone else's, gets nothing.
+  if (person.email_verified_at === null) return settle('unverified');
   if (!stillHappening(notice, await findConnection(db, notice.user_id), clock())) return settle('resolved');
   try {
     await mailer.send(noticeMail(notice, person, deps.appBaseUrl, deps.unsubscribeLinks.linkFor(notice)));

@@ -1,4 +1,5 @@
-import { exactly, type NutritionItem, type NutritionRecord } from '../provider/records.js';
+import { exactly } from '../provider/records.js';
+import type { NutritionItem, NutritionRecord } from './nutrition.service.js';
 import { recordFieldsOf, valuesOfRow, valuesSentAs } from '../fields/field-values.js';
 import { MEAL_AMOUNTS } from './meal.fields.js';
 import type { MealItem } from './meal.table.js';

@@ -31,7 +31,6 @@ const withSeconds = (time: string) => (/^\d{2}:\d{2}$/.test(time) ? `${time}:00`
 /** For a new item: empty optional fields are left out. */
 export function mealInputFromForm(form: MealForm): FormInput {
   const amounts = numbersFromForm(MEAL_AMOUNTS, form);
-  if (!amounts.ok) return amounts;
   const optional = (value: string) => (value.trim() === '' ? undefined : value);
   const input = {
     name: form.name,
@@ -40,7 +39,7 @@ export function mealInputFromForm(form: MealForm): FormInput {
     absorptionType: optional(form.absorptionType),
     logged_at: `${form.date}T${withSeconds(form.time)}`,
   };
-  return { ok: true, input };
+  return { ...amounts, input };
 }
 
 /**
@@ -50,7 +49,6 @@ export function mealInputFromForm(form: MealForm): FormInput {
  */
 export function mealChangesFromForm(form: MealForm): FormInput {
   const typed = mealInputFromForm(form);
-  if (!typed.ok) return typed;
   const { logged_at: loggedAt, ...input } = typed.input;
   const orNull = (value: unknown) => value ?? null;
   const changes = {
@@ -59,5 +57,5 @@ export function mealChangesFromForm(form: MealForm): FormInput {
     ...Object.fromEntries(fieldNames(MEAL_AMOUNTS).map((name) => [name, orNull(input[name])])),
     absorptionType: orNull(input.absorptionType),
   };
-  return { ok: true, input: changes };
+  return { ...typed, input: changes };
 }

@@ -1,12 +1,13 @@
-import type { Config } from '../config.js';
+import type { PartOf } from '../config/setting.js';
 import { numericFields, type FieldSet, type ValuesOf } from '../fields/numeric-field.js';
-import type { NutritionItem } from '../provider/records.js';
+import type { NutritionItem } from './nutrition.service.js';
+import type { mealSettings } from './nutrition.settings.js';
 
 /** What section 2.4 shows of an item, which an amount declared `sent: 'record'` must be. */
 export type ItemAsShown = { record: NutritionItem; integers: never; section: 'section 2.4'; field: 'this field of an item' };
 
 /** The configured limits an amount's most may be (MEAL_MAX_GRAMS, MEAL_MAX_KCAL). */
-type AmountLimit = keyof Pick<Config['meals'], 'maxGrams' | 'maxKcal'>;
+type AmountLimit = keyof Pick<PartOf<typeof mealSettings>['meals'], 'maxGrams' | 'maxKcal'>;
 
 /** Declares amounts of a meal item (src/fields/numeric-field.ts says what each part does), checked against section 2.4. */
 export const declareAmounts = numericFields<ItemAsShown, AmountLimit>();

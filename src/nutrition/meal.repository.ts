@@ -60,3 +60,17 @@ export async function countMealsOfDays(trx: Reader, userId: number, dates: strin
     .execute();
   return new Map(rows.map((row) => [row.local_date, Number(row.count)]));
 }
+
+/** The calories of each of the user's days from `from` to `to` inclusive that gives any, read through the index of their days. */
+export async function kcalOfDays(db: Reader, userId: number, from: string, to: string): Promise<Map<string, number>> {
+  const rows = await db
+    .selectFrom('meal_items')
+    .select((eb) => ['local_date', eb.fn.sum<number>('kcal').as('kcal')])
+    .where('user_id', '=', userId)
+    .where('local_date', '>=', from)
+    .where('local_date', '<=', to)
+    .where('kcal', 'is not', null)
+    .groupBy('local_date')
+    .execute();
+  return new Map(rows.map((row) => [row.local_date, Number(row.kcal)]));
+}

@@ -1,13 +1,14 @@
 import { z } from 'zod';
-import type { Config } from '../config.js';
+import type { PartOf } from '../config/setting.js';
 import { MAX_ROW_ID } from '../db/row-id.js';
 import { fieldSchemas, numberSchema } from '../fields/field-schema.js';
 import type { Bounds } from '../fields/numeric-field.js';
 import { plainTextSchema } from '../text/plain-text.js';
 import { loggedAtInputSchema } from './local-date.js';
 import { MEAL_AMOUNTS } from './meal.fields.js';
+import type { mealSettings } from './nutrition.settings.js';
 
-export type MealLimits = Config['meals'];
+export type MealLimits = PartOf<typeof mealSettings>['meals'];
 
 /** The carbs, bounded as the declared amounts are (meal.fields.ts), but a field section 2.4 shows and requires. */
 const CARBS: Bounds<'maxGrams'> = { unit: 'grams', symbol: 'g', example: '12.5', min: 0, max: 'maxGrams', integer: false };

@@ -24,3 +24,10 @@ export type MealItemTable = ColumnsOf<typeof MEAL_AMOUNTS> & {
 export type MealItem = Selectable<MealItemTable>;
 export type NewMealItem = Insertable<MealItemTable>;
 export type MealItemChanges = Updateable<MealItemTable>;
+
+/** The kind's tables in the shared schema (db/database.ts), declared here so that the shared file names no kind's table. */
+declare module '../db/database.js' {
+  interface Database {
+    meal_items: MealItemTable;
+  }
+}

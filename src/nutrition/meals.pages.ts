@@ -1,19 +1,23 @@
 import { Router, type Request, type Response } from 'express';
 import { DateTime } from 'luxon';
 import type { DateStyle } from '../dates/date-style.js';
+import { latestRecordableDate } from '../dates/latest-date.js';
 import { addDays, localTimeOfDay, localToday } from '../dates/local-today.js';
 import { calendarDateSchema, isSupportedDate } from '../dates/supported-dates.js';
 import type { Db } from '../db/database.js';
 import { formColumnsOf, formValuesOf, formWordsOf, parseFormInput } from '../fields/field-form.js';
-import { syncStatusesOf } from '../sync/outbox.js';
-import { describeSync } from '../sync/sync-words.js';
+import { syncStatusesOf } from '../sync/sync-statuses.js';
+import { syncDescriberFor } from '../sync/sync-describer.js';
 import { currentUser, requireUserPage } from '../web/authentication.js';
 import { renderConfirmation } from '../web/confirm-page.js';
+import { redirectIfDeleted, rememberDeleted } from '../web/deleted-items.js';
 import { flash } from '../web/flash.js';
+import { refuseForm, takeDraft } from '../web/form-draft.js';
 import { formProblemsOf, type FormProblems, type FormWords } from '../web/form-problems.js';
 import type { RenderPage } from '../web/pages.js';
 import { dateStyleOf } from '../web/locale.js';
 import { dateFromQuery, renderBadDate } from '../web/query-date.js';
+import { dayTotals, itemAmountsLine } from './day-totals.js';
 import { describeLoggedAt } from './local-date.js';
 import { findMeal } from './meal.repository.js';
 import { mealChangesFromForm, mealInputFromForm, readMealForm, type MealForm } from './meal-form.js';
@@ -29,6 +33,9 @@ interface Dependencies {
   clock: () => Date;
 }
 
+/** What the form calls an item's absorption type (section 2.4's `absorptionType`), in people's words. */
+const ABSORPTION_LABEL = 'How fast the carbs act';
+
 /** The form's fields by the names the schema gives them, for the plain words next to each. */
 const MEAL_WORDS: FormWords = {
   fields: {
@@ -36,7 +43,7 @@ const MEAL_WORDS: FormWords = {
     name: { label: 'Name', input: 'name' },
     carbs: { label: 'Carbs', input: 'carbs' },
     ...formWordsOf(MEAL_AMOUNTS, 'words'),
-    absorptionType: { label: 'Absorption', input: 'absorptionType' },
+    absorptionType: { label: ABSORPTION_LABEL, input: 'absorptionType' },
   },
 };
 
@@ -45,14 +52,26 @@ const AMOUNT_FIELDS = formColumnsOf(MEAL_AMOUNTS).flatMap((column) => column.fie
 
 /**
  * A form the person sent that was refused: shown again as typed, in the item it was for (or the
- * add form), each refused field marked. Answered with 400 on the POST itself, not redirected: the
- * browser asks before it would send a 400 POST again on reload, and the typed values need no session.
+ * add form), each refused field marked. Kept in the session for the day's page the POST redirects
+ * to (form-draft.ts), so Back and reload never send it again.
  */
 interface Draft {
   /** The item's id, 'new' for the add form, none when the item no longer exists. */
   target?: number | 'new';
   form: MealForm;
   problems: FormProblems;
+}
+
+/** A refused form is named by the path it posts to: `/meals` for a new item, `/meals/12` for item 12. */
+const DRAFT_FORM = '/meals';
+
+/** The form refused just before, kept for this page (form-draft.ts). */
+function draftOf(req: Request): Draft | undefined {
+  const draft = takeDraft(req, (form) => form === DRAFT_FORM || form.startsWith(`${DRAFT_FORM}/`));
+  if (!draft) return undefined;
+  const id = mealIdSchema.safeParse(draft.form.slice(DRAFT_FORM.length + 1));
+  const target = draft.form === DRAFT_FORM ? 'new' : id.success ? id.data : undefined;
+  return { target, form: readMealForm(draft.values), problems: draft.problems };
 }
 
 /** A day's meals as a page: list, add, edit, delete, move between days, and the day's sync status. */
@@ -65,42 +84,47 @@ export function mealsPages({ db, meals, limits, renderPage, clock }: Dependencie
     return localToday(clock(), currentUser(res).timezone);
   }
 
-  async function renderDay(req: Request, res: Response, date: string, draft?: Draft) {
+  async function renderDay(req: Request, res: Response, date: string) {
     const user = currentUser(res);
+    const draft = draftOf(req);
     const [sync] = await syncStatusesOf(db, user.id, 'nutrition', [date]);
     const list = await meals.list(user, date);
     const draftFor = (target: number | 'new') => (draft?.target === target ? draft : undefined);
     const style = dateStyleOf(req);
     const dayLink = (day: string | undefined) => day && { date: day, label: style.day(day) };
-    renderPage(
-      req,
-      res,
-      'meals',
-      {
-        title: `Meals on ${style.day(date)}`,
-        date,
-        previous: dayLink(supportedOrNone(addDays(date, -1))),
-        next: dayLink(supportedOrNone(addDays(date, 1))),
-        items: list.map((meal) => itemOf(meal, user.timezone, style, draftFor(meal.id))),
-        added: {
-          values: draftFor('new')?.form ?? { ...readMealForm({}), time: localTimeOfDay(clock(), user.timezone) },
-          problems: draftFor('new')?.problems.fields ?? {},
-        },
-        sync: sync && describeSync(sync, user.timezone, clock()),
-        absorptionTypes: limits.absorptionTypes,
-        amounts: AMOUNT_FIELDS,
-        problem: draft && noticeOf(draft, list),
+    const latest = latestRecordableDate(clock(), user.timezone);
+    renderPage(req, res, 'nutrition/meals', {
+      title: `Meals on ${style.day(date)}`,
+      date,
+      previous: dayLink(supportedOrNone(addDays(date, -1))),
+      next: dayLink(addDays(date, 1) <= latest ? addDays(date, 1) : undefined),
+      // A day after the latest a meal may be of shows what it holds (logged before that rule), but takes no new item.
+      tooLate: date > latest ? style.day(latest) : undefined,
+      totals: dayTotals(list),
+      items: list.map((meal) => itemOf(meal, user.timezone, style, draftFor(meal.id))),
+      added: {
+        values: draftFor('new')?.form ?? { ...readMealForm({}), time: localTimeOfDay(clock(), user.timezone) },
+        problems: draftFor('new')?.problems.fields ?? {},
       },
-      draft ? 400 : 200,
-    );
+      sync: sync && (await syncDescriberFor(db, user, clock()))(sync),
+      absorptionLabel: ABSORPTION_LABEL,
+      absorptionTypes: limits.absorptionTypes.map((type) => ({ value: type, words: typeInWords(type) })),
+      amounts: AMOUNT_FIELDS,
+      problem: draft && noticeOf(draft, list),
+    });
   }
 
-  async function afterWrite(req: Request, res: Response, date: string, draft: Omit<Draft, 'problems'>, outcome: MealOutcome, done: string) {
+  /** Back to the day's page with the refused form as typed and every problem in plain words. */
+  function refuse(req: Request, res: Response, date: string, form: MealForm, problems: FormProblems) {
+    refuseForm(req, res, `/meals?date=${date}`, { form: req.path, values: form, problems });
+  }
+
+  function afterWrite(req: Request, res: Response, date: string, form: MealForm, outcome: MealOutcome, done: string) {
     if (outcome.ok) {
       flash(req, `${done} ${mealWords(outcome.meal, outcome.meal.date, dateStyleOf(req))}.`);
       return res.redirect(303, `/meals?date=${outcome.meal.date}`);
     }
-    await renderDay(req, res, date, { ...draft, problems: problemsOf(outcome, draft.form) });
+    refuse(req, res, date, form, problemsOf(outcome, form));
   }
 
   function renderNotFound(req: Request, res: Response) {
@@ -118,24 +142,24 @@ export function mealsPages({ db, meals, limits, renderPage, clock }: Dependencie
     const form = readMealForm(req.body);
     const date = calendarDateSchema.safeParse(form.date).data ?? today(res);
     const input = parseFormInput(mealInputFromForm(form), schemas.create);
-    if (!input.success) return renderDay(req, res, date, { target: 'new', form, problems: formProblemsOf(input.error, MEAL_WORDS, form) });
-    await afterWrite(req, res, date, { target: 'new', form }, await meals.add(currentUser(res), input.data), 'Added');
+    if (!input.success) return refuse(req, res, date, form, formProblemsOf(input.error, MEAL_WORDS, form));
+    afterWrite(req, res, date, form, await meals.add(currentUser(res), input.data), 'Added');
   });
 
   router.post('/meals/:id', async (req, res) => {
     const form = readMealForm(req.body);
     const date = calendarDateSchema.safeParse(form.date).data ?? today(res);
     const id = mealIdSchema.safeParse(req.params.id);
-    if (!id.success) return renderDay(req, res, date, { form, problems: problemsOf({ ok: false, reason: 'not_found' }, form) });
+    if (!id.success) return refuse(req, res, date, form, problemsOf({ ok: false, reason: 'not_found' }, form));
     const changes = parseFormInput(mealChangesFromForm(form), schemas.update);
-    if (!changes.success)
-      return renderDay(req, res, date, { target: id.data, form, problems: formProblemsOf(changes.error, MEAL_WORDS, form) });
-    await afterWrite(req, res, date, { target: id.data, form }, await meals.change(currentUser(res), id.data, changes.data), 'Saved');
+    if (!changes.success) return refuse(req, res, date, form, formProblemsOf(changes.error, MEAL_WORDS, form));
+    afterWrite(req, res, date, form, await meals.change(currentUser(res), id.data, changes.data), 'Saved');
   });
 
   router.get('/meals/:id/delete', async (req, res) => {
     const id = mealIdSchema.safeParse(req.params.id);
     const meal = id.success ? await findMeal(db, currentUser(res).id, id.data) : undefined;
+    if (!meal && redirectIfDeleted(req, res, `/meals/${req.params.id}`)) return;
     if (!meal) return renderNotFound(req, res);
     renderConfirmation(renderPage, req, res, {
       heading: `Delete ${mealWords(meal, meal.local_date, dateStyleOf(req))}?`,
@@ -153,7 +177,9 @@ export function mealsPages({ db, meals, limits, renderPage, clock }: Dependencie
     // Another user's item is "not found" too, as in the JSON API: its existence is not revealed.
     const removed = id.success ? await meals.remove(currentUser(res), id.data) : undefined;
     if (!removed?.ok) return renderNotFound(req, res);
-    flash(req, `Deleted ${mealWords(removed.meal, removed.meal.date, dateStyleOf(req))}.`);
+    const named = mealWords(removed.meal, removed.meal.date, dateStyleOf(req));
+    rememberDeleted(req, `/meals/${req.params.id}`, { page: `/meals?date=${date}`, said: `${named} was deleted.` });
+    flash(req, `Deleted ${named}.`);
     res.redirect(303, `/meals?date=${date}`);
   });
 
@@ -180,6 +206,10 @@ function itemOf(meal: MealView, zone: string, style: DateStyle, draft: Draft | u
   };
   return {
     id: meal.id,
+    name: meal.name,
+    time: wallTime(meal.logged_at, style),
+    amounts: itemAmountsLine(meal),
+    editing: draft !== undefined,
     label: `${meal.name} at ${wallTime(meal.logged_at, style)}`,
     values: draft?.form ?? stored,
     originalTime: draft?.form.originalTime || time,
@@ -187,6 +217,12 @@ function itemOf(meal: MealView, zone: string, style: DateStyle, draft: Draft | u
     when: describeLoggedAt(meal.logged_at, zone, style),
     loggedAt: meal.logged_at,
   };
+}
+
+/** A configured absorption type as people say it: RAPID is "Rapid", VERY_SLOW "Very slow". */
+function typeInWords(type: string): string {
+  const words = type.toLowerCase().replaceAll('_', ' ');
+  return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
 /** The notice at the top: which form was refused, and every problem in plain words. */

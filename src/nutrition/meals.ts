@@ -1,10 +1,11 @@
 import { lockSignedInUser } from '../accounts/user.repository.js';
 import type { User } from '../accounts/user.table.js';
+import { laterThanRecordable } from '../dates/latest-date.js';
 import type { Db } from '../db/database.js';
 import { columnChangesOf, columnsOf, valuesOfRow } from '../fields/field-values.js';
 import type { HistoryHint } from '../sync/hint.js';
 import { markDirty, markHistoryDirty, type OutboxKey } from '../sync/outbox.js';
-import { placeLoggedAt, type PlacedTime, type Placement } from './local-date.js';
+import { placeLoggedAt, type PlacedTime } from './local-date.js';
 import {
   countMealsOfDay,
   countMealsOfDays,
@@ -74,8 +75,8 @@ export function createMeals({ db, limits, clock, historyAdded }: MealsDependenci
 
     async add(user: User, input: MealInput): Promise<MealOutcome> {
       const now = clock();
-      const placement = placeLoggedAt(input.logged_at, user.timezone);
-      if (!placement.ok) return invalidLoggedAt(placement);
+      const placement = placeMeal(input.logged_at, user, now);
+      if (!placement.ok) return placement;
       const { placed } = placement;
       const meal = await db.transaction().execute(async (trx) => {
         await lockSignedInUser(trx, user.id);
@@ -96,12 +97,13 @@ export function createMeals({ db, limits, clock, historyAdded }: MealsDependenci
       const now = clock();
       const placed: PlacedTime[] = [];
       for (const [index, input] of inputs.entries()) {
-        const placement = placeLoggedAt(input.logged_at, user.timezone);
-        if (!placement.ok) return { ...invalidLoggedAt(placement), index };
+        const placement = placeMeal(input.logged_at, user, now);
+        if (!placement.ok) return { ...placement, index };
         placed.push(placement.placed);
       }
       const added = countByDay(placed.map((time) => time.localDate));
       const days = [...added.keys()].sort();
+      let historyBegan = false;
       const outcome = await db.transaction().execute(async (trx) => {
         await lockSignedInUser(trx, user.id);
         const held = await countMealsOfDays(trx, user.id, days);
@@ -111,7 +113,7 @@ export function createMeals({ db, limits, clock, historyAdded }: MealsDependenci
           trx,
           inputs.map((input, index) => newMealItem(user, input, placed[index]!, now)),
         );
-        await markHistoryDirty(
+        historyBegan = await markHistoryDirty(
           trx,
           user.id,
           days.map((day) => ({ kind: 'nutrition' as const, subject: day })),
@@ -119,14 +121,14 @@ export function createMeals({ db, limits, clock, historyAdded }: MealsDependenci
         );
         return { ok: true as const, meals: items.map(mealView), days };
       });
-      if (outcome.ok) await historyAdded(user.id);
+      if (outcome.ok) await historyAdded(user.id, { began: historyBegan });
       return outcome;
     },
 
     async change(user: User, id: number, changes: MealChanges): Promise<MealOutcome> {
       const now = clock();
-      const placement = changes.logged_at === undefined ? undefined : placeLoggedAt(changes.logged_at, user.timezone);
-      if (placement && !placement.ok) return invalidLoggedAt(placement);
+      const placement = changes.logged_at === undefined ? undefined : placeMeal(changes.logged_at, user, now);
+      if (placement && !placement.ok) return placement;
       const placed = placement?.placed;
       const outcome = await db.transaction().execute(async (trx) => {
         await lockSignedInUser(trx, user.id);
@@ -169,8 +171,13 @@ export function createMeals({ db, limits, clock, historyAdded }: MealsDependenci
 
 export type Meals = ReturnType<typeof createMeals>;
 
-function invalidLoggedAt({ message }: Extract<Placement, { ok: false }>): InvalidField {
-  return { ok: false, reason: 'invalid_field', field: 'logged_at', message };
+/** Where a meal's time puts it (local-date.ts), on a day the person may record: not after their tomorrow. */
+function placeMeal(loggedAt: string, user: User, now: Date): { ok: true; placed: PlacedTime } | InvalidField {
+  const placement = placeLoggedAt(loggedAt, user.timezone);
+  const refused = (message: string): InvalidField => ({ ok: false, reason: 'invalid_field', field: 'logged_at', message });
+  if (!placement.ok) return refused(placement.message);
+  const tooLate = laterThanRecordable(placement.placed.localDate, now, user.timezone, 'a meal');
+  return tooLate ? refused(tooLate) : placement;
 }
 
 function newMealItem(user: User, input: MealInput, placed: PlacedTime, now: Date): NewMealItem {

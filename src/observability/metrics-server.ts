@@ -1,8 +1,8 @@
-import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 import type { Config } from '../config.js';
+import { listenOn } from '../listen.js';
 import type { Logger } from '../logger.js';
 
 export interface MetricsServer {
@@ -30,8 +30,7 @@ export async function serveMetrics(settings: Config['metrics'], registry: Regist
       },
     );
   });
-  server.listen(settings.port, settings.host);
-  await once(server, 'listening');
+  await listenOn(server, { host: settings.host, port: settings.port, hostSetting: 'METRICS_HOST', portSetting: 'METRICS_PORT' });
   const { port } = server.address() as AddressInfo;
   logger.info({ host: settings.host, port }, 'metrics listening');
   return { port, close: () => new Promise((resolve) => server.close(() => resolve())) };

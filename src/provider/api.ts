@@ -3,34 +3,26 @@ import type { AccessTokens } from '../connections/access-token.js';
 import { beforeDeadline, TIMED_OUT } from '../deadline.js';
 import type { Metrics } from '../observability/metrics.js';
 import { keepAliveRequests, type ServiceAnswer, type StreamedBody } from './keep-alive-request.js';
-import { multipartBody, type FileContent } from './multipart-body.js';
-import type { NutritionRecord, WellnessRecord } from './records.js';
+import { multipartBody, type MultipartParts } from './multipart-body.js';
 import { failureOf, transportFailure } from './responses.js';
 
 /**
- * The typed calls to the service's data endpoints (section 4). Every call carries a Bearer token
- * from AccessTokens; a 401 gets one refresh and one retry, never more. Failures are thrown as
- * ServiceError, classified in responses.ts. The upload, wellness and nutrition response bodies are
- * not shown (§4.6): success is the status.
+ * The calls to the service's data endpoints (section 4), whatever the kind: each kind makes its own
+ * through these (its *.service.ts). Every call carries a Bearer token from AccessTokens; a 401 gets
+ * one refresh and one retry, never more. Failures are thrown as ServiceError, classified in
+ * responses.ts.
  */
 export interface ServiceApi {
-  upsertNutrition(userId: number, record: NutritionRecord): Promise<void>;
-  upsertWellness(userId: number, record: WellnessRecord): Promise<void>;
-  uploadActivity(userId: number, upload: ActivityUpload): Promise<void>;
+  /** POSTs `body` as JSON to `path`; the answer's body is not read (the document shows none, §4.6): success is the status. */
+  postJson(userId: number, path: string, body: unknown): Promise<void>;
+  /** POSTs a multipart form to `path`: a file part is read from its store as it is sent, once per request. */
+  postMultipart(userId: number, path: string, parts: MultipartParts): Promise<void>;
   /**
-   * Section 4.3 shows neither query parameters nor a response shape: the body comes back as text, for
-   * the caller to read leniently. `timeoutMs` bounds the whole call, a refresh of its token
-   * included, for a person who waits for it; without it each request takes ATHLETE_TIMEOUT_S.
+   * GETs `path`; its body comes back as text, for the caller to read leniently. `timeoutMs` bounds
+   * the whole call, a refresh of its token included, for a person who waits for it; without it each
+   * request takes ATHLETE_TIMEOUT_S.
    */
-  listWorkouts(userId: number, options?: { timeoutMs?: number }): Promise<string>;
-}
-
-/** Section 2.2: the original file, as the person sent it, read as it is sent. */
-export interface ActivityUpload {
-  file: FileContent;
-  fileName: string;
-  name: string;
-  metadata: Record<string, unknown>;
+  getText(userId: number, path: string, options?: { timeoutMs?: number }): Promise<string>;
 }
 
 /** Where the service is and how long a request may take: a process's `config.athlete`. */
@@ -95,36 +87,17 @@ export function createServiceApi(
     return response;
   }
 
-  async function post(userId: number, path: string, init: RequestInit): Promise<void> {
-    await call(userId, path, init);
-  }
-
-  const json =
-    (body: unknown): RequestInit =>
-    () => ({
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-
-  /** The file is read from its store as it is sent, once per request (multipart-body.ts). */
-  const multipart =
-    ({ file, fileName, name, metadata }: ActivityUpload): RequestInit =>
-    () => ({
-      method: 'POST',
-      body: multipartBody([
-        ['file', { fileName, content: file }],
-        ['name', name],
-        ['metadata', JSON.stringify(metadata)],
-      ]),
-    });
-
   return {
-    upsertNutrition: (userId, record) => post(userId, '/api/nutrition', json(record)),
-    upsertWellness: (userId, record) => post(userId, '/api/wellness', json(record)),
-    uploadActivity: (userId, upload) => post(userId, '/api/workouts/upload-fit', multipart(upload)),
-    listWorkouts: async (userId, { timeoutMs } = {}) => {
-      const response = await call(userId, '/api/workouts', () => ({ method: 'GET', headers: { accept: 'application/json' } }), timeoutMs);
+    async postJson(userId, path, body) {
+      const text = JSON.stringify(body);
+      await call(userId, path, () => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: text }));
+    },
+    async postMultipart(userId, path, parts) {
+      // A function, so that the 401 retry reads the file again from its start.
+      await call(userId, path, () => ({ method: 'POST', body: multipartBody(parts) }));
+    },
+    async getText(userId, path, { timeoutMs } = {}) {
+      const response = await call(userId, path, () => ({ method: 'GET', headers: { accept: 'application/json' } }), timeoutMs);
       return response.text();
     },
   };

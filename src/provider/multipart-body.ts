@@ -13,12 +13,15 @@ export interface FilePart {
   content: FileContent;
 }
 
+/** A form's parts in order: a text field, or a file. */
+export type MultipartParts = Array<[name: string, value: string | FilePart]>;
+
 /**
  * A multipart/form-data body (RFC 7578) of text and file parts, written by form-data-encoder as the
  * request goes out: a file part is read piece by piece, never held whole, and the body's length is
  * known in advance, so the service gets a Content-Length rather than a chunked body.
  */
-export function multipartBody(parts: Array<[name: string, value: string | FilePart]>): StreamedBody {
+export function multipartBody(parts: MultipartParts): StreamedBody {
   const entries = parts.map(([name, value]): [string, string | FileLike] => [name, typeof value === 'string' ? value : fileLike(value)]);
   const encoder = new FormDataEncoder(formOf(entries));
   return { contentType: encoder.contentType, contentLength: Number(encoder.contentLength), chunks: () => encoder.encode() };

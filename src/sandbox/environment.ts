@@ -59,6 +59,7 @@ const ENVIRONMENT_VARIABLES = {
   SANDBOX_REDIRECT_URIS: ['redirectUris', listSplitBy(',')],
   SANDBOX_AUTO_APPROVE: ['autoApprove', text],
   SANDBOX_ACCESS_TOKEN_TTL_S: ['accessTokenTtlS', integer],
+  SANDBOX_ACCESS_TOKEN_LEEWAY_S: ['accessTokenLeewayS', integer],
   SANDBOX_CODE_TTL_S: ['codeTtlS', integer],
   SANDBOX_ROTATE_REFRESH_TOKENS: ['rotateRefreshTokens', boolean],
   SANDBOX_REFRESH_TOKEN_TTL_S: ['refreshTokenTtlS', integer],

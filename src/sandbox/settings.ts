@@ -44,6 +44,8 @@ export const settingsSchema = z.object({
   /** Athlete name to approve as at once, skipping the consent page; null shows the page. */
   autoApprove: z.string().min(1).nullable(),
   accessTokenTtlS: seconds(1),
+  /** How long past its expiry an access token is still accepted, as services allow for clocks that differ. */
+  accessTokenLeewayS: seconds(0),
   codeTtlS: seconds(1),
   rotateRefreshTokens: z.boolean(),
   /** null: refresh tokens never expire and responses carry no refresh_token_expires_in. */
@@ -90,6 +92,7 @@ export const DEFAULT_SETTINGS: Settings = {
   redirectUris: ['http://localhost:3000/oauth/callback'],
   autoApprove: null,
   accessTokenTtlS: 3600,
+  accessTokenLeewayS: 0,
   codeTtlS: 60,
   rotateRefreshTokens: true,
   refreshTokenTtlS: null,

@@ -2,7 +2,7 @@ import type { Transaction } from 'kysely';
 import { lockUser } from '../accounts/user.repository.js';
 import type { Database, Db } from '../db/database.js';
 import type { Logger } from '../logger.js';
-import { endHistory } from './backfill.js';
+import { endHistory } from './history.js';
 import { moveToHistory } from './outbox.js';
 import { queueNextTurn, removeQueuedTurns, type SyncQueues } from './queue.js';
 
@@ -26,7 +26,7 @@ export async function startHistoryOnConnect(trx: Transaction<Database>, userId: 
 
 /** After the commit: the first history turn at once, not at the next sweep (a hint: the sweeper is the guarantee). */
 export async function queueFirstHistoryTurn({ queues, logger }: ConnectionChangeDependencies, userId: number): Promise<void> {
-  await queueNextTurn(queues, 'backfill', { userId, failures: 0 }).catch((error: unknown) =>
+  await queueNextTurn(queues, 'history', { userId, failures: 0 }).catch((error: unknown) =>
     logger.warn({ err: error, userId }, 'could not queue the history turn; the sweeper will'),
   );
 }

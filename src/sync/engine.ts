@@ -1,12 +1,12 @@
 import { performance } from 'node:perf_hooks';
 import type { Logger } from '../logger.js';
 import { runEvery } from '../background/run-every.js';
-import type { RedisConnection } from '../queue/redis-target.js';
-import { isRedisUnavailable } from '../queue/redis-unavailable.js';
+import type { RedisConnection } from '../redis/redis-target.js';
+import { isRedisUnavailable } from '../redis/redis-unavailable.js';
 import { FRESH_POLL_MS, queueFreshTurns } from './fresh-poller.js';
 import { scheduleKeepAlive } from './queue.js';
 import { QUEUE_LOSS_CHECK_MS, sweepWhenDue } from './sweeper.js';
-import { createSyncWorkers, type SyncWorkerSettings } from './worker.js';
+import { createSyncWorkers, type SyncWorkerSettings } from './lane-workers.js';
 
 export interface SyncEngineSettings extends SyncWorkerSettings {
   /** The connection the sweeper checks the queue's mark on. */
@@ -25,7 +25,7 @@ export interface SyncEngine {
 /**
  * A loop's failures, at most one line a minute: the fresh poller runs four times a second, and the
  * database away would otherwise fill the log. An unreachable Redis is said once per reconnect
- * already (queue/redis.ts).
+ * already (redis/redis.ts).
  */
 function reportOnceAMinute(logger: Logger, what: string): (error: unknown) => void {
   let lastReportedAt = Number.NEGATIVE_INFINITY;

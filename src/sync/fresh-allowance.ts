@@ -1,5 +1,5 @@
 import { RateLimiterRedis } from 'rate-limiter-flexible';
-import type { RedisConnection } from '../queue/redis-target.js';
+import type { RedisConnection } from '../redis/redis-target.js';
 
 /**
  * How many of one person's changes of now may go ahead of everyone's history in a minute

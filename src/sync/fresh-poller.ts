@@ -1,5 +1,6 @@
 import type { Db } from '../db/database.js';
-import { leaveFreshLane, nextFreshChangeAfter, peopleWithFreshChangesDue } from './outbox.js';
+import { leaveFreshLane } from './outbox.js';
+import { nextFreshChangeAfter, peopleWithFreshChangesDue } from './lanes.js';
 import { canTakeTurns, queueTurns, type SyncQueues } from './queue.js';
 
 /**

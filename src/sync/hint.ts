@@ -1,18 +1,26 @@
 import type { Logger } from '../logger.js';
-import { queueNextTurn, type SyncQueues } from './queue.js';
-
-/** Told after commit that a person's history grew (an import); a hint only, so it never throws. */
-export type HistoryHint = (userId: number) => Promise<void>;
+import { queueFirstHistoryTurn, queueNextTurn, type SyncQueues } from './queue.js';
 
 /**
- * Queues the person's history turn at once rather than at the next sweep. Only a hint: the history
- * is in the store already, and if Redis is unreachable the sweeper queues the turn later, so a
- * failure here is logged, never passed on to the person who imported.
+ * Told after commit that a person's history grew (an import), and whether it began with it (none
+ * was under way); a hint only, so it never throws.
+ */
+export type HistoryHint = (userId: number, history: { began: boolean }) => Promise<void>;
+
+/**
+ * Queues the person's history turn at once rather than at the next sweep. A history that begins
+ * gets its first turn ahead of everyone's waiting, so that whoever has just connected and imported
+ * sees their first days arrive within seconds however many people wait (docs/architecture.md, "Who
+ * waits"); from then on they take turns at the back like everyone. A history already under way
+ * keeps its place. Only a hint: the history is in the store already, and if Redis is unreachable
+ * the sweeper queues the turn later, so a failure here is logged, never passed on to the person
+ * who imported.
  */
 export function createHistoryHint(queues: SyncQueues, logger: Logger): HistoryHint {
-  return async (userId) => {
+  return async (userId, { began }) => {
     try {
-      await queueNextTurn(queues, 'backfill', { userId, failures: 0 });
+      if (began) await queueFirstHistoryTurn(queues, userId);
+      else await queueNextTurn(queues, 'history', { userId, failures: 0 });
     } catch (error) {
       logger.warn({ err: error, userId }, 'could not queue the history turn; the sweeper will');
     }

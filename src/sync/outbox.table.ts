@@ -3,11 +3,12 @@ import type { SyncKind } from './sync-kinds.js';
 import type { SyncProblem } from './sync-problem.js';
 
 /**
- * The outbox: one row per user, kind and subject (a local date, or an activity id: sync-kinds.ts)
+ * The outbox: one row per user, kind and subject (a local date, or an id of this app: sync-kinds.ts)
  * that has ever changed. Every change bumps `version` in the same transaction as the change
  * itself; a sync that sent version v records `synced_version = v`. The entry is dirty while the
  * two differ, and is sent unless that version was refused for good (`failed_version`); see
- * needsSending in outbox.ts.
+ * needsSending in outbox.ts. Partial indexes hold the few rows the workers look for among millions:
+ * the waiting entries, the fresh lane and the scheduled retries (docs/architecture.md, "Background reads").
  */
 export interface OutboxTable {
   user_id: number;
@@ -30,7 +31,7 @@ export interface OutboxTable {
   /**
    * When the person's own change that is not yet in the service was made: the entry goes in the
    * fresh lane, ahead of every history. Null when nothing of the kind waits, or what waits is
-   * history (an import, a resync, entries from before Connect): the backfill lane.
+   * history (an import, a resync, entries from before Connect): the history lane.
    */
   fresh_at: string | null;
   updated_at: string;

@@ -1,6 +1,6 @@
 import { Queue, type ConnectionOptions } from 'bullmq';
 import { z } from 'zod';
-import type { Lane } from '../queue/request-budget.js';
+import type { Lane } from '../budget/request-budget.js';
 
 /**
  * The sync queues, one per lane (docs/architecture.md, "Who waits"), so that a person's fresh change
@@ -8,9 +8,9 @@ import type { Lane } from '../queue/request-budget.js';
  * a few of their entries, then queues their next turn behind everyone else's. What to send is
  * always read from the store when the turn runs; a queue lost with Redis is rebuilt from it.
  */
-export const SYNC_QUEUES: Record<Lane, string> = { fresh: 'sync-fresh', backfill: 'sync-backfill' };
+export const SYNC_QUEUES: Record<Lane, string> = { fresh: 'sync-fresh', history: 'sync-history' };
 
-export const LANES = ['fresh', 'backfill'] as const satisfies readonly Lane[];
+export const LANES = ['fresh', 'history'] as const satisfies readonly Lane[];
 
 export type SyncQueues = Record<Lane, Queue>;
 
@@ -53,7 +53,7 @@ export function createSyncQueues(connection: ConnectionOptions, prefix: string):
       // A turn retries by queuing its next turn (turn.ts); BullMQ's own retries would not know the lane's rules.
       defaultJobOptions: { attempts: 1, ...FINISHED_JOBS_KEPT },
     });
-  return { fresh: queue('fresh'), backfill: queue('backfill') };
+  return { fresh: queue('fresh'), history: queue('history') };
 }
 
 /** Custom ids and deduplication ids may not contain ':' (BullMQ). One job per person and lane. */
@@ -83,6 +83,15 @@ export async function queueNextTurn(queues: SyncQueues, lane: Lane, job: TurnJob
   await queues[lane].add(name, data, { delay: delayMs, deduplication: { ...opts.deduplication, keepLastIfActive: true } });
 }
 
+/**
+ * The first turn of a person's history, ahead of every turn waiting (LIFO), unless a turn of theirs
+ * is queued or running already.
+ */
+export async function queueFirstHistoryTurn(queues: SyncQueues, userId: number): Promise<void> {
+  const { name, data, opts } = turnJob('history', { userId, failures: 0 });
+  await queues.history.add(name, data, { ...opts, lifo: true });
+}
+
 /** Drops the person's queued turns (on Disconnect). A running one finds no connection at its next entry and ends. */
 export async function removeQueuedTurns(queues: SyncQueues, userId: number): Promise<void> {
   for (const lane of LANES) {
@@ -95,11 +104,7 @@ export async function removeQueuedTurns(queues: SyncQueues, userId: number): Pro
 
 /** The keep-alive, run once an hour whatever the number of worker processes (a BullMQ job scheduler). */
 export async function scheduleKeepAlive(queues: SyncQueues): Promise<void> {
-  await queues.backfill.upsertJobScheduler(
-    JOB.keepAlive,
-    { every: KEEP_ALIVE_INTERVAL_MS },
-    { name: JOB.keepAlive, opts: { attempts: 1 } },
-  );
+  await queues.history.upsertJobScheduler(JOB.keepAlive, { every: KEEP_ALIVE_INTERVAL_MS }, { name: JOB.keepAlive, opts: { attempts: 1 } });
 }
 
 export async function closeSyncQueues(queues: SyncQueues): Promise<void> {

@@ -1,11 +1,11 @@
 import { lockUser } from '../accounts/user.repository.js';
 import type { Db } from '../db/database.js';
 import { markHistoryDirty } from './outbox.js';
-import { DAILY_KINDS } from './sync-kinds.js';
+import { dailyKinds } from './sync-kinds.js';
 
 /**
  * Marks a user's days from `from` to `to` (inclusive) dirty again, of every daily kind, as history
- * (sent after people's changes of now), for support and backfills. Only days already in the outbox:
+ * (sent after people's changes of now), for support and for filling in the past. Only days already in the outbox:
  * every local change puts its day there, so days the app never touched are left alone and a resync
  * cannot blank a day in the service that this app never wrote. Returns the dates.
  */
@@ -17,7 +17,7 @@ export async function markDaysForResync(db: Db, userId: number, from: string, to
       .selectFrom('outbox')
       .select(['kind', 'subject'])
       .where('user_id', '=', userId)
-      .where('kind', 'in', DAILY_KINDS)
+      .where('kind', 'in', dailyKinds())
       .where('subject', '>=', from)
       .where('subject', '<=', to)
       .orderBy('subject')

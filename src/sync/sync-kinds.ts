@@ -1,37 +1,32 @@
-import { z } from 'zod';
-import { calendarDateSchema } from '../dates/supported-dates.js';
-import { MAX_ROW_ID } from '../db/row-id.js';
+import type { z } from 'zod';
+import { SYNCED_KINDS } from '../kinds.js';
 
 /**
- * What the app keeps in the service, each kind with the subject its outbox entries are keyed by:
- * a daily kind by the user's local date (the service upserts nutrition and wellness by date,
- * §4.5, §4.6), activities by the activity's id in this app (the service upserts a file by its
- * hash, §4.4). A new kind joins this list, SUBJECT_SCHEMAS and the senders (senders.ts); the
- * outbox, queue, worker and sweeper take it as it is.
+ * The kinds the sync path sends: those of src/kinds.ts with a `sync` part, each with the subject
+ * its outbox entries are keyed by (a daily kind's is the person's local date). The outbox, queue,
+ * worker and sweeper take every kind as it is, by its name.
+ *
+ * The one import here that runs upward, from the sync path to the list of kinds (whose kinds use
+ * the outbox): it is read only when these functions are called, never while the modules load, so
+ * the circle it closes is harmless (test/import-cycles.test.ts allows this one).
  */
-export const SYNC_KINDS = ['nutrition', 'wellness', 'activities'] as const;
+export type SyncKind = string;
 
-export type SyncKind = (typeof SYNC_KINDS)[number];
+/** The names of the kinds this version sends: an entry of another kind (one removed since) is never sent. */
+export function syncKinds(): SyncKind[] {
+  return SYNCED_KINDS.map((kind) => kind.name);
+}
 
-/** The kinds whose subject is a local date. */
-export const DAILY_KINDS = ['nutrition', 'wellness'] as const satisfies readonly SyncKind[];
+/** The kinds whose subject is the person's local date. */
+export function dailyKinds(): SyncKind[] {
+  return SYNCED_KINDS.filter((kind) => kind.sync.daily).map((kind) => kind.name);
+}
 
-export type DailyKind = (typeof DAILY_KINDS)[number];
+export function isDailyKind(kind: SyncKind): boolean {
+  return dailyKinds().includes(kind);
+}
 
-const ACTIVITY_ID_ERROR = { error: `must be an activity id (a positive whole number up to ${MAX_ROW_ID})` };
-
-/** An activity's id as an outbox subject: the decimal digits of a positive integer an id column holds. */
-const activityIdSchema = z
-  .string()
-  .regex(/^[1-9][0-9]{0,9}$/, ACTIVITY_ID_ERROR)
-  .refine((subject) => Number(subject) <= MAX_ROW_ID, ACTIVITY_ID_ERROR);
-
-export const SUBJECT_SCHEMAS: Record<SyncKind, z.ZodType<string>> = {
-  nutrition: calendarDateSchema,
-  wellness: calendarDateSchema,
-  activities: activityIdSchema,
-};
-
-export function isDailyKind(kind: SyncKind): kind is DailyKind {
-  return (DAILY_KINDS as readonly SyncKind[]).includes(kind);
+/** What the subject of an entry of `kind` must be; undefined for a kind this version does not send. */
+export function subjectSchemaOf(kind: SyncKind): z.ZodType<string> | undefined {
+  return SYNCED_KINDS.find((each) => each.name === kind)?.sync.subject;
 }

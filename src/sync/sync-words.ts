@@ -1,5 +1,5 @@
 import { DateTime } from 'luxon';
-import type { SyncFacts, SyncState } from './outbox.js';
+import type { SyncFacts, SyncState } from './sync-statuses.js';
 
 /** Where an entry's sync stands, in the person's words: a headline, and the raw facts for a "details" disclosure. */
 export interface SyncWords {
@@ -12,8 +12,14 @@ export interface SyncWords {
 const SECONDS_SHOWN_BELOW_S = 90;
 const JUST_NOW_MS = 60_000;
 
+/**
+ * Whether the person's entries can be sent now: they are connected, never were or disconnected
+ * since, or their connection needs reconnecting. What waits says what it waits for.
+ */
+export type SyncReach = 'connected' | 'not-connected' | 'needs-reconnect';
+
 /** The one place that turns an entry's sync status into words; every page and the overview use it. */
-export function describeSync(facts: SyncFacts, timezone: string, now: Date): SyncWords {
+export function describeSync(facts: SyncFacts, timezone: string, now: Date, reach: SyncReach): SyncWords {
   const details = facts.error ? [`Reason recorded: ${facts.error}`] : [];
   if (facts.status === 'synced') {
     const sentAt = DateTime.fromISO(facts.syncedAt!).setZone(timezone);
@@ -28,8 +34,14 @@ export function describeSync(facts: SyncFacts, timezone: string, now: Date): Syn
     const headline = facts.problem === 'unsendable' ? (facts.error ?? 'Not sent') : 'Refused by the service';
     return { state: 'failed', headline, details: ['It is tried again when the entry next changes.', ...details] };
   }
+  if (reach === 'not-connected') {
+    return { state: 'pending', headline: 'Waiting for a connection', details: [NOT_CONNECTED, ...details] };
+  }
+  if (reach === 'needs-reconnect') return { state: 'pending', headline: 'Waiting for you to reconnect', details };
   return { state: 'pending', headline: waitingWords(facts, now), details };
 }
+
+const NOT_CONNECTED = 'Nothing is sent while you are not connected to the Athlete Data Service: connect on the dashboard to send it.';
 
 function waitingWords({ problem, error, nextAttemptAt }: SyncFacts, now: Date): string {
   const nextTry = `next try ${nextTryWords(nextAttemptAt, now)}`;

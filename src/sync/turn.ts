@@ -4,20 +4,13 @@ import { hasCapability } from '../connections/capabilities.js';
 import { findConnection, type Connection } from '../connections/connection.repository.js';
 import type { Logger } from '../logger.js';
 import { ServiceError } from '../provider/service-error.js';
-import { underPermit, type Lane, type RequestBudget } from '../queue/request-budget.js';
-import { endHistory, recordTurn } from './backfill.js';
+import { underPermit, type Lane, type RequestBudget } from '../budget/request-budget.js';
+import { endHistory, recordTurn } from './history.js';
 import type { FreshAllowance } from './fresh-allowance.js';
-import { syncEntry, type SyncEntryDependencies, type SyncEntryOutcome } from './jobs.js';
-import {
-  freshEntriesDue,
-  historyEntries,
-  historyWaiting,
-  leaveFreshLane,
-  moveToHistory,
-  recordNextAttempt,
-  type DirtyEntry,
-} from './outbox.js';
-import { SYNC_KINDS, type SyncKind } from './sync-kinds.js';
+import { sendEntry, type SendEntryDependencies, type SendEntryOutcome } from './send-entry.js';
+import { leaveFreshLane, moveToHistory, recordNextAttempt, type DirtyEntry } from './outbox.js';
+import { freshEntriesDue, historyEntries, historyWaiting } from './lanes.js';
+import { syncKinds, type SyncKind } from './sync-kinds.js';
 import { setAsideUnsendableEntries } from './unsendable-entries.js';
 
 /**
@@ -26,7 +19,7 @@ import { setAsideUnsendableEntries } from './unsendable-entries.js';
  * only calls them (worker.ts).
  */
 
-export interface TurnDependencies extends SyncEntryDependencies {
+export interface TurnDependencies extends SendEntryDependencies {
   budget: RequestBudget;
   /** SYNC_FRESH_PER_PERSON_PER_MINUTE: past it, a person's changes of now wait as their history. */
   freshAllowance: FreshAllowance;
@@ -81,10 +74,10 @@ export async function takeTurn(
   const connection = await findConnection(deps.db, userId);
   if (connection?.status !== 'connected') {
     // Connect or Reconnect moves all that waits into history and starts it again (connection-changes.ts).
-    await (lane === 'backfill' ? endHistory(deps.db, userId) : leaveFreshLane(deps.db, userId));
+    await (lane === 'history' ? endHistory(deps.db, userId) : leaveFreshLane(deps.db, userId));
     return { sent: 0, next: { next: 'done' } };
   }
-  const granted = SYNC_KINDS.filter((kind) => hasCapability(connection.scopes, kind));
+  const granted = syncKinds().filter((kind) => hasCapability(connection.scopes, kind));
   const turn = { ...deps, connection };
   const { run, next } =
     lane === 'fresh' ? await freshTurn(turn, settings, userId, granted, failures) : await historyTurn(turn, userId, granted, failures);
@@ -114,7 +107,7 @@ async function freshTurn(
   failures: number,
 ): Promise<LaneTurn> {
   // A kind the person has not granted waits for their Reconnect, which sends it as history.
-  await leaveFreshLane(deps.db, userId, { kinds: SYNC_KINDS.filter((kind) => !granted.includes(kind)) });
+  await leaveFreshLane(deps.db, userId, { kinds: syncKinds().filter((kind) => !granted.includes(kind)) });
   const dueBefore = new Date(deps.clock().getTime() - quietMs);
   const allowed = await deps.freshAllowance.left(userId);
   if (allowed === 0) {
@@ -148,7 +141,7 @@ async function historyTurn(deps: OneTurn, userId: number, granted: SyncKind[], f
   const entries = await historyEntries(deps.db, userId, granted, HISTORY_TURN_ENTRIES);
   const run = await sendEntries(
     deps,
-    'backfill',
+    'history',
     await setAsideUnsendableEntries(deps, entries),
     () => performance.now() - started < HISTORY_TURN_MS,
   );
@@ -178,9 +171,9 @@ async function sendEntries(deps: OneTurn, lane: Lane, entries: DirtyEntry[], goO
     if (index > 0 && !goOn()) return { sent, stoppedEarly: true };
     const permit = await deps.budget.take(lane, entry.userId);
     if (!permit) return { sent, stoppedEarly: true, gaveWay: true };
-    let outcome: SyncEntryOutcome;
+    let outcome: SendEntryOutcome;
     try {
-      outcome = await underPermit(permit, () => syncEntry(deps, entry, deps.connection));
+      outcome = await underPermit(permit, () => sendEntry(deps, entry, deps.connection));
     } catch (error) {
       if (!(error instanceof ServiceError)) throw error;
       deps.logger.warn({ entry, err: error }, 'entry not synced yet');

@@ -1,7 +1,7 @@
 import type { Db } from '../db/database.js';
 import type { Logger } from '../logger.js';
 import { markFailed, type DirtyEntry } from './outbox.js';
-import { SUBJECT_SCHEMAS } from './sync-kinds.js';
+import { subjectSchemaOf } from './sync-kinds.js';
 
 export interface OutboxLoopDependencies {
   db: Db;
@@ -37,6 +37,8 @@ export async function setAsideUnsendableEntries(
 
 /** Why an entry can never be sent, or undefined when it can: its kind's subject schema decides. */
 function unsendableReason({ kind, subject }: DirtyEntry): string | undefined {
-  const issue = SUBJECT_SCHEMAS[kind].safeParse(subject).error?.issues[0];
+  const schema = subjectSchemaOf(kind);
+  if (!schema) return `Not sent: this version of the app sends no "${kind}".`;
+  const issue = schema.safeParse(subject).error?.issues[0];
   return issue && `Not sent: "${subject}" ${issue.message}.`;
 }

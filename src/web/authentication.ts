@@ -2,6 +2,7 @@ import type { RequestHandler, Response } from 'express';
 import { findUserById } from '../accounts/user.repository.js';
 import type { User } from '../accounts/user.table.js';
 import type { Db } from '../db/database.js';
+import { ENDED_BY_NOTICE, flashOnSignIn } from './flash.js';
 import { signInAddressFor } from './return-to.js';
 import { endStaleSession } from './session.js';
 
@@ -16,11 +17,16 @@ import { endStaleSession } from './session.js';
  */
 export function loadCurrentUser(db: Db): RequestHandler {
   return async (req, res, next) => {
-    const { userId, sessionGeneration } = req.session;
+    const { userId, sessionGeneration, endedBy } = req.session;
     const user = userId === undefined ? undefined : await findUserById(db, userId);
     const signedIn = user !== undefined && user.session_generation === sessionGeneration;
     res.locals.user = signedIn ? user : undefined;
-    if (userId !== undefined && !signedIn) await endStaleSession(req);
+    if ((userId !== undefined && !signedIn) || endedBy !== undefined) {
+      // Why, when it is known: left in its place by user-sessions.ts, or, for one written back since, the person's last reason.
+      const why = endedBy ?? (sessionGeneration === undefined ? undefined : user?.sessions_ended_by);
+      if (why) flashOnSignIn(req, res, ENDED_BY_NOTICE[why]);
+      await endStaleSession(req);
+    }
     next();
   };
 }

@@ -3,7 +3,13 @@ import cookieParser from 'cookie-parser';
 import { doubleCsrf } from 'csrf-csrf';
 import { csrfSync } from 'csrf-sync';
 import type { Request, RequestHandler, Response } from 'express';
+import { z } from 'zod';
+import { flashOnSignIn } from './flash.js';
+import { keepDraftUntilSignIn } from './form-draft.js';
 import { formFields } from './form-fields.js';
+import { sameSitePath } from './return-to.js';
+import { SESSION_COOKIE } from './session.js';
+import { wantsJson } from './wants-json.js';
 
 /** The cookie that carries a signed-out visitor's form token (signed double-submit). */
 export const FORM_TOKEN_COOKIE = 'athlete_sync_form';
@@ -16,6 +22,31 @@ export interface FormProtection {
   check: RequestHandler[];
   /** The token the page being rendered puts in its forms (`_csrf`). */
   tokenFor: (req: Request, res: Response) => string;
+}
+
+/** The browser had a session (its cookie came) that no longer signs anyone in: it ended while the form's page was open. */
+function sessionEnded(req: Request): boolean {
+  const cookies: unknown = req.cookies;
+  return typeof cookies === 'object' && cookies !== null && SESSION_COOKIE in cookies;
+}
+
+/**
+ * A form whose session ended while its page was open: what was typed waits for sign-in, which leads
+ * back to the form's page (the page it was sent from, when that is one of this site's) to send it again.
+ */
+function signInToSendAgain(req: Request, res: Response): void {
+  keepDraftUntilSignIn(req, res);
+  if (res.locals.signInNotice === undefined) flashOnSignIn(req, res, 'form_waiting');
+  const next = formPage(req);
+  res.redirect(303, next === undefined ? '/login' : `/login?next=${encodeURIComponent(next)}`);
+}
+
+/** The page a form was sent from, as its Referer names it, when that is a page of this site. */
+function formPage(req: Request): string | undefined {
+  const referer = z.url().safeParse(req.get('referer'));
+  if (!referer.success) return undefined;
+  const page = new URL(referer.data);
+  return page.host === req.get('host') ? sameSitePath(`${page.pathname}${page.search}`) : undefined;
 }
 
 /** The `_csrf` field of a parsed form body. */
@@ -50,7 +81,9 @@ export function createFormProtection({ sessionSecret, secure }: { sessionSecret:
   const verify: RequestHandler = (req, res, next) => {
     if (SAFE_METHODS.has(req.method)) return next();
     if (signedIn(req)) return synchronised.csrfSynchronisedProtection(req, res, next);
-    next(doubleSubmit.validateRequest(req) ? undefined : doubleSubmit.invalidCsrfTokenError);
+    if (doubleSubmit.validateRequest(req)) return next();
+    if (sessionEnded(req) && !wantsJson(req)) return signInToSendAgain(req, res);
+    next(doubleSubmit.invalidCsrfTokenError);
   };
 
   return {

@@ -34,24 +34,48 @@ export interface FormProblems {
 /** A refusal of the schema, or of the domain for one field (`message` follows the field's name). */
 export type Refusal = z.ZodError | { field: string; message: string };
 
+/**
+ * Every problem of a refused form at once, one per form field (the first the schema found: "Name
+ * must not be empty", not also that it needs a visible character), each named by its label.
+ */
 export function formProblemsOf(refusal: Refusal, words: FormWords, typed: Record<string, string>): FormProblems {
   const problems =
     'issues' in refusal
       ? refusal.issues.map((issue) => ({ field: String(issue.path[0] ?? ''), sentence: plainIssue(issue, words, typed) }))
       : [{ field: refusal.field, sentence: sentence(words.fields[refusal.field]?.label ?? refusal.field, refusal.message) }];
   const fields: Record<string, string> = {};
-  for (const { field, sentence: said } of problems) {
+  const all: string[] = [];
+  const told = new Set<string>();
+  for (const { field, sentence: said } of inFormOrder(problems, words)) {
     const input = words.fields[field]?.input;
-    if (input !== undefined) fields[input] ??= said;
+    const place = input ?? field;
+    if (told.has(place)) continue;
+    told.add(place);
+    if (input !== undefined) fields[input] = said;
+    if (!all.includes(said)) all.push(said);
   }
-  return { fields, all: [...new Set(problems.map((problem) => problem.sentence))] };
+  return { fields, all };
+}
+
+/**
+ * The problems in the order of the fields they are shown next to (their order on the page), the
+ * form's own first; a field's come in the order found, so what was refused as typed comes first.
+ */
+function inFormOrder<Problem extends { field: string }>(problems: Problem[], words: FormWords): Problem[] {
+  const inputs = [...new Set(Object.values(words.fields).map((field) => field.input ?? ''))];
+  const place = ({ field }: Problem) => {
+    if (field === '') return -1;
+    const input = words.fields[field]?.input;
+    return input === undefined ? inputs.length : inputs.indexOf(input);
+  };
+  return problems.toSorted((one, other) => place(one) - place(other));
 }
 
 function plainIssue(issue: z.core.$ZodIssue, words: FormWords, typed: Record<string, string>): string {
   const field = words.fields[String(issue.path[0] ?? '')];
   if (!field) return issue.path.length === 0 && words.whole ? words.whole : sentence(issue.path.join('.'), issue.message);
   const value = field.input === undefined ? '' : (typed[field.input] ?? '');
-  if (issue.code === 'invalid_type' && value.trim() === '') return `${field.label}: please fill this in.`;
+  if (issue.code === 'invalid_type' && value.trim() === '') return `${field.label} must be filled in.`;
   if (issue.code === 'invalid_type' && value.includes(',') && typeof numberFromForm(value) === 'string') {
     return `${field.label}: use a dot for decimals: 12.5`;
   }

@@ -22,3 +22,8 @@ export function createPageRenderer(render: RenderView, formTokenFor: FormProtect
     res.status(status).send(render(view, { user: res.locals.user, csrfToken, flash: takeFlash(req), ...data }));
   };
 }
+
+/** The renderer of pages whose forms are posted signed out (sign-in, sign-up, a forgotten password): each gives its form's token itself. */
+export function signedOutFormRenderer(renderPage: RenderPage, formTokenFor: FormProtection['tokenFor']): RenderPage {
+  return (req, res, view, data = {}, status) => renderPage(req, res, view, { csrfToken: formTokenFor(req, res), ...data }, status);
+}

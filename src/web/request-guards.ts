@@ -1,9 +1,19 @@
 import express, { type Request, type RequestHandler } from 'express';
 import { nestsTooDeep, TOO_DEEP_MESSAGE } from '../text/json-nesting.js';
+import { isOtherLoopbackSpelling } from './loopback-address.js';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-const FOREIGN_ORIGIN_MESSAGE = 'Requests from another site are not accepted. Go back to the page and send it from there.';
+/**
+ * Why a request from `origin` was refused, naming the address to use: a page of this machine under
+ * another spelling of the app's (127.0.0.1 for localhost) is told so, anything else is another site.
+ */
+function foreignOriginMessage(origin: string, ownOrigin: string): string {
+  if (isOtherLoopbackSpelling(origin, ownOrigin)) {
+    return `This app's address is ${ownOrigin}, not ${origin}. Open ${ownOrigin} and send it from there.`;
+  }
+  return `Requests from another site are not accepted. Open ${ownOrigin} and send it from there.`;
+}
 
 /**
  * Refuses state-changing requests sent from another site's page. Browsers send Origin with
@@ -16,7 +26,7 @@ export function refuseForeignOrigin(appBaseUrl: string): RequestHandler {
   return (req, _res, next) => {
     const origin = req.get('origin');
     if (SAFE_METHODS.has(req.method) || origin === undefined || origin === ownOrigin) return next();
-    next(Object.assign(new Error(FOREIGN_ORIGIN_MESSAGE), { status: 403 }));
+    next(Object.assign(new Error(foreignOriginMessage(origin, ownOrigin)), { status: 403 }));
   };
 }
 

@@ -2,9 +2,10 @@ import { promisify } from 'node:util';
 import type { Request, RequestHandler, Response } from 'express';
 import session, { type SessionData, type Store } from 'express-session';
 import { RedisStore } from 'connect-redis';
+import type { SessionsEndedBy } from '../accounts/user.table.js';
 import type { Logger } from '../logger.js';
-import { logReconnects, REDIS_REPLY_TIMEOUT_MS, untilConnected, type RedisAtStart } from '../queue/redis.js';
-import { sessionClient } from '../queue/redis-target.js';
+import { logReconnects, REDIS_REPLY_TIMEOUT_MS, untilConnected, type RedisAtStart } from '../redis/redis.js';
+import { sessionClient } from '../redis/redis-target.js';
 import { SessionStoreWithDeadline } from './session-store-deadline.js';
 
 declare module 'express-session' {
@@ -17,6 +18,11 @@ declare module 'express-session' {
     sessionGeneration: number;
     /** When the person signed in (epoch ms): the absolute limit counts from here, however active they are. */
     signedInAt: number;
+    /**
+     * Left in place of a session that another one ended (a new password, sign out everywhere): it
+     * signs no one in, and its next request tells the person why (authentication.ts).
+     */
+    endedBy: SessionsEndedBy;
     /** Connect attempts under way, by state; each tab may hold its own (see connect.routes.ts). */
     pendingConnects: Record<string, { codeVerifier: string; expiresAt: number }>;
   }
@@ -43,7 +49,7 @@ export interface SessionLimits {
  * Sessions live in Redis under `<prefix>:session:`, so every web process sees every session.
  *
  * connect-redis supports only node-redis, while BullMQ needs ioredis: so sessions have a client of
- * their own, set up to behave like the app's ioredis producer (src/queue/redis.ts): at start it
+ * their own, set up to behave like the app's ioredis producer (src/redis/redis.ts): at start it
  * waits for Redis for at most `timeoutS`, an outage later is logged once per reconnect attempt, and
  * a request waits at most REDIS_REPLY_TIMEOUT_MS for its session, however Redis fails.
  */
@@ -121,8 +127,9 @@ export async function startUserSession(req: Request, user: SessionUser, now: Dat
  * generation): the absolute limit still counts from sign-in.
  */
 export async function renewUserSession(req: Request, sessionGeneration = req.session.sessionGeneration): Promise<void> {
-  const { userId, signedInAt } = req.session;
-  await replaceSession(req, { userId, sessionGeneration, signedInAt });
+  // The form token too (csrf-sync keeps it in the session): forms open in the person's other tabs still send.
+  const { userId, signedInAt, csrfToken } = req.session;
+  await replaceSession(req, { userId, sessionGeneration, signedInAt, csrfToken });
 }
 
 /** Sign-out: the session leaves Redis, and the browser is told to drop the cookie (same name, path and attributes). */
@@ -162,7 +169,7 @@ export async function saveSession(req: Request): Promise<void> {
   await promisify(req.session.save.bind(req.session))();
 }
 
-async function replaceSession(req: Request, data: Partial<Pick<SessionData, 'userId' | 'sessionGeneration' | 'signedInAt'>>) {
+async function replaceSession(req: Request, data: Partial<Pick<SessionData, 'userId' | 'sessionGeneration' | 'signedInAt' | 'csrfToken'>>) {
   await regenerate(req);
   Object.assign(req.session, data);
   await saveSession(req);

@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 import type { RenderPage } from './pages.js';
 
-function tooManyAttemptsMessage(retryAfterS: number): string {
+export function tooManyAttemptsMessage(retryAfterS: number): string {
   const minutes = Math.ceil(retryAfterS / 60);
   return `Too many attempts. Please try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`;
 }

@@ -1,7 +1,10 @@
+import { promisify } from 'node:util';
 import type { Request, Response } from 'express';
+import type { SessionData, Store } from 'express-session';
+import type { SessionsEndedBy } from '../accounts/user.table.js';
 import { endEverySession } from '../accounts/user.repository.js';
 import type { Db } from '../db/database.js';
-import type { RedisConnection } from '../queue/redis-target.js';
+import type { RedisConnection } from '../redis/redis-target.js';
 import { endSession, renewUserSession, sessionKeyPrefix, startUserSession, type SessionLimits, type SessionUser } from './session.js';
 
 /**
@@ -11,7 +14,8 @@ import { endSession, renewUserSession, sessionKeyPrefix, startUserSession, type 
  * ended. The set expires with the longest-lived session it can hold: SESSION_MAX_DAYS after the
  * latest sign-in.
  *
- * Deleting the keys frees Redis at once; what keeps an ended session ended is the person's session
+ * Deleting the keys frees Redis at once (a session ended by another of the person's is replaced by a
+ * small one saying why, for as long as it would have lived); what keeps an ended session ended is the person's session
  * generation (users.session_generation), which moves on in the store and which every request
  * compares with its session's (authentication.ts): a request under way writes its session back at
  * its end, re-creating a key deleted meanwhile, but not a generation.
@@ -41,6 +45,8 @@ export interface UserSessionsDependencies {
   redis: RedisConnection;
   redisPrefix: string;
   limits: SessionLimits;
+  /** The sessions' store, where an ended session is left saying why. */
+  store: Store;
 }
 
 /** Where a person's sessions are: the Redis connection and REDIS_PREFIX. */
@@ -54,25 +60,48 @@ function sessionKey(redisPrefix: string, sessionId: string): string {
   return `${sessionKeyPrefix(redisPrefix)}${sessionId}`;
 }
 
-/** Ends the sessions in the person's set but `keep`, and forgets them. */
-async function endSessions({ redis, redisPrefix }: SessionsPlace, userId: number, keep?: string): Promise<void> {
+/** Why another session ends the person's others, which are left saying so (below), and the one that goes on. */
+interface Ending {
+  endedBy: SessionsEndedBy;
+  store: Store;
+  keep?: string;
+}
+
+/**
+ * Ends the sessions in the person's set (but the one kept), and forgets them. Ended by another
+ * session, each is replaced by one that signs no one in and says why, with the old one's cookie and
+ * so its lifetime: its browser's next request tells the person (authentication.ts).
+ */
+async function endSessions({ redis, redisPrefix }: SessionsPlace, userId: number, ending?: Ending): Promise<void> {
   const set = setOf(redisPrefix, userId);
-  const ended = (await redis.smembers(set)).filter((id) => id !== keep);
+  const ended = (await redis.smembers(set)).filter((id) => id !== ending?.keep);
   if (ended.length === 0) return;
+  const stored = ending ? await Promise.all(ended.map((id) => storedSession(ending.store, id))) : [];
   await redis
     .multi()
     .del(...ended.map((id) => sessionKey(redisPrefix, id)))
     .srem(set, ...ended)
     .exec();
+  if (!ending) return;
+  await Promise.all(
+    ended.map(async (id, index) => {
+      const cookie = stored[index]?.cookie;
+      if (cookie) await promisify(ending.store.set.bind(ending.store))(id, { cookie, endedBy: ending.endedBy } as SessionData);
+    }),
+  );
+}
+
+async function storedSession(store: Store, id: string): Promise<SessionData | undefined> {
+  return (await promisify(store.get.bind(store))(id)) ?? undefined;
 }
 
 /** Ends every session of the person, for an account that may no longer exist (the workers' sweep of deleted accounts). */
-export async function endAllSessions(place: SessionsPlace, userId: number): Promise<void> {
-  await endSessions(place, userId);
+export async function endAllSessions(place: SessionsPlace, userId: number, ending?: Ending): Promise<void> {
+  await endSessions(place, userId, ending);
   await place.redis.del(setOf(place.redisPrefix, userId));
 }
 
-export function createUserSessions({ db, redis, redisPrefix, limits }: UserSessionsDependencies): UserSessions {
+export function createUserSessions({ db, redis, redisPrefix, limits, store }: UserSessionsDependencies): UserSessions {
   const place = { redis, redisPrefix };
   const setLifetimeS = limits.maxDays * 24 * 3600;
 
@@ -113,12 +142,12 @@ export function createUserSessions({ db, redis, redisPrefix, limits }: UserSessi
     async endOthers(req, sessionGeneration) {
       await renew(req, sessionGeneration);
       const userId = req.session.userId;
-      if (userId !== undefined) await endSessions(place, userId, req.sessionID);
+      if (userId !== undefined) await endSessions(place, userId, { endedBy: 'password_changed', store, keep: req.sessionID });
     },
     async endEverywhere(req, res, userId) {
       await endEverySession(db, userId);
       await end(req, res);
-      await endAllSessions(place, userId);
+      await endAllSessions(place, userId, { endedBy: 'signed_out_everywhere', store });
     },
     endAll: (userId) => endAllSessions(place, userId),
   };

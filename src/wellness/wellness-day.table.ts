@@ -16,3 +16,10 @@ export type WellnessDayTable = ColumnsOf<typeof WELLNESS_MEASUREMENTS> & {
 };
 
 export type WellnessDay = Selectable<WellnessDayTable>;
+
+/** The kind's tables in the shared schema (db/database.ts), declared here so that the shared file names no kind's table. */
+declare module '../db/database.js' {
+  interface Database {
+    wellness_days: WellnessDayTable;
+  }
+}

@@ -1,6 +1,6 @@
 import { recordFieldsOf, valuesSentAs } from '../fields/field-values.js';
 import type { Documented, NumericFields, ValuesOf } from '../fields/numeric-field.js';
-import type { WellnessRecord, WellnessRecordField } from '../provider/records.js';
+import type { WellnessRecord, WellnessRecordField } from './wellness.service.js';
 import { WELLNESS_MEASUREMENTS, type WellnessRecordAsShown } from './wellness.fields.js';
 
 /**

@@ -1,5 +1,5 @@
 import { numericFields, type FieldSet } from '../fields/numeric-field.js';
-import type { WELLNESS_RECORD_FIELDS, WellnessRecord, WellnessRecordField } from '../provider/records.js';
+import type { WELLNESS_RECORD_FIELDS, WellnessRecord, WellnessRecordField } from './wellness.service.js';
 
 /** What section 2.3 shows of a wellness record, which a measurement declared `sent: 'record'` must be. */
 export type WellnessRecordAsShown = {

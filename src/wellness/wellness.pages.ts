@@ -1,18 +1,23 @@
 import { Router, type Request, type Response } from 'express';
 import { DateTime } from 'luxon';
+import { latestRecordableDate } from '../dates/latest-date.js';
 import { addDays, localToday } from '../dates/local-today.js';
 import { calendarDateSchema, isSupportedDate } from '../dates/supported-dates.js';
+import type { Db } from '../db/database.js';
 import { formWordsOf, parseFormInput } from '../fields/field-form.js';
-import type { SyncFacts } from '../sync/outbox.js';
-import { describeSync, type SyncWords } from '../sync/sync-words.js';
+import type { SyncFacts } from '../sync/sync-statuses.js';
+import { syncDescriberFor } from '../sync/sync-describer.js';
+import type { SyncWords } from '../sync/sync-words.js';
 import { currentUser, requireUserPage } from '../web/authentication.js';
 import { renderConfirmation } from '../web/confirm-page.js';
 import { flash } from '../web/flash.js';
+import { refuseForm, takeDraft } from '../web/form-draft.js';
 import { formProblemsOf, type FormProblems, type FormWords, type Refusal } from '../web/form-problems.js';
 import type { RenderPage } from '../web/pages.js';
 import { dateStyleOf } from '../web/locale.js';
 import { dateFromQuery, renderBadDate } from '../web/query-date.js';
 import { FORM_COLUMNS, readWellnessForm, wellnessFormOf, wellnessInputFromForm, type WellnessForm } from './wellness-form.js';
+import { firstChartDay, wellnessCharts } from './wellness-charts.js';
 import { WELLNESS_MEASUREMENTS } from './wellness.fields.js';
 import { wellnessInputSchema } from './wellness.schemas.js';
 import type { Wellness, WellnessDayView } from './wellness.js';
@@ -25,6 +30,7 @@ import type { Wellness, WellnessDayView } from './wellness.js';
 const DAYS_SHOWN = 15;
 
 interface Dependencies {
+  db: Db;
   wellness: Wellness;
   renderPage: RenderPage;
   clock: () => Date;
@@ -46,51 +52,45 @@ const WELLNESS_WORDS: FormWords = {
   whole: 'Enter at least one measurement.',
 };
 
+/** A refused row's form is named by the path it posts to: `/wellness/2026-11-23`. */
+const DRAFT_FORM = '/wellness/';
+
+/** The row refused just before, kept for this page (form-draft.ts). */
+function draftOf(req: Request): Draft | undefined {
+  const draft = takeDraft(req, (form) => form.startsWith(DRAFT_FORM));
+  const date = calendarDateSchema.safeParse(draft?.form.slice(DRAFT_FORM.length));
+  return draft && date.success ? { date: date.data, form: readWellnessForm(draft.values), problems: draft.problems } : undefined;
+}
+
 /** Wellness days as a table, page by page, each row a form: record, change or delete a day, and see its sync status. */
-export function wellnessPages({ wellness, renderPage, clock }: Dependencies): Router {
+export function wellnessPages({ db, wellness, renderPage, clock }: Dependencies): Router {
   const router = Router();
   router.use('/wellness', requireUserPage);
 
   function tomorrow(res: Response): string {
-    return addDays(localToday(clock(), currentUser(res).timezone), 1);
+    return latestRecordableDate(clock(), currentUser(res).timezone);
   }
 
-  async function renderDays(req: Request, res: Response, options: { last?: string; draft?: Draft; deleted?: DeletedDay } = {}) {
+  async function renderDays(req: Request, res: Response, last: string) {
     const user = currentUser(res);
-    const { draft, deleted } = options;
-    const newest = tomorrow(res);
-    const last = options.last ?? pageEndingWith(draft?.date ?? deleted?.date ?? newest, newest);
+    const draft = draftOf(req);
     const dates = Array.from({ length: DAYS_SHOWN }, (_, index) => addDays(last, -index)).filter(isSupportedDate);
     const recorded = new Map((await wellness.days(user, dates.at(-1)!, last)).map((day) => [day.date, day]));
     const now = clock();
     const style = dateStyleOf(req);
-    const syncWords = (sync: SyncFacts) => describeSync(sync, user.timezone, now);
-    renderPage(
-      req,
-      res,
-      'wellness',
-      {
-        title: 'Wellness',
-        columns: FORM_COLUMNS,
-        range: `${style.day(dates.at(-1)!)} to ${style.day(last)}`,
-        earlier: earlierPage(last),
-        later: laterPage(last, newest),
-        rows: dates.map((date) =>
-          rowOf(
-            date,
-            style.day(date),
-            recorded.get(date),
-            draft?.date === date ? draft : undefined,
-            deleted?.date === date ? deleted : undefined,
-            syncWords,
-          ),
-        ),
-        problem: draft && `${style.day(draft.date)} was not saved: ${draft.problems.all.join(' ')}`,
-        deleted,
-        deletedDay: deleted && style.day(deleted.date),
-      },
-      draft ? 400 : 200,
-    );
+    const syncWords = await syncDescriberFor(db, user, now);
+    const today = localToday(now, user.timezone);
+    const charted = await wellness.records(user, firstChartDay(today), today);
+    renderPage(req, res, 'wellness/wellness', {
+      title: 'Wellness',
+      columns: FORM_COLUMNS,
+      charts: wellnessCharts(charted, today, style),
+      range: `${style.day(dates.at(-1)!)} to ${style.day(last)}`,
+      earlier: earlierPage(last),
+      later: laterPage(last, tomorrow(res)),
+      rows: dates.map((date) => rowOf(date, style.day(date), recorded.get(date), draft?.date === date ? draft : undefined, syncWords)),
+      problem: draft && `${style.day(draft.date)} was not saved: ${draft.problems.all.join(' ')}`,
+    });
   }
 
   router.get('/wellness', async (req, res) => {
@@ -106,12 +106,7 @@ export function wellnessPages({ wellness, renderPage, clock }: Dependencies): Ro
         toLatest,
       );
     }
-    const deleted = dateFromQuery(req.query.deleted);
-    if (!deleted.ok) return renderBadDate(renderPage, req, res, deleted.problem, toLatest);
-    await renderDays(req, res, {
-      last: last.date,
-      deleted: deleted.date === undefined ? undefined : { date: deleted.date, sentBefore: req.query.sent === '1' },
-    });
+    await renderDays(req, res, last.date ?? tomorrow(res));
   });
 
   router.post('/wellness/:date', async (req, res) => {
@@ -119,7 +114,11 @@ export function wellnessPages({ wellness, renderPage, clock }: Dependencies): Ro
     const date = calendarDateSchema.safeParse(req.params.date);
     if (!date.success) return renderNotFound(req, res);
     const refuse = (refusal: Refusal) =>
-      renderDays(req, res, { draft: { date: date.data, form, problems: formProblemsOf(refusal, WELLNESS_WORDS, form) } });
+      refuseForm(req, res, pageHolding(date.data, tomorrow(res)), {
+        form: `${DRAFT_FORM}${date.data}`,
+        values: form,
+        problems: formProblemsOf(refusal, WELLNESS_WORDS, form),
+      });
     const input = parseFormInput(wellnessInputFromForm(form), wellnessInputSchema);
     if (!input.success) return refuse(input.error);
     const outcome = await wellness.put(currentUser(res), date.data, input.data);
@@ -130,8 +129,12 @@ export function wellnessPages({ wellness, renderPage, clock }: Dependencies): Ro
 
   router.get('/wellness/:date/delete', async (req, res) => {
     const date = calendarDateSchema.safeParse(req.params.date);
-    const recorded = date.success && (await wellness.days(currentUser(res), date.data, date.data)).length > 0;
-    if (!date.success || !recorded) return renderNotFound(req, res);
+    if (!date.success) return renderNotFound(req, res);
+    // Back to this page after the delete, or a day never recorded: the day's page says there is nothing to delete.
+    if ((await wellness.days(currentUser(res), date.data, date.data)).length === 0) {
+      flash(req, `Nothing is recorded for ${dateStyleOf(req).day(date.data)}, so there is nothing to delete.`);
+      return res.redirect(303, pageHolding(date.data, tomorrow(res)));
+    }
     renderConfirmation(renderPage, req, res, {
       heading: `Delete your wellness of ${dateStyleOf(req).day(date.data)}?`,
       lines: [
@@ -148,8 +151,9 @@ export function wellnessPages({ wellness, renderPage, clock }: Dependencies): Ro
     if (!date.success) return renderNotFound(req, res);
     const removal = await wellness.remove(currentUser(res), date.data);
     if (!removal.deleted) return renderNotFound(req, res);
-    const page = pageHolding(date.data, tomorrow(res));
-    res.redirect(303, `${page}${page.includes('?') ? '&' : '?'}deleted=${date.data}${removal.sentBefore ? '&sent=1' : ''}`);
+    const kept = removal.sentBefore ? 'The service keeps what it was last sent for that day.' : 'It had not been sent to the service.';
+    flash(req, `Deleted ${dateStyleOf(req).day(date.data)} here. ${kept}`);
+    res.redirect(303, pageHolding(date.data, tomorrow(res)));
   });
 
   function renderNotFound(req: Request, res: Response) {
@@ -187,19 +191,12 @@ function laterPage(last: string, newest: string): string | undefined {
   return last >= newest ? undefined : pageHolding(addDays(last, DAYS_SHOWN), newest);
 }
 
-/** A day just deleted here, and whether the service keeps a version of it. */
-interface DeletedDay {
-  date: string;
-  sentBefore: boolean;
-}
-
 /** One row of the table: its date as the person reads it, the values to show (as typed when refused), whether there is a record, and its sync status. */
 function rowOf(
   date: string,
   written: string,
   day: WellnessDayView | undefined,
   draft: Draft | undefined,
-  deletedHere: DeletedDay | undefined,
   syncWords: (sync: SyncFacts) => SyncWords,
 ) {
   return {
@@ -209,6 +206,5 @@ function rowOf(
     invalid: Object.keys(draft?.problems.fields ?? {}),
     recorded: day !== undefined,
     sync: day?.sync && syncWords(day.sync),
-    deletedHere,
   };
 }

@@ -1,9 +1,10 @@
 import { lockSignedInUser } from '../accounts/user.repository.js';
 import type { User } from '../accounts/user.table.js';
-import { addDays, localToday } from '../dates/local-today.js';
+import { laterThanRecordable } from '../dates/latest-date.js';
 import type { Db } from '../db/database.js';
 import { columnsOf, fieldNames, valuesOfRow } from '../fields/field-values.js';
-import { forgetEntry, markDirty, syncFactsOf, syncStatusesOf, type OutboxKey, type SyncFacts } from '../sync/outbox.js';
+import { forgetEntry, markDirty, type OutboxKey } from '../sync/outbox.js';
+import { syncFactsOf, syncStatusesOf, type SyncFacts } from '../sync/sync-statuses.js';
 import { deleteWellnessDay, findWellnessDay, saveWellnessDay, wellnessDaysBetween } from './wellness-day.repository.js';
 import type { WellnessDay } from './wellness-day.table.js';
 import { WELLNESS_MEASUREMENTS } from './wellness.fields.js';
@@ -23,15 +24,6 @@ export type WellnessOutcome = { ok: true; day: WellnessRecordView } | InvalidDat
 export interface WellnessDependencies {
   db: Db;
   clock: () => Date;
-}
-
-/**
- * The latest date a record may be for: the user's tomorrow. A measurement of a later day is a
- * mistake; tomorrow is allowed because a person travelling east is already there before their
- * profile's zone is.
- */
-export function latestWellnessDate(user: User, now: Date): string {
-  return addDays(localToday(now, user.timezone), 1);
 }
 
 /**
@@ -55,17 +47,19 @@ export function createWellness({ db, clock }: WellnessDependencies) {
       return days.map((day) => ({ ...wellnessRecordView(day), ...(syncOf.has(day.date) && { sync: syncOf.get(day.date) }) }));
     },
 
+    /** The recorded days from `from` to `to` inclusive, oldest first, without their sync. */
+    async records(user: User, from: string, to: string): Promise<WellnessRecordView[]> {
+      return (await wellnessDaysBetween(db, user.id, from, to)).map(wellnessRecordView);
+    },
+
     /**
      * Replaces the day's record. The same record again changes nothing: no new version, so the
      * service is not sent the same day twice.
      */
     async put(user: User, date: string, measurements: Measurements): Promise<WellnessOutcome> {
       const now = clock();
-      const latest = latestWellnessDate(user, now);
-      if (date > latest) {
-        const message = `must not be after ${latest}, tomorrow in ${user.timezone}: a measurement cannot be of a later day`;
-        return { ok: false, reason: 'invalid_field', field: 'date', message };
-      }
+      const tooLate = laterThanRecordable(date, now, user.timezone, 'a measurement');
+      if (tooLate) return { ok: false, reason: 'invalid_field', field: 'date', message: tooLate };
       const { day } = await db.transaction().execute(async (trx) => {
         await lockSignedInUser(trx, user.id);
         const before = await findWellnessDay(trx, user.id, date);

@@ -11,3 +11,10 @@ export interface LastWorkoutListTable {
   /** The listing as read (workout-listing.ts), as JSON: only the fields this app shows, never the service's whole answer. */
   body: string;
 }
+
+/** The kind's tables in the shared schema (db/database.ts), declared here so that the shared file names no kind's table. */
+declare module '../db/database.js' {
+  interface Database {
+    last_workout_lists: LastWorkoutListTable;
+  }
+}

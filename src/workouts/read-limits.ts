@@ -1,6 +1,6 @@
 import { RateLimiterRedis } from 'rate-limiter-flexible';
-import { takePoint, type RetryAfter } from '../queue/rate-limit.js';
-import type { RedisConnection } from '../queue/redis-target.js';
+import { takePoint, type RetryAfter } from '../budget/rate-limit.js';
+import type { RedisConnection } from '../redis/redis-target.js';
 
 export interface WorkoutReadSettings {
   /** WORKOUTS_CACHE_S in ms: a list the person fetched this recently is answered without asking the service. */

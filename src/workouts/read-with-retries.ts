@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleepFor } from 'node:timers/promises';
 import { ServiceError } from '../provider/service-error.js';
-import { underPermit, type Permit } from '../queue/request-budget.js';
+import { underPermit, type Permit } from '../budget/request-budget.js';
 
 /**
  * How long a read a person waits for may keep trying: a few tries within a short deadline, with a

@@ -27,7 +27,7 @@ export function workoutsPages({ renderPage, ...deps }: WorkoutsDependencies & { 
             : undefined,
         }
       : { failure: outcome };
-    renderPage(req, res, 'workouts', { title: 'Workouts', ...page });
+    renderPage(req, res, 'workouts/workouts', { title: 'Workouts', ...page });
   });
 
   return router;

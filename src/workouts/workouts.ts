@@ -1,14 +1,15 @@
 import { lockSignedInUser } from '../accounts/user.repository.js';
-import { hasCapability, scopeOf } from '../connections/capabilities.js';
 import { findConnection, type Connection } from '../connections/connection.repository.js';
 import type { Db } from '../db/database.js';
 import type { ServiceApi } from '../provider/api.js';
+import type { Scope } from '../provider/scopes.js';
 import type { ServiceError } from '../provider/service-error.js';
-import type { RequestBudget } from '../queue/request-budget.js';
+import type { RequestBudget } from '../budget/request-budget.js';
 import { keepLastWorkoutList, lastWorkoutList, type LastWorkoutList } from './last-workout-list.repository.js';
 import type { WorkoutReadLimits } from './read-limits.js';
 import { READ_RETRY_POLICY, readWithRetries } from './read-with-retries.js';
 import { readWorkoutListing, type WorkoutListing } from './workout-listing.js';
+import { fetchWorkoutList } from './workouts.service.js';
 
 export interface WorkoutsDependencies {
   db: Db;
@@ -36,8 +37,12 @@ export type StaleReason = 'no-answer' | 'too-many-reads';
 
 export type WorkoutsFailure = 'not-connected' | 'reconnect' | 'unavailable' | 'too-many-reads' | 'refused';
 
-const NOT_CONNECTED = 'You have not connected to the Athlete Data Service yet: connect to see your workouts.';
-const SCOPE_MISSING = `Your connection does not allow reading your workouts (${scopeOf('workouts')}): reconnect and allow it.`;
+/** What reading a person's workouts needs of their grant. */
+export const WORKOUTS_SCOPE: Scope = 'workout:read';
+
+/** Said whether the person never connected or disconnected since. */
+const NOT_CONNECTED = 'You are not connected to the Athlete Data Service: connect to see your workouts.';
+const SCOPE_MISSING = `Your connection does not allow reading your workouts (${WORKOUTS_SCOPE}): reconnect and allow it.`;
 const UNAVAILABLE = 'The Athlete Data Service is unavailable right now; try again in a moment.';
 
 /**
@@ -52,7 +57,7 @@ export async function listWorkouts(deps: WorkoutsDependencies, userId: number): 
   const { db, clock, reads } = deps;
   const connection = await findConnection(db, userId);
   if (!connection) return { ok: false, reason: 'not-connected', message: NOT_CONNECTED };
-  if (!hasCapability(connection.scopes, 'workouts')) return { ok: false, reason: 'reconnect', message: SCOPE_MISSING };
+  if (!connection.scopes.includes(WORKOUTS_SCOPE)) return { ok: false, reason: 'reconnect', message: SCOPE_MISSING };
   const last = await lastWorkoutList(db, userId, connection.grantId);
   if (last && clock().getTime() - last.fetchedAt.getTime() < reads.cacheMs) return { ok: true, stale: false, ...last };
   const limited = await reads.takeRead(userId);
@@ -71,7 +76,7 @@ async function readFromService(
   const read = await readWithRetries(
     READ_RETRY_POLICY,
     { permit: (withinMs) => budget.takeWithin('read', userId, withinMs), pause: (ms) => budget.pause(ms) },
-    (timeoutMs) => api.listWorkouts(userId, { timeoutMs }),
+    (timeoutMs) => fetchWorkoutList(api, userId, { timeoutMs }),
   );
   if (read.ok) {
     const list: LastWorkoutList = { fetchedAt: clock(), ...readWorkoutListing(read.value) };

@@ -6,11 +6,12 @@ import { setAutoApprove } from './sandbox-records.js';
 
 /**
  * A plain client of the sandbox, without the app: the reference the bench compares with. It gets a
- * token per athlete by the code flow (§4.1, §4.2) and posts day records straight to /api/nutrition.
+ * token per athlete by the code flow (§4.1, §4.2), for a kind's scope, and posts day records
+ * straight to the kind's path.
  */
 const tokenResponseSchema = z.object({ access_token: z.string() });
 
-export async function directAccessToken(stack: BenchStack, athlete: string): Promise<string> {
+export async function directAccessToken(stack: BenchStack, athlete: string, scope: string): Promise<string> {
   await setAutoApprove(stack.sandboxUrl, athlete);
   const verifier = randomBytes(32).toString('base64url');
   const authorize = new URL('/api/oauth/authorize', stack.sandboxUrl);
@@ -18,7 +19,7 @@ export async function directAccessToken(stack: BenchStack, athlete: string): Pro
     response_type: 'code',
     client_id: stack.clientId,
     redirect_uri: stack.redirectUri,
-    scope: 'nutrition:write',
+    scope,
     state: randomBytes(16).toString('base64url'),
     code_challenge: createHash('sha256').update(verifier).digest('base64url'),
     code_challenge_method: 'S256',
@@ -47,15 +48,20 @@ export interface DirectUpsert {
   record: unknown;
 }
 
-/** Upserts each record at `concurrency`, timing each. */
-export function upsertDirectly(sandboxUrl: string, upserts: DirectUpsert[], concurrency: number): Promise<RateMeasurement> {
+/** Upserts each record at `servicePath`, the kind's path at the service, at `concurrency`, timing each. */
+export function upsertDirectly(
+  sandboxUrl: string,
+  servicePath: string,
+  upserts: DirectUpsert[],
+  concurrency: number,
+): Promise<RateMeasurement> {
   return runConcurrently(upserts, concurrency, async ({ token, record }) => {
-    const response = await fetch(`${sandboxUrl}/api/nutrition`, {
+    const response = await fetch(`${sandboxUrl}${servicePath}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
       body: JSON.stringify(record),
     });
-    expectSuccess(response, 'POST /api/nutrition');
+    expectSuccess(response, `POST ${servicePath}`);
     await response.arrayBuffer();
   });
 }

@@ -1,24 +1,31 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
-import { addDays } from '../../dates/local-today.js';
-import { countFlag, parseFlags, pathFlag, type FlagsResult } from '../flags.js';
+import type { KindWorkload } from '../../kinds/workload.js';
+import { countFlag, kindFlag, parseFlags, pathFlag, type FlagsResult } from '../flags.js';
 import { writeRunResults } from '../run-results.js';
-import { expectStatus, percentile, runConcurrently } from './measure.js';
-import { dateDaysAgo } from './meals-workload.js';
+import { DEFAULT_WORKLOAD_KIND, WORKLOADS, workloadNamed } from '../workloads.js';
+import { dateDaysAgo } from './dates.js';
+import { expectSuccess, percentile, runConcurrently } from './measure.js';
 import { BENCH_SYNC_QUIET_MS, startBenchStack, type BenchStack } from './stack.js';
-import { signUpAndConnect, type BenchUser } from './users.js';
+import { signIn, signUpAndConnect, type BenchUser } from './users.js';
+import { importsOf } from './writes.js';
 
 /**
  * `npm run bench -- --scenario launch`: a partner's launch. Many people connect, each bringing a
- * backlog of history, while others keep logging meals now, all at a set request rate. It measures
+ * backlog of history (a bulk import), while others keep writing now, all at a set request rate, in
+ * one kind whose workload can import. It measures
  * what the scheduling promises (docs/architecture.md, "Who waits"): fresh changes are not held up
  * by anyone's history, people with history share the rate, and the rate is used.
  */
 
 const flagsSchema = z.object({
   scenario: z.literal('launch'),
+  /** The kind written; its workload must have a bulk import. */
+  kind: kindFlag().refine((name) => WORKLOADS.find((workload) => workload.name === name)?.bulk !== undefined, {
+    error: '--kind must name a kind with a bulk import',
+  }),
   users: countFlag('users'),
-  days: countFlag('days').pipe(z.number().max(2000, { error: '--days must be at most 2000 (one import each)' })),
+  days: countFlag('days').pipe(z.number().max(2000, { error: '--days must be at most 2000' })),
   active: countFlag('active'),
   rate: countFlag('rate'),
   /** Worker processes, one run per count: `1,2`. */
@@ -32,23 +39,35 @@ const flagsSchema = z.object({
 
 export type LaunchFlags = z.infer<typeof flagsSchema>;
 
-const DEFAULTS = { scenario: 'launch', users: '200', days: '365', active: '20', rate: '250', workers: '1,2', results: 'bench/results' };
+const DEFAULTS = {
+  scenario: 'launch',
+  kind: DEFAULT_WORKLOAD_KIND,
+  users: '200',
+  days: '365',
+  active: '20',
+  rate: '250',
+  workers: '1,2',
+  results: 'bench/results',
+};
 
 export function parseLaunchFlags(args: string[]): FlagsResult<LaunchFlags> {
   return parseFlags(args, flagsSchema, DEFAULTS);
 }
 
 export const LAUNCH_USAGE =
-  'npm run bench -- --scenario launch --users 200 --days 365 --active 20 --rate 250 --workers 1,2 [--results bench/results]';
+  'npm run bench -- --scenario launch [--kind <name>] --users 200 --days 365 --active 20 --rate 250 --workers 1,2 [--results bench/results]';
 
-/** How often each active person logs a meal: every 2 to 4 s. */
+/** How often each active person writes: every 2 to 4 s. */
 const ACTIVE_PAUSE_MS = { least: 2000, most: 4000 };
 /** Fairness is judged over 30 s windows, every 5 s, while every backlog still waits. */
 const SHARE_WINDOW_MS = 30_000;
 const SHARE_STEP_MS = 5000;
 const COUNTERS_POLL_MS = 1000;
-/** The active people log meals on days of their own, so that each change is a record of its own at the sandbox. */
-const FRESH_DAYS_FROM = '2090-01-01';
+/**
+ * The active people write to days of their own, so that each change is a record of its own at the
+ * sandbox: days counted back from ten years ago, before any backlog, as a day after tomorrow is refused.
+ */
+const FRESH_DAYS_AGO = 3653;
 
 export interface LaunchResults {
   workers: number;
@@ -66,7 +85,7 @@ export interface LaunchResults {
   floorSeconds: number;
 }
 
-interface FreshPost {
+export interface FreshPost {
   athlete: string;
   date: string;
   postedAt: number;
@@ -74,13 +93,14 @@ interface FreshPost {
 
 export async function runLaunch(flags: LaunchFlags, startedAt: Date): Promise<void> {
   const runs: LaunchResults[] = [];
+  const workload = workloadNamed(flags.kind);
   for (const workers of flags.workers) {
     console.log(
-      `bench launch: ${flags.users} people x ${flags.days} days of history, ${flags.active} logging now, ${flags.rate} requests/s, ${workers} worker(s)`,
+      `bench launch, ${workload.name}: ${flags.users} people x ${flags.days} days of history, ${flags.active} logging now, ${flags.rate} requests/s, ${workers} worker(s)`,
     );
-    const stack = await startBenchStack({ env: { ATHLETE_RATE_LIMIT_PER_S: String(flags.rate), MEALS_BATCH_MAX: '2000' } });
+    const stack = await startBenchStack({ env: { ATHLETE_RATE_LIMIT_PER_S: String(flags.rate) } });
     try {
-      runs.push(await launchOnce(stack, flags, workers));
+      runs.push(await launchOnce(stack, workload, flags, workers));
     } finally {
       await stack.stop();
     }
@@ -89,75 +109,76 @@ export async function runLaunch(flags: LaunchFlags, startedAt: Date): Promise<vo
   console.log(`Results: ${await writeRunResults(flags.results, 'launch-', startedAt, { flags, runs })}`);
 }
 
-async function launchOnce(stack: BenchStack, flags: LaunchFlags, workers: number): Promise<LaunchResults> {
+async function launchOnce(stack: BenchStack, workload: KindWorkload, flags: LaunchFlags, workers: number): Promise<LaunchResults> {
   const people = await signUpAndConnect(stack, flags.users + flags.active, 4);
   const [backlogs, active] = [people.slice(0, flags.users), people.slice(flags.users)];
-  await importBacklogs(backlogs, flags.days);
+  await importBacklogs(workload, backlogs, flags.days);
   const backlogDays = flags.users * flags.days;
 
   for (let index = 0; index < workers; index++) stack.startWorker();
   const fresh: FreshPost[] = [];
   let logging = true;
-  const loggers = active.map((person) => logMealsNow(person, fresh, () => logging));
-  await untilCreated(stack, () => backlogDays);
+  const loggers = active.map((person) => writeNow(workload, person, fresh, () => !logging));
+  await untilCreated(stack, workload, () => backlogDays);
   logging = false;
   await Promise.all(loggers);
-  await untilCreated(stack, () => backlogDays + fresh.length);
-  return measureLaunch(await arrivals(stack), backlogs, fresh, { workers, rate: flags.rate, backlogDays });
+  await untilCreated(stack, workload, () => backlogDays + fresh.length);
+  return measureLaunch(await arrivals(stack, workload), backlogs, fresh, { workers, rate: flags.rate, backlogDays });
 }
 
-/** Every backlog person imports a meal a day for `days` days before today, in one import each. */
-async function importBacklogs(people: BenchUser[], days: number): Promise<void> {
-  await runConcurrently(people, 4, async (person) => {
-    const items = Array.from({ length: days }, (_, index) => ({
-      name: 'History',
-      carbs: 40,
-      logged_at: `${dateDaysAgo(index + 1)}T12:00:00`,
-    }));
-    expectStatus(await person.client.postJson('/api/meals/batch', { items }), 201, 'POST /api/meals/batch');
+/** Every backlog person imports a write a day for `days` days before today, in as few imports as the kind allows. */
+async function importBacklogs(workload: KindWorkload, people: BenchUser[], days: number): Promise<void> {
+  // The flags take only a kind with a bulk import.
+  const bulk = workload.bulk!;
+  const posts = people.flatMap((user) => Array.from({ length: days }, (_, index) => ({ user, date: dateDaysAgo(index + 1), n: 0 })));
+  await runConcurrently(importsOf(posts, bulk.max), 4, async ({ user, posts: writes }) => {
+    expectSuccess(await bulk.send(user.client, writes), bulk.route);
   });
 }
 
-/** A person logging a meal every few seconds, each on a day of its own, until `goOn` says stop. */
-async function logMealsNow(person: BenchUser, posts: FreshPost[], goOn: () => boolean): Promise<void> {
-  for (let index = 0; goOn(); index++) {
+/**
+ * A person writing every few seconds, each time to a day of their own, until `stopped`. A session
+ * ended meanwhile (a failover loses the sessions with the rest of Redis) is signed in again, as a
+ * person would.
+ */
+export async function writeNow(workload: KindWorkload, person: BenchUser, posts: FreshPost[], stopped: () => boolean): Promise<void> {
+  for (let index = 0; !stopped(); index++) {
     await sleep(ACTIVE_PAUSE_MS.least + Math.random() * (ACTIVE_PAUSE_MS.most - ACTIVE_PAUSE_MS.least));
-    if (!goOn()) return;
-    const date = addDays(FRESH_DAYS_FROM, index);
-    const response = await person.client.postJson('/api/meals', { name: 'Lunch', carbs: 60, logged_at: `${date}T12:00:00` });
-    expectStatus(response, 201, 'POST /api/meals');
+    if (stopped()) return;
+    const date = dateDaysAgo(FRESH_DAYS_AGO + index);
+    let response = await workload.write.send(person.client, date, 0);
+    if (response.status === 401) {
+      await response.body?.cancel();
+      expectSuccess(await signIn(person.client, person.email), 'POST /api/login');
+      response = await workload.write.send(person.client, date, 0);
+    }
+    expectSuccess(response, workload.write.route);
     posts.push({ athlete: person.athlete, date, postedAt: Date.now() });
   }
 }
 
 const countersSchema = z.object({ requests: z.record(z.string(), z.record(z.string(), z.number())) });
 
-async function counters(stack: BenchStack) {
+export async function counters(stack: BenchStack) {
   return countersSchema.parse(await (await fetch(`${stack.sandboxUrl}/_sandbox/counters`)).json());
 }
 
-/** Waits until the sandbox has created at least `expected()` nutrition records (its 201s). */
-async function untilCreated(stack: BenchStack, expected: () => number): Promise<void> {
+/** Waits until the sandbox has created at least `expected()` records of the kind (its 201s). */
+async function untilCreated(stack: BenchStack, workload: KindWorkload, expected: () => number): Promise<void> {
   for (;;) {
-    const created = (await counters(stack)).requests['POST /api/nutrition']?.['201'] ?? 0;
+    const created = (await counters(stack)).requests[`POST ${workload.servicePath}`]?.['201'] ?? 0;
     if (created >= expected()) return;
     await sleep(COUNTERS_POLL_MS);
   }
 }
 
-const stateSchema = z.object({
-  athletes: z.record(z.string(), z.object({ nutrition: z.record(z.string(), z.object({ createdAt: z.iso.datetime() })) })),
-});
-
 /** When each day of each athlete first reached the sandbox. */
-async function arrivals(stack: BenchStack): Promise<Map<string, Map<string, number>>> {
-  const { athletes } = stateSchema.parse(await (await fetch(`${stack.sandboxUrl}/_sandbox/state`)).json());
-  return new Map(
-    Object.entries(athletes).map(([athlete, { nutrition }]) => [
-      athlete,
-      new Map(Object.entries(nutrition).map(([date, record]) => [date, Date.parse(record.createdAt)])),
-    ]),
-  );
+async function arrivals(stack: BenchStack, workload: KindWorkload): Promise<Map<string, Map<string, number>>> {
+  const arrived = new Map<string, Map<string, number>>();
+  for (const day of workload.serviceDays(await (await fetch(`${stack.sandboxUrl}/_sandbox/state`)).json())) {
+    arrived.set(day.athlete, (arrived.get(day.athlete) ?? new Map<string, number>()).set(day.date, day.createdAt));
+  }
+  return arrived;
 }
 
 export function measureLaunch(

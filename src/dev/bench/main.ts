@@ -1,17 +1,22 @@
+import { isDeepStrictEqual } from 'node:util';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { z } from 'zod';
 import { directAccessToken, upsertDirectly, type DirectUpsert } from './direct-client.js';
 import { parseBenchFlags, type BenchFlags } from './flags.js';
 import { LAUNCH_USAGE, parseLaunchFlags, runLaunch } from './launch.js';
-import { dateDaysAgo, healthzFloor, mealPosts, postBatches, postMeals, type MealPost } from './meals-workload.js';
+import { LAUNCH_SCALE_USAGE, parseLaunchScaleFlags } from './launch-scale/flags.js';
+import { runLaunchScale } from './launch-scale/run.js';
+import { dateDaysAgo } from './dates.js';
 import { cpuMs, peakRssMb, percentile, rateOf, type Timing } from './measure.js';
 import { resultsStamp } from '../run-results.js';
 import { table, writeResults, type BenchResults } from './report.js';
-import { nutritionRecords, waitForRecords, type DayRecord } from './sandbox-records.js';
+import { serviceRecords, waitForRecords } from './sandbox-records.js';
 import { BENCH_SYNC_QUIET_MS, startBenchStack, type BenchStack } from './stack.js';
 import { APP_ATHLETE_PREFIX, signInBurst, signUpAndConnect, type BenchUser } from './users.js';
+import { dayPosts, healthzFloor, postImports, postWrites, type DayPost } from './writes.js';
+import type { KindWorkload, ServiceDay } from '../../kinds/workload.js';
+import { workloadNamed } from '../workloads.js';
 
 /**
  * `npm run bench`: the production build of the web app and N workers against the sandbox,
@@ -27,13 +32,13 @@ const BATCH_DAYS_FACTOR = 4;
 const CEILING_ROUNDS = 3;
 const DIRECT_ATHLETE_PREFIX = { naive: 'naive-user-', ceiling: 'ceiling-user-' };
 
-const dayRecordSchema = z.looseObject({ items: z.array(z.unknown()) });
-
-const USAGE = `Usage: npm run bench -- --users 60 --days 10 --items 5 --clients 16 --workers 1 [--results bench/results] [--profile web|worker]
-   or: ${LAUNCH_USAGE}`;
+const USAGE = `Usage: npm run bench -- [--kind <name>] --users 60 --days 10 --items 5 --clients 16 --workers 1 [--results bench/results] [--profile web|worker]
+   or: ${LAUNCH_USAGE}
+   or: ${LAUNCH_SCALE_USAGE}`;
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
+  if (args[args.indexOf('--scenario') + 1] === 'launch-scale') return launchScale(args);
   if (args.includes('--scenario')) return launch(args);
   const parsed = parseBenchFlags(args);
   if (!parsed.ok) {
@@ -68,9 +73,20 @@ async function launch(args: string[]): Promise<void> {
   await runLaunch(parsed.flags, new Date());
 }
 
+async function launchScale(args: string[]): Promise<void> {
+  const parsed = parseLaunchScaleFlags(args, process.env);
+  if (!parsed.ok) {
+    console.error(`${parsed.problem}\n${USAGE}`);
+    process.exitCode = 2;
+    return;
+  }
+  await runLaunchScale(parsed.flags, new Date());
+}
+
 async function measure(stack: BenchStack, flags: BenchFlags): Promise<Omit<BenchResults, 'profiling'>> {
   const progress = (step: string) => console.log(`bench: ${step}`);
-  progress(`signing up and connecting ${flags.users} users`);
+  const workload = workloadNamed(flags.kind);
+  progress(`signing up and connecting ${flags.users} users, who write ${workload.name}`);
   const users = await signUpAndConnect(stack, flags.users, Math.min(flags.clients, 4));
   const webPeakBefore = await peakRssMb(stack.web.pid, readText);
   const burst = await signInBurst(stack, users, SIGN_IN_BURST);
@@ -79,34 +95,41 @@ async function measure(stack: BenchStack, flags: BenchFlags): Promise<Omit<Bench
   const ingestDates = Array.from({ length: flags.days }, (_, index) => dateDaysAgo(index + 1));
   const batchDates = Array.from({ length: BATCH_DAYS_FACTOR * flags.days }, (_, index) => dateDaysAgo(flags.days + index + 1));
   const latencyDate = dateDaysAgo(ingestDates.length + batchDates.length + 1);
-  const posts = mealPosts(users, ingestDates, flags.items);
-  progress(`the /healthz floor and ${posts.length} items posted one by one, in turns, with the workers stopped`);
-  const { floor, ingest, ingestWindowsUs, webCpuMs } = await floorAndIngest(stack, posts, flags.clients);
-  const batch = await postBatches(mealPosts(users, batchDates, flags.items), flags.clients);
+  const posts = dayPosts(users, ingestDates, flags.items);
+  progress(`the /healthz floor and ${posts.length} writes (${workload.write.route}) one by one, in turns, with the workers stopped`);
+  const { floor, ingest, ingestWindowsUs, webCpuMs } = await floorAndIngest(stack, workload, posts, flags.clients);
+  const batch = await postImports(workload, dayPosts(users, batchDates, flags.items), flags.clients);
 
   progress(`the drain by ${flags.workers} worker(s)`);
   const expectedDays = users.length * (ingestDates.length + (batch.available ? batchDates.length : 0));
   await sleep(BENCH_SYNC_QUIET_MS + 500);
   for (let worker = 0; worker < flags.workers; worker++) stack.startWorker();
   // The workers' CPU from their first upsert on: their start-up is not the drain's.
-  const started = await waitForRecords(stack.sandboxUrl, APP_ATHLETE_PREFIX, (records) => records.length > 0, DRAIN_TIMEOUT_MS);
+  const started = await waitForRecords(stack.sandboxUrl, workload, APP_ATHLETE_PREFIX, (records) => records.length > 0, DRAIN_TIMEOUT_MS);
   const cpuAtStart = await workersCpuMs(stack);
-  const drained = await waitForRecords(stack.sandboxUrl, APP_ATHLETE_PREFIX, (records) => records.length >= expectedDays, DRAIN_TIMEOUT_MS);
+  const drained = await waitForRecords(
+    stack.sandboxUrl,
+    workload,
+    APP_ATHLETE_PREFIX,
+    (records) => records.length >= expectedDays,
+    DRAIN_TIMEOUT_MS,
+  );
   const cpuAtEnd = await workersCpuMs(stack);
   const cpuSpent = cpuAtStart === null || cpuAtEnd === null ? null : cpuAtEnd - cpuAtStart;
   const daysAfterStart = drained.length - started.length;
   // A drain short enough to end before the first look leaves no day to divide by.
   const drain = { ...drainRate(drained), workerCpuMsPerDay: cpuSpent === null || daysAfterStart === 0 ? null : cpuSpent / daysAfterStart };
 
-  progress('item -> synced latency, bursts with the workers running');
-  const latency = await syncLatency(stack, users, latencyDate, flags);
-  const appRecords = await nutritionRecords(stack.sandboxUrl, APP_ATHLETE_PREFIX);
+  progress('write -> synced latency, bursts with the workers running');
+  const latency = await syncLatency(stack, workload, users, latencyDate, flags);
+  const appRecords = await serviceRecords(stack.sandboxUrl, workload, APP_ATHLETE_PREFIX);
 
   progress('the naive integration and the ceiling, straight to the sandbox');
   const ingestRecords = appRecords.filter((record) => ingestDates.includes(record.date));
-  const naive = await naiveIntegration(stack, ingestRecords, flags.clients);
+  const naive = await naiveIntegration(stack, workload, ingestRecords, flags);
   const ceiling = await ceilingRate(
     stack,
+    workload,
     appRecords.filter((record) => record.date !== latencyDate),
     flags.clients,
   );
@@ -120,6 +143,7 @@ async function measure(stack: BenchStack, flags: BenchFlags): Promise<Omit<Bench
 
   return {
     flags,
+    routes: { single: workload.write.route, bulk: workload.bulk?.route ?? null },
     syncQuietMs: BENCH_SYNC_QUIET_MS,
     floor,
     ingest,
@@ -154,7 +178,7 @@ const mean = (values: number[]) => sum(values) / values.length;
  * the two met different loads (floors of 289 to 1,982 req/s within minutes, on a shared machine).
  * Each gives its rate over its slices, and the web process's CPU time per request in them.
  */
-async function floorAndIngest(stack: BenchStack, posts: MealPost[], clients: number) {
+async function floorAndIngest(stack: BenchStack, workload: KindWorkload, posts: DayPost[], clients: number) {
   const floor: Timing[] = [];
   const ingest: Timing[] = [];
   const ingestWindowsUs: BenchResults['ingestWindowsUs'] = [];
@@ -167,7 +191,7 @@ async function floorAndIngest(stack: BenchStack, posts: MealPost[], clients: num
     floor.push(await healthzFloor(stack.appUrl, slice.length, clients));
     const afterFloor = await webCpu();
     const fromUs = monotonicMicros();
-    ingest.push(await postMeals(slice, clients));
+    ingest.push(await postWrites(workload, slice, clients));
     ingestWindowsUs.push({ from: fromUs, to: monotonicMicros() });
     const afterIngest = await webCpu();
     cpuSpent.floor.push(between(atStart, afterFloor));
@@ -184,7 +208,7 @@ async function floorAndIngest(stack: BenchStack, posts: MealPost[], clients: num
 }
 
 /** Days upserted per second at the sandbox, from its first upsert to its last. */
-function drainRate(records: DayRecord[]): Omit<BenchResults['drain'], 'workerCpuMsPerDay'> {
+function drainRate(records: ServiceDay[]): Omit<BenchResults['drain'], 'workerCpuMsPerDay'> {
   const first = Math.min(...records.map((record) => record.createdAt));
   const last = Math.max(...records.map((record) => record.receivedAt));
   const seconds = Math.max(last - first, 1) / 1000;
@@ -192,16 +216,26 @@ function drainRate(records: DayRecord[]): Omit<BenchResults['drain'], 'workerCpu
 }
 
 /**
- * Each user posts `items` items to one more day at once; from the last of them acknowledged to the
- * sandbox's upsert of the whole day, less the quiet period the app waits on purpose.
+ * Each user makes `items` writes to one more day at once; from the last of them acknowledged to the
+ * sandbox's upsert of the whole day (what the app then holds), less the quiet period the app waits
+ * on purpose.
  */
-async function syncLatency(stack: BenchStack, users: BenchUser[], date: string, flags: BenchFlags): Promise<BenchResults['latency']> {
+async function syncLatency(
+  stack: BenchStack,
+  workload: KindWorkload,
+  users: BenchUser[],
+  date: string,
+  flags: BenchFlags,
+): Promise<BenchResults['latency']> {
   const lastPosted = new Map<string, number>();
-  const remember = (post: MealPost) => lastPosted.set(post.user.athlete, Date.now());
-  await postMeals(mealPosts(users, [date], flags.items), flags.clients, remember);
-  const isComplete = (record: DayRecord) => record.date === date && dayRecordSchema.parse(record.payload).items.length === flags.items;
+  const remember = (post: DayPost) => lastPosted.set(post.user.athlete, Date.now());
+  await postWrites(workload, dayPosts(users, [date], flags.items), flags.clients, remember);
+  const inApp = new Map<string, unknown>();
+  for (const user of users) inApp.set(user.athlete, (await workload.appDays(user.client, [date])).get(date));
+  const isComplete = (record: ServiceDay) => record.date === date && isDeepStrictEqual(record.content, inApp.get(record.athlete));
   const records = await waitForRecords(
     stack.sandboxUrl,
+    workload,
     APP_ATHLETE_PREFIX,
     (all) => all.filter(isComplete).length === users.length,
     DRAIN_TIMEOUT_MS,
@@ -213,31 +247,35 @@ async function syncLatency(stack: BenchStack, users: BenchUser[], date: string, 
   return { days: beyondQuiet.length, p50Ms: percentile(beyondQuiet, 0.5), p99Ms: percentile(beyondQuiet, 0.99) };
 }
 
-/** Tokens for one direct athlete per app athlete, named `prefix` + the app user's index. */
-async function directTokens(stack: BenchStack, records: DayRecord[], prefix: string): Promise<Map<string, string>> {
+/** Tokens for one direct athlete per app athlete, named `prefix` + the app user's index, for the kind's scope. */
+async function directTokens(
+  stack: BenchStack,
+  workload: KindWorkload,
+  records: ServiceDay[],
+  prefix: string,
+): Promise<Map<string, string>> {
   const tokens = new Map<string, string>();
   for (const athlete of new Set(records.map((record) => record.athlete))) {
-    tokens.set(athlete, await directAccessToken(stack, prefix + athlete.slice(APP_ATHLETE_PREFIX.length)));
+    tokens.set(athlete, await directAccessToken(stack, prefix + athlete.slice(APP_ATHLETE_PREFIX.length), workload.scope));
   }
   return tokens;
 }
 
-/** One upsert per item: each item's arrival sends its day as it then stands. Returns the upserts per (athlete, day). */
-async function naiveIntegration(stack: BenchStack, records: DayRecord[], concurrency: number): Promise<number[]> {
-  const tokens = await directTokens(stack, records, DIRECT_ATHLETE_PREFIX.naive);
-  const upserts: DirectUpsert[] = records.flatMap((record) => {
-    const day = dayRecordSchema.parse(record.payload);
-    return day.items.map((_, index) => ({ token: tokens.get(record.athlete)!, record: { ...day, items: day.items.slice(0, index + 1) } }));
-  });
-  await upsertDirectly(stack.sandboxUrl, upserts, concurrency);
-  return (await nutritionRecords(stack.sandboxUrl, DIRECT_ATHLETE_PREFIX.naive)).map((record) => record.writes);
+/** One upsert per write: each write's arrival sends its day as it then stands. Returns the upserts per (athlete, day). */
+async function naiveIntegration(stack: BenchStack, workload: KindWorkload, records: ServiceDay[], flags: BenchFlags): Promise<number[]> {
+  const tokens = await directTokens(stack, workload, records, DIRECT_ATHLETE_PREFIX.naive);
+  const upserts: DirectUpsert[] = records.flatMap((day) =>
+    workload.recordsWriteByWrite(day.record, flags.items).map((record) => ({ token: tokens.get(day.athlete)!, record })),
+  );
+  await upsertDirectly(stack.sandboxUrl, workload.servicePath, upserts, flags.clients);
+  return (await serviceRecords(stack.sandboxUrl, workload, DIRECT_ATHLETE_PREFIX.naive)).map((record) => record.writes);
 }
 
 /** The app's own day records, sent again by a plain keep-alive client at the same concurrency. */
-async function ceilingRate(stack: BenchStack, records: DayRecord[], concurrency: number) {
-  const tokens = await directTokens(stack, records, DIRECT_ATHLETE_PREFIX.ceiling);
-  const once = records.map((record) => ({ token: tokens.get(record.athlete)!, record: record.payload }));
-  return upsertDirectly(stack.sandboxUrl, Array.from({ length: CEILING_ROUNDS }, () => once).flat(), concurrency);
+async function ceilingRate(stack: BenchStack, workload: KindWorkload, records: ServiceDay[], concurrency: number) {
+  const tokens = await directTokens(stack, workload, records, DIRECT_ATHLETE_PREFIX.ceiling);
+  const once = records.map((day) => ({ token: tokens.get(day.athlete)!, record: day.record }));
+  return upsertDirectly(stack.sandboxUrl, workload.servicePath, Array.from({ length: CEILING_ROUNDS }, () => once).flat(), concurrency);
 }
 
 main().catch((error: unknown) => {

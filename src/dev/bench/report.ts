@@ -5,14 +5,16 @@ import type { RateMeasurement } from './measure.js';
 
 export interface BenchResults {
   flags: BenchFlags;
+  /** The kind's single write and its bulk import (null: it has none), as the table names them. */
+  routes: { single: string; bulk: string | null };
   syncQuietMs: number;
   floor: RateMeasurement;
   ingest: RateMeasurement;
   /** When the single-item ingest's slices ran, on the monotonic clock (µs) of V8's CPU profiles. */
   ingestWindowsUs: { from: number; to: number }[];
-  /** The web process's CPU time (user and system) per request of the floor and per single item; null without /proc. */
+  /** The web process's CPU time (user and system) per request of the floor and per single write; null without /proc. */
   webCpuMs: { floor: number | null; ingest: number | null };
-  /** null: this build has no POST /api/meals/batch (it answered 404). */
+  /** null: the kind has no bulk import. */
   batch: RateMeasurement | null;
   /**
    * `workerCpuMsPerDay`: the workers' CPU time (user and system, from /proc) per day drained after
@@ -89,25 +91,25 @@ function rateRow(what: string, rate: RateMeasurement, unit: string, extra = ''):
 }
 
 export function table(results: BenchResults): string {
-  const { flags, floor, ingest, webCpuMs, batch, drain, ceiling, calls, latency, signInBurst, peakRssMb } = results;
+  const { flags, routes, floor, ingest, webCpuMs, batch, drain, ceiling, calls, latency, signInBurst, peakRssMb } = results;
   const rows: string[][] = [
     ['measure', 'rate', 'latency', 'share / note'],
     rateRow('GET /healthz (floor)', floor, 'req', `${floor.count} requests`),
     rateRow(
-      'POST /api/meals',
+      routes.single,
       ingest,
-      'items',
+      'writes',
       `${percent(share(ingest.perSecond, floor.perSecond))} of floor, ${percent(share(ingest.perSecond, ceiling.perSecond))} of ceiling`,
     ),
     [
       'web CPU per request',
       '',
       '',
-      `${fixed(webCpuMs.floor ?? Number.NaN, 2)} ms /healthz, ${fixed(webCpuMs.ingest ?? Number.NaN, 2)} ms POST /api/meals`,
+      `${fixed(webCpuMs.floor ?? Number.NaN, 2)} ms /healthz, ${fixed(webCpuMs.ingest ?? Number.NaN, 2)} ms ${routes.single}`,
     ],
-    batch === null
-      ? ['POST /api/meals/batch', 'not available', '', 'the route answered 404']
-      : rateRow('POST /api/meals/batch', batch, 'items', `${fixed(share(batch.perSecond, ingest.perSecond), 1)}x single-item`),
+    batch === null || routes.bulk === null
+      ? ['bulk import', 'not available', '', `${flags.kind} has no bulk import`]
+      : rateRow(routes.bulk, batch, 'writes', `${fixed(share(batch.perSecond, ingest.perSecond), 1)}x single write`),
     [
       'drain (workers)',
       `${fixed(drain.perSecond)} days/s`,
@@ -146,7 +148,7 @@ export function table(results: BenchResults): string {
       .map((cell, column) => cell.padEnd(widths[column]!))
       .join(' | ')
       .trimEnd();
-  const heading = `${flags.users} users x ${flags.days} days x ${flags.items} items, ${flags.clients} clients, ${flags.workers} worker(s)`;
+  const heading = `${flags.kind}: ${flags.users} users x ${flags.days} days x ${flags.items} writes, ${flags.clients} clients, ${flags.workers} worker(s)`;
   const targetLines = targets(results).map((target) => `${target.verdict.padEnd(4)} ${target.name}: ${target.measured}`);
   return [
     heading,

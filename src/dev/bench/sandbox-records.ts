@@ -1,37 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { z } from 'zod';
+import type { KindWorkload, ServiceDay } from '../../kinds/workload.js';
 
-const storedRecordSchema = z.object({ payload: z.unknown(), createdAt: z.iso.datetime(), receivedAt: z.iso.datetime(), writes: z.int() });
-const stateSchema = z.object({
-  athletes: z.record(z.string(), z.object({ nutrition: z.record(z.string(), storedRecordSchema) })),
-});
-
-/** One nutrition record the sandbox holds: an (athlete, day) with when it was first and last upserted. */
-export interface DayRecord {
-  athlete: string;
-  date: string;
-  payload: unknown;
-  createdAt: number;
-  receivedAt: number;
-  writes: number;
-}
-
-/** Every nutrition record of the athletes whose name starts with `prefix`, from the sandbox's state. */
-export async function nutritionRecords(sandboxUrl: string, prefix: string): Promise<DayRecord[]> {
+/** Every day record of the workload's kind of the athletes whose name starts with `prefix`, from the sandbox's state. */
+export async function serviceRecords(sandboxUrl: string, workload: KindWorkload, prefix: string): Promise<ServiceDay[]> {
   const response = await fetch(`${sandboxUrl}/_sandbox/state`);
-  const state = stateSchema.parse(await response.json());
-  return Object.entries(state.athletes)
-    .filter(([athlete]) => athlete.startsWith(prefix))
-    .flatMap(([athlete, { nutrition }]) =>
-      Object.entries(nutrition).map(([date, record]) => ({
-        athlete,
-        date,
-        payload: record.payload,
-        createdAt: Date.parse(record.createdAt),
-        receivedAt: Date.parse(record.receivedAt),
-        writes: record.writes,
-      })),
-    );
+  return workload.serviceDays(await response.json()).filter((day) => day.athlete.startsWith(prefix));
 }
 
 /**
@@ -44,13 +17,14 @@ const POLL_INTERVAL_MS = 500;
 /** Polls until `done` holds for the records, or gives up after `timeoutMs`. */
 export async function waitForRecords(
   sandboxUrl: string,
+  workload: KindWorkload,
   prefix: string,
-  done: (records: DayRecord[]) => boolean,
+  done: (records: ServiceDay[]) => boolean,
   timeoutMs: number,
-): Promise<DayRecord[]> {
+): Promise<ServiceDay[]> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const records = await nutritionRecords(sandboxUrl, prefix);
+    const records = await serviceRecords(sandboxUrl, workload, prefix);
     if (done(records)) return records;
     if (Date.now() > deadline) throw new Error(`the sandbox did not receive the expected days within ${timeoutMs / 1000} s`);
     await sleep(POLL_INTERVAL_MS);

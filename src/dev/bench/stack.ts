@@ -1,6 +1,6 @@
 import { findRedis } from '../find-redis.js';
 import { freePort } from '../free-port.js';
-import { startDevStack, type AppProcess, type DevStack } from '../stack.js';
+import { startDevStack, type AppProcess, type DevStack, type DevStackOptions } from '../stack.js';
 
 /** Short, so that the drain and the latency phase do not wait long; the latency is measured beyond it. */
 export const BENCH_SYNC_QUIET_MS = 1000;
@@ -33,23 +33,31 @@ export interface BenchStackOptions {
   profiling?: BenchProfiling;
   /** Settings over the load run's own (a rate limit, say). */
   env?: NodeJS.ProcessEnv;
+  /** The store: a throwaway SQLite database unless the run prepared one. */
+  storage?: DevStackOptions['storage'];
+  /** Workers started with the web app (none: the run starts them when its phase comes). */
+  workers?: number;
 }
 
 /**
  * The sandbox (from source, as the demo runs it), the production build of the web app and of the
- * workers, a fresh SQLite database and a Redis key prefix of this run's own.
+ * workers, a fresh SQLite database (or the store the run prepared) and a Redis key prefix of this run's own.
  */
-export async function startBenchStack({ profiling, env = {} }: BenchStackOptions = {}): Promise<BenchStack> {
+export async function startBenchStack({
+  profiling,
+  env = {},
+  storage = { kind: 'throwaway' },
+  workers = 0,
+}: BenchStackOptions = {}): Promise<BenchStack> {
   const redis = await findRedis();
   const stack = await startDevStack({
     name: 'bench',
     webPort: await freePort(),
     sandboxPort: await freePort(),
     redis: { REDIS_URL: redis.url },
-    storage: { kind: 'throwaway' },
+    storage,
     code: 'compiled',
-    // Started after the ingest, for the drain.
-    workers: 0,
+    workers,
     // Node refuses --cpu-prof in NODE_OPTIONS: it goes on the command line.
     nodeOptions: profiling ? { [profiling.process]: ['--cpu-prof', `--cpu-prof-dir=${profiling.dir}`] } : {},
     env: {

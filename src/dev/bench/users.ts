@@ -21,10 +21,11 @@ export const APP_ATHLETE_PREFIX = 'app-user-';
 /**
  * Signs up `count` users through the JSON API (at most `concurrency` at a time: each is a password
  * hash), then connects each through the real flow: /connect → the sandbox's authorize, set to approve
- * as this user's own athlete → the app's callback, with the session cookie kept.
+ * as this user's own athlete → the app's callback, with the session cookie kept. Their indexes
+ * start at `firstIndex`: a run that signs up more people later gives them indexes of their own.
  */
-export async function signUpAndConnect(stack: BenchStack, count: number, concurrency: number): Promise<BenchUser[]> {
-  const users = Array.from({ length: count }, (_, index) => ({
+export async function signUpAndConnect(stack: BenchStack, count: number, concurrency: number, firstIndex = 0): Promise<BenchUser[]> {
+  const users = Array.from({ length: count }, (_, offset) => firstIndex + offset).map((index) => ({
     index,
     email: `bench-user-${index}@example.com`,
     zone: ZONES[index % ZONES.length]!,

@@ -1,7 +1,10 @@
 import { z } from 'zod';
-import { countFlag, parseFlags, pathFlag, wholeNumberFlag, type FlagsResult } from '../flags.js';
+import { countFlag, kindFlag, parseFlags, pathFlag, wholeNumberFlag, type FlagsResult } from '../flags.js';
+import { DEFAULT_WORKLOAD_KIND } from '../workloads.js';
 
 const flagsSchema = z.object({
+  /** The kind whose writes the workload makes. */
+  kind: kindFlag(),
   users: countFlag('users'),
   /** Days back from yesterday that the workload writes to. */
   days: countFlag('days'),
@@ -18,11 +21,12 @@ const flagsSchema = z.object({
   results: pathFlag('results'),
 });
 
-/** U users, D days, K clients (each user driven by one of them), N worker processes, two phases of S seconds. */
+/** Writes of one kind by U users, D days, K clients (each user driven by one of them), N worker processes, two phases of S seconds. */
 export type ChaosFlags = z.infer<typeof flagsSchema>;
 
 /** Sized to finish in about two minutes on a 2-core machine. */
 const DEFAULTS = {
+  kind: DEFAULT_WORKLOAD_KIND,
   users: '8',
   days: '4',
   clients: '4',
@@ -35,7 +39,7 @@ const DEFAULTS = {
 };
 
 export const CHAOS_USAGE =
-  'Usage: npm run chaos -- --users 8 --days 4 --clients 4 --workers 2 --seconds 30 --restart-every 3 --converge-seconds 120 --seed 1 [--results bench/results]';
+  'Usage: npm run chaos -- [--kind <name>] --users 8 --days 4 --clients 4 --workers 2 --seconds 30 --restart-every 3 --converge-seconds 120 --seed 1 [--results bench/results]';
 
 export function parseChaosFlags(args: string[]): FlagsResult<ChaosFlags> {
   return parseFlags(args, flagsSchema, DEFAULTS);

@@ -1,15 +1,16 @@
 import { xoroshiro128plus } from 'pure-rand/generator/xoroshiro128plus';
 import type { RandomGenerator } from 'pure-rand/types/RandomGenerator';
-import { dateDaysAgo } from '../bench/meals-workload.js';
+import type { KindWorkload } from '../../kinds/workload.js';
+import { dateDaysAgo } from '../bench/dates.js';
 import { changeSandboxSettings } from '../bench/sandbox-records.js';
 import { LOAD_RUN_ENV } from '../bench/stack.js';
 import { signUpAndConnect } from '../bench/users.js';
 import { startPrivateRedis, type PrivateRedis } from '../find-redis.js';
 import { freePort } from '../free-port.js';
+import { workloadNamed } from '../workloads.js';
 import { startDevStack, type DevStack } from '../stack.js';
 import { CrashWatch, restartRedisEmpty, restartWorkers } from './disruptions.js';
 import { CHAOS_USAGE, parseChaosFlags, type ChaosFlags } from './flags.js';
-import { Ledger } from './ledger.js';
 import { table, targets, writeResults, type ChaosResults, type PhaseResult } from './report.js';
 import { readSandbox } from './sandbox-view.js';
 import { waitToConverge } from './verdict.js';
@@ -86,12 +87,12 @@ async function startChaosStack(flags: ChaosFlags, redisUrl: string): Promise<Dev
 
 async function run(stack: DevStack, redis: PrivateRedis, watch: CrashWatch, flags: ChaosFlags): Promise<ChaosResults> {
   const progress = (step: string) => console.log(`chaos: ${step}`);
-  progress(`signing up and connecting ${flags.users} users`);
+  const workload = workloadNamed(flags.kind);
+  progress(`signing up and connecting ${flags.users} users, who write ${workload.name}`);
   const users: ChaosUser[] = (await signUpAndConnect(stack, flags.users, Math.min(flags.clients, 4))).map((user) => ({
     ...user,
-    ledger: new Ledger(),
+    ledger: workload.chaosLedger(String(user.index)),
     signIns: 0,
-    adds: 0,
   }));
   const dates = Array.from({ length: flags.days }, (_, index) => dateDaysAgo(index + 1));
   const random = xoroshiro128plus(flags.seed);
@@ -102,12 +103,12 @@ async function run(stack: DevStack, redis: PrivateRedis, watch: CrashWatch, flag
     progress(
       `${flags.seconds} s of writes, a worker stopped with ${signal} every ${flags.restartEvery} s${signal === 'SIGTERM' ? ', Redis killed once' : ''}`,
     );
-    phases.push(await runPhase({ stack, redis, watch, flags, users, dates, random, signal }));
+    phases.push(await runPhase({ stack, redis, watch, flags, workload, users, dates, random, signal }));
   }
 
   progress('faults off; waiting for the sandbox to match the app');
   await changeSandboxSettings(stack.sandboxUrl, { faultRates: { data: {}, token: {} } });
-  const { comparison, seconds } = await waitToConverge(users, dates, stack.sandboxUrl, flags.convergeSeconds * 1000);
+  const { comparison, seconds } = await waitToConverge(workload, users, dates, stack.sandboxUrl, flags.convergeSeconds * 1000);
   const shown = new Map(comparison.notConnected.map((user) => [user.athlete, user.reason]));
   return {
     flags,
@@ -136,6 +137,7 @@ interface Phase {
   redis: PrivateRedis;
   watch: CrashWatch;
   flags: ChaosFlags;
+  workload: KindWorkload;
   users: ChaosUser[];
   dates: string[];
   random: RandomGenerator;
@@ -143,8 +145,8 @@ interface Phase {
 }
 
 /** The workload for `seconds`, with a worker restarted every few seconds; in the SIGTERM phase, Redis is lost half-way. */
-async function runPhase({ stack, redis, watch, flags, users, dates, random, signal }: Phase): Promise<PhaseResult> {
-  const before = await readSandbox(stack.sandboxUrl);
+async function runPhase({ stack, redis, watch, flags, workload, users, dates, random, signal }: Phase): Promise<PhaseResult> {
+  const before = await readSandbox(stack.sandboxUrl, workload);
   const until = Date.now() + flags.seconds * 1000;
   const withRedis = signal === 'SIGTERM';
   const [, stops] = await Promise.all([
@@ -152,7 +154,7 @@ async function runPhase({ stack, redis, watch, flags, users, dates, random, sign
     restartWorkers(stack, watch, signal, flags.restartEvery * 1000, until),
     withRedis ? restartRedisEmpty(redis, (flags.seconds * 1000) / 2) : undefined,
   ]);
-  const after = await readSandbox(stack.sandboxUrl);
+  const after = await readSandbox(stack.sandboxUrl, workload);
   return {
     signal,
     redisRestarts: withRedis ? 1 : 0,

@@ -1,6 +1,6 @@
 import { writeRunResults } from '../run-results.js';
 import type { ChaosFlags } from './flags.js';
-import type { WriteKind } from './ledger.js';
+import type { WriteSort } from '../../kinds/workload.js';
 
 export interface PhaseResult {
   signal: 'SIGTERM' | 'SIGKILL';
@@ -24,7 +24,7 @@ export interface RevokedGrant {
 export interface ChaosResults {
   flags: ChaosFlags;
   phases: PhaseResult[];
-  writes: { acknowledged: Record<WriteKind, number>; unacknowledged: Record<string, number>; signInsAgain: number; lost: string[] };
+  writes: { acknowledged: Record<WriteSort, number>; unacknowledged: Record<string, number>; signInsAgain: number; lost: string[] };
   days: { compared: number; wrong: string[]; heldBack: number };
   /** The sandbox's reuse detections over the whole run: a refresh a kill interrupted is settled up to a lease later, after its phase. */
   reusesInAll: number;
@@ -113,7 +113,7 @@ export function table(results: ChaosResults): string {
     (target) => `${target.met ? 'PASS' : 'MISS'} ${target.name}${target.met || !target.detail ? '' : `: ${target.detail}`}`,
   );
   return [
-    `chaos: ${flags.users} users x ${flags.days} days, ${flags.clients} clients, ${flags.workers} workers, 2 phases x ${flags.seconds} s, a worker restarted every ${flags.restartEvery} s, seed ${flags.seed}`,
+    `chaos: ${flags.kind}, ${flags.users} users x ${flags.days} days, ${flags.clients} clients, ${flags.workers} workers, 2 phases x ${flags.seconds} s, a worker restarted every ${flags.restartEvery} s, seed ${flags.seed}`,
     ...phases,
     ...rows.map(([name, value]) => `${name.padEnd(40)}| ${value}`),
     '',

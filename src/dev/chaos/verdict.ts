@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
-import type { Item } from './ledger.js';
-import { readSandbox, sameItems, type SandboxView } from './sandbox-view.js';
-import { appItems, requestAsUser, type ChaosUser } from './workload.js';
+import type { KindWorkload } from '../../kinds/workload.js';
+import { readSandbox, type SandboxView } from './sandbox-view.js';
+import { appDays, requestAsUser, type ChaosUser } from './workload.js';
 
 const meSchema = z.looseObject({
   connection: z.looseObject({ status: z.string(), reason: z.string().optional() }).nullable(),
@@ -36,9 +36,10 @@ interface UserComparison {
   notConnected?: { email: string; athlete: string; reason: string };
 }
 
-export async function compare(users: ChaosUser[], dates: string[], sandboxUrl: string): Promise<Comparison> {
-  const sandbox = await readSandbox(sandboxUrl);
-  const each = await Promise.all(users.map((user) => compareUser(user, dates, sandbox)));
+/** Where the app and the sandbox stand for every user's days of the workload's kind. */
+export async function compare(workload: KindWorkload, users: ChaosUser[], dates: string[], sandboxUrl: string): Promise<Comparison> {
+  const sandbox = await readSandbox(sandboxUrl, workload);
+  const each = await Promise.all(users.map((user) => compareUser(workload, user, dates, sandbox)));
   const notConnected = each.flatMap((user) => (user.notConnected ? [user.notConnected] : []));
   return {
     lost: each.flatMap((user) => user.lost),
@@ -50,21 +51,21 @@ export async function compare(users: ChaosUser[], dates: string[], sandboxUrl: s
   };
 }
 
-async function compareUser(user: ChaosUser, dates: string[], sandbox: SandboxView): Promise<UserComparison> {
-  const items = await appItems(user, dates);
-  const lost = user.ledger.disagreements(items).map((problem) => `${user.email}: ${problem}`);
+async function compareUser(workload: KindWorkload, user: ChaosUser, dates: string[], sandbox: SandboxView): Promise<UserComparison> {
+  const inApp = await appDays(workload, user, dates);
+  const lost = user.ledger.disagreements(inApp).map((problem) => `${user.email}: ${problem}`);
   const reason = await notConnectedReason(user);
   if (reason !== null) return { lost, wrongDays: [], notConnected: { email: user.email, athlete: user.athlete, reason } };
-  const held = sandbox.days.get(user.athlete) ?? new Map<string, Item[]>();
-  const wrongDays = dates.flatMap((date) => {
-    const inApp = items.filter((item) => item.date === date);
-    const inSandbox = held.get(date);
-    // A day never sent is right only while the app holds nothing for it.
-    const right = inSandbox === undefined ? inApp.length === 0 : sameItems(inApp, inSandbox);
-    return right ? [] : [`${user.athlete} ${date}: app ${inApp.length} items, sandbox ${inSandbox?.length ?? 'no record'}`];
-  });
+  const held = sandbox.days.get(user.athlete) ?? new Map<string, unknown>();
+  const wrongDays = dates.flatMap((date) =>
+    workload.sentRight(inApp.get(date), held.get(date))
+      ? []
+      : [`${user.athlete} ${date}: app ${shown(inApp.get(date))}, sandbox ${shown(held.get(date))}`],
+  );
   return { lost, wrongDays };
 }
+
+const shown = (day: unknown) => (day === undefined ? 'nothing' : JSON.stringify(day));
 
 /**
  * Compares every `pollMs` until no connected user's day is wrong or `timeoutMs` runs out; the last
@@ -72,6 +73,7 @@ async function compareUser(user: ChaosUser, dates: string[], sandbox: SandboxVie
  * nothing makes a right day wrong again).
  */
 export async function waitToConverge(
+  workload: KindWorkload,
   users: ChaosUser[],
   dates: string[],
   sandboxUrl: string,
@@ -80,7 +82,7 @@ export async function waitToConverge(
 ): Promise<{ comparison: Comparison; seconds: number | null }> {
   const started = Date.now();
   for (;;) {
-    const comparison = await compare(users, dates, sandboxUrl);
+    const comparison = await compare(workload, users, dates, sandboxUrl);
     if (comparison.wrongDays.length === 0) return { comparison, seconds: (Date.now() - started) / 1000 };
     if (Date.now() - started > timeoutMs) return { comparison, seconds: null };
     await sleep(pollMs);

@@ -1,11 +1,15 @@
 import { Router } from 'express';
+import { z } from 'zod';
 import { ApiError } from '../http/api-error.js';
 import { jsonBody } from '../http/json-body.js';
 import { parseBody } from '../http/parse-body.js';
 import { resetRuntime, updateSettings, type SandboxRuntime } from '../runtime.js';
 import { overfullFaultTarget, publicSettings, settingsPatchSchema } from '../settings.js';
+import { createGrant } from '../oauth/grants.js';
+import { scopeNameSchema } from '../oauth/scopes.js';
+import { issueTokenResponse } from '../oauth/tokens.js';
 import type { Views } from '../views.js';
-import { countersSnapshot, snapshot } from './snapshot.js';
+import { athleteSnapshot, countersSnapshot, snapshot } from './snapshot.js';
 
 /** Inspection and control for tests and the demo; mounted only in `test` mode. */
 export function adminRoutes(runtime: SandboxRuntime, views: Views): Router {
@@ -18,6 +22,13 @@ export function adminRoutes(runtime: SandboxRuntime, views: Views): Router {
   // The counters alone: cheap to poll while the state holds many thousands of records.
   router.get('/_sandbox/counters', (_req, res) => {
     res.json(countersSnapshot(runtime.state.counters));
+  });
+
+  // One athlete's records: cheap to poll while the state holds many thousands of athletes.
+  router.get('/_sandbox/athletes/:name', (req, res) => {
+    const athlete = runtime.state.athletes.get(req.params.name);
+    if (athlete === undefined) throw new ApiError(404, 'not_found', `no athlete named ${req.params.name} has sent anything`);
+    res.json(athleteSnapshot(athlete));
   });
 
   router.get('/_sandbox', (_req, res) => {
@@ -39,5 +50,25 @@ export function adminRoutes(runtime: SandboxRuntime, views: Views): Router {
     res.json(publicSettings(runtime.settings));
   });
 
+  // Grants as if each athlete had approved the client: a load run's people connected without a
+  // browser flow each. Answers each athlete's tokens, which the client then stores as its own.
+  router.post('/_sandbox/grants', jsonBody, (req, res) => {
+    const { athletes, scopes } = parseBody(seedGrantsSchema, req.body);
+    const clientId = runtime.settings.clientId;
+    const grants = athletes.map((athlete) => {
+      const { grant, refreshToken } = createGrant(runtime, { athlete, clientId, scopes });
+      return { athlete, grantId: grant.id, ...issueTokenResponse(runtime, grant, scopes, refreshToken) };
+    });
+    res.json({ grants });
+  });
+
   return router;
 }
+
+/** Small enough pages that one answer stays a few megabytes. */
+const SEEDED_GRANTS_MAX = 5000;
+
+const seedGrantsSchema = z.strictObject({
+  athletes: z.array(z.string().min(1)).min(1).max(SEEDED_GRANTS_MAX),
+  scopes: z.array(scopeNameSchema).min(1),
+});

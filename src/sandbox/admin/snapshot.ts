@@ -19,7 +19,8 @@ export function snapshot(runtime: SandboxRuntime) {
   };
 }
 
-function athleteSnapshot(athlete: Athlete) {
+/** One athlete's records as stored, as plain JSON. */
+export function athleteSnapshot(athlete: Athlete) {
   return {
     name: athlete.name,
     createdAt: athlete.createdAt,

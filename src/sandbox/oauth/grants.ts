@@ -4,8 +4,14 @@ import type { SandboxRuntime } from '../runtime.js';
 import { newSecret, sha256Hex } from '../secrets.js';
 import type { AuthorizationCode, Grant, RevokedReason } from '../state.js';
 
-/** A grant starts when a code is redeemed, with its first refresh token. */
-export function createGrant(runtime: SandboxRuntime, code: AuthorizationCode): { grant: Grant; refreshToken: string } {
+/**
+ * A grant starts when a code is redeemed, with its first refresh token; a seeded grant (admin
+ * routes) starts the same way, for the athlete, client and scopes it names.
+ */
+export function createGrant(
+  runtime: SandboxRuntime,
+  code: Pick<AuthorizationCode, 'athlete' | 'clientId' | 'scopes'>,
+): { grant: Grant; refreshToken: string } {
   const id = randomUUID();
   const refreshToken = issueRefreshToken(runtime, id);
   const grant: Grant = {

@@ -40,12 +40,16 @@ export function issueTokenResponse(runtime: SandboxRuntime, grant: Grant, scopes
 
 export type AccessCheck = { ok: true; grant: Grant; scopes: ScopeName[] } | { ok: false; problem: string };
 
-/** An access token is good until it expires, unless its grant is revoked; a refresh does not end it. */
+/**
+ * An access token is good until it expires (and for the leeway after), unless its grant is revoked;
+ * a refresh does not end it.
+ */
 export function checkAccessToken(runtime: SandboxRuntime, accessToken: string): AccessCheck {
   const record = runtime.state.accessTokens.get(sha256Hex(accessToken));
   const grant = record === undefined ? undefined : runtime.state.grants.get(record.grantId);
   if (record === undefined || grant === undefined) return { ok: false, problem: 'access token is unknown' };
-  if (runtime.clock.now() >= record.expiresAt) return { ok: false, problem: 'access token expired' };
+  const acceptedUntil = record.expiresAt + runtime.settings.accessTokenLeewayS * 1000;
+  if (runtime.clock.now() >= acceptedUntil) return { ok: false, problem: 'access token expired' };
   if (grant.status === 'revoked') return { ok: false, problem: 'access token was revoked' };
   return { ok: true, grant, scopes: record.scopes };
 }

@@ -1,0 +1,114 @@
+import { performance } from 'node:perf_hooks';
+import { UnrecoverableError, Worker, type ConnectionOptions, type Job } from 'bullmq';
+import { z } from 'zod';
+import type { AccessTokens } from '../connections/access-token.js';
+import { keepConnectionsAlive } from '../connections/keep-alive.js';
+import type { Logger } from '../logger.js';
+import { withLogContext } from '../observability/log-context.js';
+import type { Metrics } from '../observability/metrics.js';
+import type { Lane } from '../budget/request-budget.js';
+import { logUnlessRedisUnreachable } from '../redis/redis.js';
+import { JOB, LANES, SYNC_QUEUES, queueNextTurn, turnJobSchema, type SyncQueues } from './queue.js';
+import { backoffMs, takeTurn, type TurnDependencies, type TurnOutcome, type TurnSettings } from './turn.js';
+
+export interface SyncWorkerSettings {
+  connection: ConnectionOptions;
+  prefix: string;
+  /** Turns one process runs at once in each lane; each mostly waits for the service or the budget. */
+  concurrency: number;
+  /**
+   * How long a job's lock outlives a worker that stopped renewing it (killed, or its event loop
+   * frozen). BullMQ's stalled-job check, every half of it, queues such a job again: a dead worker's
+   * turn is taken up within about one and a half times this.
+   */
+  lockDurationMs: number;
+  queues: SyncQueues;
+  turns: TurnSettings;
+  deps: TurnDependencies;
+  accessTokens: AccessTokens;
+  logger: Logger;
+  metrics: Metrics;
+}
+
+/** What a job returns: the turn's next step and how many entries it sent, or 'done' and a count for the keep-alive. */
+interface JobResult {
+  outcome: string;
+  sent?: number;
+  refreshed?: number;
+}
+
+/**
+ * A BullMQ worker per lane: it parses the job, runs the turn (turn.ts) and queues what comes next.
+ * Pacing is the request budget's (shared by every process), not BullMQ's limiter, which counts jobs
+ * rather than requests.
+ */
+export function createSyncWorkers(settings: SyncWorkerSettings): Worker[] {
+  return LANES.map((lane) => createLaneWorker(settings, lane));
+}
+
+function createLaneWorker(settings: SyncWorkerSettings, lane: Lane): Worker {
+  const { connection, prefix, concurrency, lockDurationMs, queues, turns, deps, accessTokens, logger, metrics } = settings;
+  const log = logger.child({ module: 'sync-worker', lane });
+
+  async function runJob(job: Job): Promise<JobResult> {
+    if (job.name === JOB.keepAlive) {
+      return { outcome: 'done', refreshed: await keepConnectionsAlive(deps.db, accessTokens, deps.clock, log) };
+    }
+    const parsed = turnJobSchema.safeParse(job.data);
+    if (!parsed.success) {
+      // Queued by another version: no retry can make it valid. The sweeper queues the person's turn anew.
+      const problem = z.prettifyError(parsed.error);
+      log.warn({ data: job.data, problem }, 'sync job with invalid data; not retried');
+      throw new UnrecoverableError(`invalid sync job data: ${problem}`);
+    }
+    const { userId, failures } = parsed.data;
+    let outcome: TurnOutcome;
+    try {
+      outcome = await takeTurn({ ...deps, logger: log }, turns, lane, userId, failures);
+    } catch (error) {
+      // Not the service's answer (the database or Redis away, a bug): backed off like a failure,
+      // so that the store's loops, which find the same entries again, do not run it in a loop.
+      log.error({ userId, err: error }, 'turn failed; retried after a backoff');
+      await queueNextTurn(queues, lane, { userId, failures: failures + 1 }, backoffMs(failures + 1));
+      throw error;
+    }
+    const { sent, next } = outcome;
+    if (next.next === 'again') await queueNextTurn(queues, lane, { userId, failures: 0 }, next.afterMs);
+    if (next.next === 'retry') await queueNextTurn(queues, lane, { userId, failures: failures + 1 }, next.afterMs);
+    if (next.next === 'history') await queueNextTurn(queues, 'history', { userId, failures: 0 });
+    return { outcome: next.next, sent };
+  }
+
+  /** Every line a job logs, wherever it is written, carries the job's id; every job is counted. */
+  function observedJob(job: Job): Promise<JobResult> {
+    return withLogContext({ jobId: String(job.id) }, async () => {
+      const started = performance.now();
+      let outcome = 'error';
+      try {
+        const result = await runJob(job);
+        outcome = result.outcome;
+        return result;
+      } catch (error) {
+        outcome = error instanceof UnrecoverableError ? 'invalid' : 'error';
+        throw error;
+      } finally {
+        metrics.jobDone({ kind: `${lane}-${job.name}`, outcome }, (performance.now() - started) / 1000);
+      }
+    });
+  }
+
+  const worker = new Worker(SYNC_QUEUES[lane], observedJob, {
+    connection,
+    prefix,
+    concurrency,
+    lockDuration: lockDurationMs,
+    // One check per interval for all processes together; it reads only the running jobs, however many wait.
+    stalledInterval: Math.ceil(lockDurationMs / 2),
+  });
+  worker.on('error', logUnlessRedisUnreachable(log, 'worker error'));
+  worker.on('stalled', (jobId) => log.warn({ jobId }, 'job of a worker that stopped renewing its lock queued again'));
+  worker.on('failed', (job, error) => {
+    if (job?.name !== JOB.turn) log.error({ job: job?.name, err: error }, 'repeating job failed');
+  });
+  return worker;
+}
