@@ -1,4 +1,5 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
+import { LongFilesFirst } from './test/long-files-first.js';
 
 // A zone far from UTC (+14:00) for the test processes, so server-local time cannot pass for UTC or a user's zone.
 process.env.TZ = 'Pacific/Kiritimati';
@@ -10,17 +11,21 @@ process.env.TZ = 'Pacific/Kiritimati';
  */
 const postgresUrl = process.env.TEST_POSTGRES_URL;
 
+/** A kind's files that run only once copied into src/ of a copy of the app (test/e2e/partner-copy.test.ts). */
+const FIXTURE_KIND = 'test/e2e/fixtures/hydration-kind/**';
+
 const DATABASE_TESTS = [
   'test/{accounts,activities,connections,dashboard,db,notices,nutrition,sync,web,wellness,workouts}/**/*.test.ts',
-  'test/e2e/{activities-sync,check-memory,fresh-flood,multi-host,nutrition-sync,read-only-store,reads-and-history,shutdown,token-canary,token-key-rotation,token-single-flight,wellness-sync,worker-stopped-mid-refresh,worker-takeover}.test.ts',
+  'test/e2e/{activities-sync,fresh-flood,multi-host,nutrition-sync,read-only-store,shutdown,token-canary,token-key-rotation,token-single-flight,wellness-sync,worker-stopped-mid-refresh,worker-takeover}.test.ts',
 ];
 /**
  * In those folders, the files whose subject is not the database: pure functions, the sync queues'
  * job options, each person's counts of workouts lists and of changes of now (Redis alone), and the
- * fuzz test of the API's input (1,000 requests).
+ * fuzz tests of the API's input (1,000 requests each).
  */
 const NOT_ABOUT_THE_DATABASE = [
   'test/web/json-api.fuzz.test.ts',
+  'test/nutrition/meals-api.fuzz.test.ts',
   'test/accounts/password.test.ts',
   'test/activities/fit-file.test.ts',
   'test/activities/fit-file-checker.test.ts',
@@ -31,9 +36,11 @@ const NOT_ABOUT_THE_DATABASE = [
   'test/connections/pending-connects.test.ts',
   'test/connections/token-crypto.test.ts',
   'test/nutrition/local-date.test.ts',
+  'test/nutrition/day-totals.test.ts',
   'test/sync/fresh-allowance.test.ts',
   'test/sync/queue.test.ts',
   'test/sync/sync-words.test.ts',
+  'test/web/day-chart.test.ts',
   'test/web/form-numbers.test.ts',
   'test/web/locale.test.ts',
   'test/wellness/wellness-record.test.ts',
@@ -48,17 +55,31 @@ export default defineConfig({
     globalSetup: ['test/global-setup.ts'],
     setupFiles: ['test/redis-keys.setup.ts', 'test/temporary-folders.setup.ts'],
     testTimeout: 20_000,
-    // Two files at a time, whatever the machine: most of a file's time is spent waiting on the
-    // processes, timers and sockets it drives, so two halve the suite's time on two cores. Each
-    // file has its own Redis prefix and database (a Postgres database per worker, see
+    // Three files at a time, whatever the machine: most of a file's time is spent waiting on the
+    // processes, timers and sockets it drives (two at a time kept two cores only about half busy).
+    // Each file has its own Redis prefix and database (a Postgres database per worker, see
     // test/helpers/database.ts), so files never see each other's data.
-    maxWorkers: 2,
+    maxWorkers: 3,
+    sequence: { sequencer: LongFilesFirst },
+    // A worker's files share its modules rather than each importing the app and its libraries anew,
+    // which was most of a short file's time. So no test file keeps state in a module for the next:
+    // helpers start each file afresh (test/helpers/redis-keys.ts) and no test changes a global.
+    isolate: false,
     hookTimeout: 60_000,
     // Kysely's migrator imports migration files at run time; inlining lets Vite load the .ts ones.
     server: { deps: { inline: ['kysely'] } },
     projects: [
       // Each project names its files: `extends` would add the root's include to its own.
-      { extends: true as const, test: { name: 'sqlite', include: ['test/**/*.test.ts'], provide: { testDatabase: { kind: 'sqlite' } } } },
+      {
+        extends: true as const,
+        // The fixture kind's test runs only once copied into a copy of the app (test/e2e/partner-copy.test.ts).
+        test: {
+          name: 'sqlite',
+          include: ['test/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, FIXTURE_KIND],
+          provide: { testDatabase: { kind: 'sqlite' } },
+        },
+      },
       ...(postgresUrl === undefined
         ? []
         : [

@@ -1,28 +1,8 @@
-import { tmpdir } from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, loadDatabaseConfig, loadWebConfig, loadWorkerConfig } from '../src/config.js';
-import { markdownSection, readProjectFile } from './helpers/project-docs.js';
+import { documentedSettings, loadConfig, loadDatabaseConfig, loadWebConfig, loadWorkerConfig } from '../src/config.js';
+import { configErrorFor, expectRefusedSaying, itRefusesEachWrongValue, VALID_ENV as validEnv } from './helpers/settings.js';
 
-const KEY = Buffer.alloc(32, 7).toString('base64');
-
-const validEnv = {
-  APP_BASE_URL: 'https://sync.example.com/',
-  SESSION_SECRET: 's'.repeat(32),
-  TOKEN_ENCRYPTION_KEY: KEY,
-  ATHLETE_BASE_URL: 'https://athlete.example.com',
-  ATHLETE_CLIENT_ID: 'client',
-  ATHLETE_CLIENT_SECRET: 'secret',
-};
-
-function configErrorFor(env: Record<string, string>): string {
-  try {
-    loadConfig(env);
-  } catch (error) {
-    expect(error).toBeInstanceOf(ConfigError);
-    return (error as ConfigError).message;
-  }
-  throw new Error('expected the configuration to be refused');
-}
+const KEY = validEnv.TOKEN_ENCRYPTION_KEY;
 
 describe('loadConfig', () => {
   it('parses a complete environment, with defaults for the optional settings', () => {
@@ -35,7 +15,7 @@ describe('loadConfig', () => {
       athlete: {
         baseUrl: 'https://athlete.example.com',
         clientId: 'client',
-        scopes: ['workout:read', 'workout:write', 'health:write', 'nutrition:write'],
+        scopes: undefined,
       },
     });
     expect(config.tokenEncryption).toEqual({ key: Buffer.alloc(32, 7), previousKeys: [] });
@@ -102,14 +82,7 @@ describe('loadConfig', () => {
     ['METRICS_PORT', '70000', 'a port number'],
     ['ADMIN_EMAILS', 'ops@example.com,ops', 'comma-separated email addresses'],
     ['ADMIN_QUEUE_ACTIONS', 'yes', 'true or false'],
-    ['ACTIVITY_MAX_BYTES', '25MB', 'a number of bytes'],
-    ['ACTIVITY_MAX_BYTES', '0', 'a number of bytes'],
-    ['ACTIVITY_RETENTION', 'delete', 'keep or prune-after-upload'],
-  ])('refuses %s=%j saying what it expects', (variable, value, expectation) => {
-    const message = configErrorFor({ ...validEnv, [variable]: value });
-    expect(message).toContain(`${variable} must be`);
-    expect(message).toContain(expectation);
-  });
+  ])('refuses %s=%j saying what it expects', expectRefusedSaying);
 
   it('listens on 127.0.0.1 and waits 20 s at start for Redis and the database, unless told otherwise', () => {
     expect(loadConfig(validEnv)).toMatchObject({ host: '127.0.0.1', startupTimeoutS: 20 });
@@ -122,13 +95,9 @@ describe('loadConfig', () => {
     expect(configErrorFor({ ...validEnv, SHUTDOWN_TIMEOUT_MS: '1e12' })).toMatch(
       /^Invalid configuration: SHUTDOWN_TIMEOUT_MS must be [^\n]+$/,
     );
-    expect(configErrorFor({ ...validEnv, ACTIVITY_MAX_BYTES: '1e12' })).toMatch(
-      /^Invalid configuration: ACTIVITY_MAX_BYTES must be [^\n]+$/,
-    );
-    expect(configErrorFor({ ...validEnv, MEALS_BATCH_MAX: '2001' })).toMatch(/^Invalid configuration: MEALS_BATCH_MAX must be [^\n]+$/);
   });
 
-  /** A wrong value for every setting the README's configuration table lists. */
+  /** A wrong value for every declared setting but the kinds' (each kind's tests try its own). */
   const WRONG_VALUES: Record<string, string> = {
     APP_BASE_URL: 'not a url',
     TRUST_PROXY: 'true',
@@ -166,25 +135,14 @@ describe('loadConfig', () => {
     SYNC_FRESH_PER_PERSON_PER_MINUTE: '60001',
     WORKER_CONCURRENCY: 'many',
     WORKER_LOCK_DURATION_MS: '0',
-    ABSORPTION_TYPES: 'RAPID,slow',
-    MEAL_MAX_ITEMS_PER_DAY: '0',
-    MEAL_NAME_MAX_LENGTH: 'long',
-    MEAL_MAX_GRAMS: '0',
-    MEAL_MAX_KCAL: '-1',
-    MEALS_BATCH_MAX: '0',
-    ACTIVITY_MAX_BYTES: '25MB',
-    ACTIVITY_RETENTION: 'delete',
-    ACTIVITY_MAX_CONCURRENT_UPLOADS: '0',
-    ACTIVITY_UPLOAD_TIMEOUT_S: 'slow',
-    ACTIVITY_CHECK_S_PER_MIB: '61',
-    ACTIVITY_UPLOAD_FOLDER: 'uploads',
-    ACTIVITY_UPLOADS_PER_ADDRESS: '0',
-    ACTIVITY_UPLOAD_MIN_BYTES_PER_S: '1023',
     SIGNIN_FAILURES_PER_ADDRESS_PER_HOUR: '0',
     SIGNUPS_PER_ADDRESS_PER_HOUR: 'some',
     SESSIONS_PER_ADDRESS_PER_HOUR: '0',
-    WORKOUTS_CACHE_S: '-1',
-    WORKOUTS_READS_PER_PERSON_PER_MINUTE: '0',
+    VERIFICATION_MAILS_PER_ACCOUNT_PER_HOUR: '0',
+    PASSWORD_RESETS_PER_EMAIL_PER_HOUR: 'few',
+    PASSWORD_RESETS_PER_ADDRESS_PER_HOUR: '-1',
+    EMAIL_VERIFICATION_LINK_HOURS: '0',
+    PASSWORD_RESET_LINK_MINUTES: 'an hour',
     LOG_LEVEL: 'loud',
     ADMIN_EMAILS: 'ops',
     ADMIN_QUEUE_ACTIONS: 'yes',
@@ -193,55 +151,10 @@ describe('loadConfig', () => {
     MAIL_INTERVAL_MS: '0',
   };
 
-  it('has a wrong value to try for every setting the README documents', () => {
-    const table = markdownSection(readProjectFile('README.md'), 'Configuration');
-    const documented = [...table.matchAll(/^\| `([A-Z_]+)` \|/gm)].map((match) => match[1]);
-    expect(Object.keys(WRONG_VALUES).sort()).toEqual(documented.sort());
-  });
-
-  it.each(Object.entries(WRONG_VALUES))('refuses %s=%j in the one-line form: the variable, then what it must be', (variable, value) => {
-    const message = configErrorFor({ ...validEnv, [variable]: value });
-    expect(message).toMatch(new RegExp(`^Invalid configuration: ${variable} must be [^\n]+$`));
-    // Not zod's own wording, which names types and patterns rather than what to set.
-    expect(message).not.toMatch(/Invalid (input|option|string)|expected|pattern/);
-  });
-
-  it('takes .fit files up to 25 MiB, sixteen files in all at once in the temporary folder, two per address, for 120 s each at 16 KiB/s at least, checks of 2 s per MiB, and keeps their bytes by default', () => {
-    expect(loadConfig(validEnv)).toMatchObject({
-      activities: {
-        maxBytes: 26_214_400,
-        maxConcurrentUploads: 16,
-        uploadFolder: tmpdir(),
-        uploadsPerAddress: 2,
-        uploadTimeoutMs: 120_000,
-        uploadMinBytesPerS: 16_384,
-        checkMsPerMib: 2000,
-      },
-      activityRetention: 'keep',
-    });
-    const changed = {
-      ACTIVITY_MAX_BYTES: '1048576',
-      ACTIVITY_MAX_CONCURRENT_UPLOADS: '2',
-      ACTIVITY_UPLOAD_FOLDER: '/var/tmp/uploads',
-      ACTIVITY_UPLOAD_TIMEOUT_S: '30',
-      ACTIVITY_CHECK_S_PER_MIB: '5',
-      ACTIVITY_UPLOADS_PER_ADDRESS: '1',
-      ACTIVITY_UPLOAD_MIN_BYTES_PER_S: '1024',
-      ACTIVITY_RETENTION: 'prune-after-upload',
-    };
-    expect(loadConfig({ ...validEnv, ...changed })).toMatchObject({
-      activities: {
-        maxBytes: 1_048_576,
-        maxConcurrentUploads: 2,
-        uploadFolder: '/var/tmp/uploads',
-        uploadsPerAddress: 1,
-        uploadTimeoutMs: 30_000,
-        uploadMinBytesPerS: 1024,
-        checkMsPerMib: 5000,
-      },
-      activityRetention: 'prune-after-upload',
-    });
-  });
+  itRefusesEachWrongValue(
+    documentedSettings([]).map((setting) => setting.name),
+    WRONG_VALUES,
+  );
 
   it('gives a request body at least 256 KiB/s by default, or the rate set (from 1024 bytes per second)', () => {
     expect(loadConfig(validEnv).athlete.uploadMinBytesPerS).toBe(262_144);
@@ -249,16 +162,9 @@ describe('loadConfig', () => {
     expect(loadConfig({ ...validEnv, ATHLETE_UPLOAD_MIN_BYTES_PER_S: '1024' }).athlete.uploadMinBytesPerS).toBe(1024);
   });
 
-  it('gives reads a quarter of the request rate, a person’s list again for 10 s and 6 lists a minute that ask the service, by default', () => {
-    expect(loadConfig(validEnv)).toMatchObject({
-      requestBudget: { ratePerS: 10, readShare: 0.25 },
-      workoutReads: { cacheMs: 10_000, perPersonPerMinute: 6 },
-    });
-    const changed = { ATHLETE_READ_SHARE: '0.5', WORKOUTS_CACHE_S: '0', WORKOUTS_READS_PER_PERSON_PER_MINUTE: '20' };
-    expect(loadConfig({ ...validEnv, ...changed })).toMatchObject({
-      requestBudget: { readShare: 0.5 },
-      workoutReads: { cacheMs: 0, perPersonPerMinute: 20 },
-    });
+  it('gives reads a quarter of the request rate by default, or the share set', () => {
+    expect(loadConfig(validEnv)).toMatchObject({ requestBudget: { ratePerS: 10, readShare: 0.25 } });
+    expect(loadConfig({ ...validEnv, ATHLETE_READ_SHARE: '0.5' })).toMatchObject({ requestBudget: { readShare: 0.5 } });
   });
 
   it('sends 30 changes of now of each person a minute ahead of history by default, or the number set', () => {
@@ -426,25 +332,26 @@ describe('loadDatabaseConfig', () => {
 
 describe('each process reads only its own settings', () => {
   it('a web process: a worker setting has no effect there, and a mistake in it does not stop it', () => {
-    const config = loadWebConfig({ ...validEnv, SYNC_ATTEMPTS: 'many', SMTP_URL: 'smtp://mail.example.com' });
+    const config = loadWebConfig({ ...validEnv, SYNC_ATTEMPTS: 'many', MAIL_INTERVAL_MS: 'often' });
     expect(config).not.toHaveProperty('sync');
-    expect(config).not.toHaveProperty('mail');
-    expect(config.meals.batchMax).toBe(500);
+    expect(config).not.toHaveProperty('noticeMail');
+    expect(config.session.idleMinutes).toBe(30);
   });
 
   it('a worker process: a web setting has no effect there, and it needs no SESSION_SECRET', () => {
     const { SESSION_SECRET: _secret, ...withoutSecret } = validEnv;
-    const config = loadWorkerConfig({ ...withoutSecret, MEALS_BATCH_MAX: 'lots', SYNC_ATTEMPTS: '2' });
+    const config = loadWorkerConfig({ ...withoutSecret, SESSION_IDLE_MINUTES: 'lots', SYNC_ATTEMPTS: '2' });
     expect(config).not.toHaveProperty('sessionSecret');
-    expect(config).not.toHaveProperty('meals');
+    expect(config).not.toHaveProperty('session');
     expect(config.sync.attempts).toBe(2);
   });
 
   it('each refuses a mistake in a setting it reads, or one shared with the other', () => {
-    expect(() => loadWebConfig({ ...validEnv, MEALS_BATCH_MAX: 'lots' })).toThrow('MEALS_BATCH_MAX must be');
+    expect(() => loadWebConfig({ ...validEnv, SESSION_IDLE_MINUTES: 'lots' })).toThrow('SESSION_IDLE_MINUTES must be');
     expect(() => loadWorkerConfig({ ...validEnv, SYNC_ATTEMPTS: 'many' })).toThrow('SYNC_ATTEMPTS must be');
-    expect(() => loadWorkerConfig({ ...validEnv, SMTP_URL: 'smtp://mail.example.com' })).toThrow('MAIL_FROM is required with SMTP_URL');
-    for (const load of [loadWebConfig, loadWorkerConfig])
+    for (const load of [loadWebConfig, loadWorkerConfig]) {
       expect(() => load({ ...validEnv, REDIS_URL: 'http://cache' })).toThrow('REDIS_URL must be');
+      expect(() => load({ ...validEnv, SMTP_URL: 'smtp://mail.example.com' })).toThrow('MAIL_FROM is required with SMTP_URL');
+    }
   });
 });

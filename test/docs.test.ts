@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { settingReaders, type SettingReader } from '../src/config.js';
+import { documentedSettings } from '../src/config.js';
+import { settingsTable } from '../src/dev/settings-table.js';
+import { KIND_SETTING_GROUPS } from '../src/kinds.js';
 import {
   brokenLinkReason,
   documentationFiles,
@@ -9,72 +11,40 @@ import {
   relativeLinks,
 } from './helpers/project-docs.js';
 
-/** A setting as `.env.example` shows it: set to a value, or commented out (unset, with an example). */
-interface ExampleSetting {
-  value: string;
-  commentedOut: boolean;
-}
-
-function envExampleSettings(): Map<string, ExampleSetting> {
+/** The settings `.env.example` sets, by name, with the value it gives each. */
+function envExampleSettings(): Map<string, string> {
   const lines = readProjectFile('.env.example').split('\n');
-  const settings = lines.flatMap((line) => {
-    const match = /^(# )?([A-Z][A-Z0-9_]*)=(.*)$/.exec(line);
-    return match ? [[match[2]!, { value: match[3]!, commentedOut: match[1] !== undefined }] as const] : [];
-  });
-  return new Map(settings);
+  return new Map(
+    lines.flatMap((line) => {
+      const match = /^([A-Z][A-Z0-9_]*)=(.*)$/.exec(line);
+      return match ? [[match[1]!, match[2]!] as const] : [];
+    }),
+  );
 }
 
-/** The README's configuration table: variable → its Read by and Default cells. */
-function readmeSettings(): Map<string, { readBy: string; default: string }> {
-  const section = markdownSection(readProjectFile('README.md'), 'Configuration');
-  const rows = [...section.matchAll(/^\| `([A-Z_]+)` \| ([^|]+) \| ([^|]+) \|/gm)];
-  return new Map(rows.map((match) => [match[1]!, { readBy: match[2]!.trim(), default: match[3]!.trim() }]));
-}
-
-function readmeDefaults(): Map<string, string> {
-  return new Map([...readmeSettings()].map(([name, cells]) => [name, cells.default]));
-}
-
-/** How the README writes a setting's readers: `web`, `worker` or `both`, then `, scripts` if they read it too. */
-function readByCell(readers: SettingReader[]): string {
-  const processes =
-    readers.includes('web') && readers.includes('worker') ? 'both' : readers.filter((reader) => reader !== 'scripts').join('');
-  return readers.includes('scripts') ? `${processes}, scripts` : processes;
-}
-
-/** A Default cell that is one value: "`10`", "`26214400` (25 MiB)", or "empty". */
-function singleDefault(cell: string): string | undefined {
-  if (cell === 'empty') return '';
-  return /^`([^`]*)`( \([^)]*\))?$/.exec(cell)?.[1];
-}
-
-describe('.env.example and the README', () => {
-  const example = envExampleSettings();
-  const readme = readmeDefaults();
-
-  it('name the same settings', () => {
-    expect([...example.keys()].sort()).toEqual([...readme.keys()].sort());
-  });
-
-  it.each([...example].filter(([, setting]) => !setting.commentedOut))('agree on the default of %s', (key, { value }) => {
-    const cell = readme.get(key) ?? '';
-    // A required setting has no default: .env.example shows an example of it, or leaves it to fill in.
-    if (cell === '(required)') return;
-    expect(singleDefault(cell), `README's default: ${cell}`).toBe(value);
-  });
-
-  it('comment out every setting that is off, or worked out from others, unless set', () => {
-    const offOrWorkedOut = [...readme].filter(([, cell]) => cell !== '(required)' && singleDefault(cell) === undefined);
-    expect(offOrWorkedOut.map(([key]) => key)).toEqual(expect.arrayContaining(['METRICS_PORT', 'SHUTDOWN_TIMEOUT_MS']));
-    for (const [key] of offOrWorkedOut) expect(example.get(key)?.commentedOut, key).toBe(true);
+describe('the configuration table of docs/configuration.md', () => {
+  it('is the one npm run settings prints from the declarations', () => {
+    const section = markdownSection(readProjectFile('docs/configuration.md'), 'The settings');
+    const table = section.split('\n').filter((line) => line.startsWith('|'));
+    expect(table, 'paste what npm run settings prints').toEqual(settingsTable(documentedSettings(KIND_SETTING_GROUPS)).split('\n'));
   });
 });
 
-describe("the README's configuration table", () => {
-  it('says of every setting the processes that read it, as the configuration parses them', () => {
-    const documented = new Map([...readmeSettings()].map(([name, cells]) => [name, cells.readBy]));
-    const parsed = new Map([...settingReaders()].map(([name, readers]) => [name, readByCell(readers)]));
-    expect(Object.fromEntries(documented)).toEqual(Object.fromEntries(parsed));
+describe('.env.example', () => {
+  const example = envExampleSettings();
+  const declared = new Map(documentedSettings(KIND_SETTING_GROUPS).map((setting) => [setting.name, setting]));
+
+  it('sets only declared settings, and every one a process cannot start without', () => {
+    expect([...example.keys()].filter((name) => !declared.has(name))).toEqual([]);
+    const required = [...declared.values()].filter(
+      (setting) => setting.default === undefined && !setting.schema.safeParse(undefined).success,
+    );
+    expect(required.map((setting) => setting.name)).toEqual(expect.arrayContaining(['SESSION_SECRET', 'TOKEN_ENCRYPTION_KEY']));
+    expect(required.filter((setting) => !example.has(setting.name)).map((setting) => setting.name)).toEqual([]);
+  });
+
+  it.each([...example].filter(([, value]) => value !== ''))('gives %s a value it takes', (name, value) => {
+    expect(declared.get(name)?.schema.safeParse(value).success).toBe(true);
   });
 });
 

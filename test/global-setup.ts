@@ -4,8 +4,8 @@ import { fileURLToPath } from 'node:url';
 import type {} from 'vitest';
 import type { TestProject } from 'vitest/node';
 import { findRedis } from '../src/dev/find-redis.js';
-import { createRedisConnection } from '../src/queue/redis.js';
-import { redisServer } from '../src/queue/redis-target.js';
+import { createRedisConnection } from '../src/redis/redis.js';
+import { redisServer } from '../src/redis/redis-target.js';
 import { failIfKeysLeftUnder } from './helpers/redis-keys.js';
 
 declare module 'vitest' {

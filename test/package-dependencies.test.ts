@@ -1,8 +1,9 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { builtinModules } from 'node:module';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { MIGRATION_FOLDERS } from '../src/db/migration-folders.js';
 
 /**
  * `npm ci --omit=dev` must install what production runs and no more: every package that the
@@ -45,10 +46,16 @@ function scriptFiles(): string[] {
 }
 
 function entryPoints(): string[] {
-  // Kysely's migrator imports every compiled migration at run time.
-  const migrationsFolder = join(ROOT, 'dist', 'migrations');
-  const migrations = readdirSync(migrationsFolder).filter((file) => file.endsWith('.js'));
-  return [...scriptFiles(), ...migrations.map((file) => join(migrationsFolder, file))];
+  // Kysely's migrator imports every compiled migration at run time, the core's and each kind's.
+  const migrationFolders = [MIGRATION_FOLDERS.core, ...MIGRATION_FOLDERS.kinds].map((folder) => join(ROOT, 'dist', relative(ROOT, folder)));
+  return [
+    ...scriptFiles(),
+    ...migrationFolders.flatMap((folder) =>
+      readdirSync(folder)
+        .filter((file) => file.endsWith('.js'))
+        .map((file) => join(folder, file)),
+    ),
+  ];
 }
 
 function importsOf(file: string): string[] {

@@ -1,26 +1,28 @@
+import { MemoryStore } from 'express-session';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccountErasure, finishPendingErasures } from '../../src/accounts/account-erasure.js';
 import { createAttemptLimits } from '../../src/accounts/attempt-limits.js';
 import { AccountGoneError } from '../../src/accounts/user.repository.js';
-import { createDatabaseActivityFileStore } from '../../src/activities/activity-file-store.js';
 import { freePort } from '../../src/dev/free-port.js';
+import { KINDS } from '../../src/kinds.js';
 import { createLogger } from '../../src/logger.js';
 import type { ServiceApi } from '../../src/provider/api.js';
 import { recordIncident } from '../../src/notices/notice.repository.js';
-import { createProducerConnection, createRedisConnection } from '../../src/queue/redis.js';
-import { redisServer, type RedisConnection } from '../../src/queue/redis-target.js';
-import { syncEntry } from '../../src/sync/jobs.js';
+import { createProducerConnection, createRedisConnection } from '../../src/redis/redis.js';
+import { redisServer, type RedisConnection } from '../../src/redis/redis-target.js';
+import { sendEntry } from '../../src/sync/send-entry.js';
 import { LANES, queueTurns } from '../../src/sync/queue.js';
 import { takeTurn } from '../../src/sync/turn.js';
 import { createUserSessions } from '../../src/web/user-sessions.js';
 import { createWorkoutReadLimits } from '../../src/workouts/read-limits.js';
 import { listWorkouts } from '../../src/workouts/workouts.js';
+import { workoutReadSettings } from '../../src/workouts/workouts.settings.js';
 import { PASSWORD, sendJson, signedInAgain } from '../helpers/account.js';
 import { uploadActivity } from '../helpers/activities.js';
 import { fitFile } from '../helpers/fit-files.js';
 import { connect, connectHeldAtTokenAnswer, signUpNewUser } from '../helpers/flows.js';
 import { bodyOf, hiddenField, type ApiError, type CookieClient } from '../helpers/http-client.js';
-import { addMeal } from '../helpers/meals.js';
+import { appDay, serviceDays, workload, writeDay } from '../helpers/kinds.js';
 import { cellsNaming } from '../helpers/person-traces.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 import { eventually } from '../helpers/wait.js';
@@ -44,14 +46,17 @@ interface Person {
   client: CookieClient;
 }
 
-/** A connected person with a meal, a wellness day, an activity, a workouts list fetched, a connection notice and a failed sign-in. */
+/** A connected person with a day of each kind that has a workload, a wellness day, an activity, a workouts list fetched, a connection notice and a failed sign-in. */
 async function personWithData(athlete = 'Ana'): Promise<Person> {
   await stack.changeSandbox({ autoApprove: athlete });
   const client = stack.browser();
   const email = await signUpNewUser(client);
   expect((await connect(client)).status).toBe(303);
   const { id } = await stack.db.selectFrom('users').select('id').where('email', '=', email).executeTakeFirstOrThrow();
-  await addMeal(client, { name: 'Oats', carbs: 60, logged_at: '2026-03-10T08:00:00+01:00' });
+  for (const kind of KINDS) {
+    const response = await kind.workload?.write.send(client, '2026-03-10', 0);
+    expect(response?.ok ?? true, `${kind.name} writes its day`).toBe(true);
+  }
   await putWellness(client, '2026-03-10', { hrv: 60 });
   await uploadActivity(client, fitFile(id));
   // The workouts list fetched is kept, as the last one known.
@@ -101,13 +106,16 @@ describe('DELETE /api/account', () => {
     const exported = await (await again.get('/api/account/export')).json();
     expect(exported).toMatchObject({
       connection: null,
-      meals: [],
       wellness: [],
       activities: [],
       syncDays: [],
       connectionMails: [],
       lastWorkoutList: null,
     });
+    // And every other list: each kind's rows, whichever kinds are registered.
+    for (const [field, value] of Object.entries(exported as Record<string, unknown>)) {
+      if (Array.isArray(value)) expect(value, field).toEqual([]);
+    }
     const { id } = await stack.db.selectFrom('users').select('id').where('email', '=', person.email).executeTakeFirstOrThrow();
     expect(id).toBeGreaterThan(person.id);
   });
@@ -133,7 +141,7 @@ describe('DELETE /api/account', () => {
     // The failed sign-in made in personWithData counts too.
     expect(statuses).toEqual([403, 403, 403, 403, 429, 429, 429]);
     expect((await person.client.get('/api/me')).status).toBe(200);
-    expect(await stack.db.selectFrom('meal_items').select('id').where('user_id', '=', person.id).execute()).toHaveLength(1);
+    expect(await appDay(person.client, '2026-03-10')).toBeDefined();
   });
 
   it.each([
@@ -169,8 +177,10 @@ describe('the delete page', () => {
     const _csrf = hiddenField(page, '_csrf');
 
     const wrong = await person.client.postForm('/account/delete', { _csrf, password: 'not my password' });
-    expect(wrong.status).toBe(403);
-    expect(await wrong.text()).toContain('That is not your current password.');
+    expect(wrong.status).toBe(303);
+    expect(await (await person.client.get(wrong.headers.get('location')!)).text()).toContain(
+      'Your account was not deleted: That is not your current password.',
+    );
 
     const deleted = await person.client.postForm('/account/delete', { _csrf, password: PASSWORD });
     expect(deleted.status).toBe(303);
@@ -191,7 +201,7 @@ describe('a sync job running at the moment of deletion', () => {
       const email = await signUpNewUser(client);
       expect((await connect(client)).status).toBe(303);
       const { id } = await logged.db.selectFrom('users').select('id').where('email', '=', email).executeTakeFirstOrThrow();
-      const meal = await addMeal(client, { name: 'Rice', carbs: 80, logged_at: '2026-03-11T12:00:00+01:00' });
+      await writeDay(client, '2026-03-11');
       if (revoked) {
         const stolen = (await logged.storedGrant(id))!.refreshToken;
         for (let i = 0; i < 2; i++) await logged.presentRefreshToken(stolen); // reuse: the sandbox revokes the grant
@@ -202,7 +212,7 @@ describe('a sync job running at the moment of deletion', () => {
         (await logged.storedGrant(id))!.expiresAt.getTime() - Date.now() < 1000 ? true : undefined,
       );
       const refreshesBefore = (await logged.sandboxState()).counters.refreshRequests;
-      const running = syncEntry(logged.sendDependencies(), { userId: id, kind: 'nutrition', subject: meal.date });
+      const running = sendEntry(logged.sendDependencies(), { userId: id, kind: workload.syncKind, subject: '2026-03-11' });
       await eventually('the job to ask for a refresh', async () =>
         (await logged.sandboxState()).counters.refreshRequests > refreshesBefore ? true : undefined,
       );
@@ -211,9 +221,9 @@ describe('a sync job running at the moment of deletion', () => {
 
       // Not thrown (no retry), and nothing left to record: the entry and the connection are gone.
       expect(await running).toBe('waiting-for-connection');
-      const state = await logged.sandboxState();
-      expect(state.athletes.Bea?.nutrition ?? {}).toEqual({});
-      expect(Object.keys(state.counters.requests).filter((endpoint) => endpoint.includes('/api/nutrition'))).toEqual([]);
+      expect(await serviceDays(logged, 'Bea')).toEqual([]);
+      const { counters } = await logged.sandboxState();
+      expect(Object.keys(counters.requests).filter((endpoint) => endpoint.includes(workload.servicePath))).toEqual([]);
       expect(logged.logs).toEqual([]);
       expect(await logged.db.selectFrom('connection_notices').selectAll().execute()).toEqual([]);
     } finally {
@@ -253,8 +263,8 @@ describe('deletion racing a request of the person', () => {
     const api = stack.serviceApi();
     const answeredAfterDeletion: ServiceApi = {
       ...api,
-      async listWorkouts(userId, options) {
-        const body = await api.listWorkouts(userId, options);
+      async getText(userId, path, options) {
+        const body = await api.getText(userId, path, options);
         expect((await sendJson(person.phone, 'DELETE', '/api/account', { password: PASSWORD })).status).toBe(204);
         return body;
       },
@@ -263,7 +273,7 @@ describe('deletion racing a request of the person', () => {
     const reads = createWorkoutReadLimits({
       redis: stack.redis,
       redisPrefix: stack.config.redis.prefix,
-      settings: stack.config.workoutReads,
+      settings: stack.config.kindSettings.of(workoutReadSettings).workoutReads,
     });
     const listing = listWorkouts(
       { db: stack.db, api: answeredAfterDeletion, budget: stack.budget, reads, clock: () => new Date() },
@@ -285,10 +295,10 @@ describe('Redis away at the moment of deletion', () => {
       redis: unreachable,
       redisPrefix: stack.config.redis.prefix,
       limits: stack.config.session,
+      store: new MemoryStore(),
     });
     const erasure = createAccountErasure({
       db: stack.db,
-      files: createDatabaseActivityFileStore(stack.db),
       forgetQueuedWork: () => Promise.reject(new Error('Connection is closed.')),
       endSessions: sessionsThere.endAll,
       attemptLimits: createAttemptLimits({
@@ -316,13 +326,14 @@ describe('Redis away at the moment of deletion', () => {
     for (const lane of LANES) {
       expect(await takeTurn(turnDeps, { quietMs: 0, freshAttempts: 8 }, lane, person.id, 0)).toEqual({ sent: 0, next: { next: 'done' } });
     }
-    expect((await stack.sandboxState()).athletes.Cleo?.nutrition ?? {}).toEqual({});
+    expect(await serviceDays(stack, 'Cleo')).toEqual([]);
 
     const sessions = createUserSessions({
       db: stack.db,
       redis: stack.redis,
       redisPrefix: stack.config.redis.prefix,
       limits: stack.config.session,
+      store: new MemoryStore(),
     });
     expect(await finishPendingErasures(stack.db, sessions.endAll)).toBe(1);
     expect(await cellsNaming(stack.db, stack.database, person)).toEqual([]);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRedisConnection } from '../../src/queue/redis.js';
+import { createRedisConnection } from '../../src/redis/redis.js';
 import { SESSION_COOKIE } from '../../src/web/session.js';
 import { PASSWORD, signedInAgain } from '../helpers/account.js';
 import { signUpNewUser } from '../helpers/flows.js';
@@ -87,13 +87,36 @@ describe('POST /api/account/password', () => {
     const _csrf = hiddenField(page, '_csrf');
 
     const wrong = await client.postForm('/account/password', { _csrf, current_password: 'not it', new_password: NEW_PASSWORD });
-    expect(wrong.status).toBe(403);
-    expect(await wrong.text()).toContain('That is not your current password.');
+    expect(wrong.status).toBe(303);
+    expect(await (await client.get(wrong.headers.get('location')!)).text()).toContain(
+      'Your password was not changed: That is not your current password.',
+    );
+    const short = await client.postForm('/account/password', { _csrf, current_password: PASSWORD, new_password: 'short' });
+    const refusal = await (await client.get(short.headers.get('location')!)).text();
+    expect(refusal).toContain('Your password was not changed: New password must be at least 10 characters.');
+    expect(refusal).toContain(
+      '<span class="field-problem" id="account-new_password-problem">New password must be at least 10 characters.</span>',
+    );
+    expect(await (await client.get('/account')).text()).not.toContain('was not changed');
 
     const changed = await client.postForm('/account/password', { _csrf, current_password: PASSWORD, new_password: NEW_PASSWORD });
     expect(changed.status).toBe(303);
     expect(await (await client.get(changed.headers.get('location')!)).text()).toContain('Password changed.');
+    expect(await (await client.get('/account')).text()).not.toContain('Password changed.');
     expect((await other.get('/api/me')).status).toBe(401);
+  });
+
+  it('tells the person signed in elsewhere, on the sign-in page, that a password change signed them out', async () => {
+    const client = stack.browser();
+    const email = await signUpNewUser(client);
+    const other = await signedInAgain(client, email);
+    expect((await client.postJson('/api/account/password', { current_password: PASSWORD, new_password: NEW_PASSWORD })).status).toBe(204);
+
+    const leadsToSignIn = await other.get('/account');
+    expect(leadsToSignIn.status).toBe(303);
+    const signIn = await (await other.get(leadsToSignIn.headers.get('location')!)).text();
+    expect(signIn).toContain('You were signed out because your password was changed on another browser or device.');
+    expect(await (await other.get('/login')).text()).not.toContain('You were signed out');
   });
 });
 
@@ -128,8 +151,11 @@ describe('signing out everywhere', () => {
     const signedOut = await client.postForm('/account/sign-out-everywhere', { _csrf });
     expect(signedOut.status).toBe(303);
     expect(signedOut.headers.get('location')).toBe('/login');
+    expect(await (await client.get('/login')).text()).toContain('You are signed out everywhere');
+    expect(await (await client.get('/login')).text()).not.toContain('You are signed out everywhere');
     expect((await client.get('/api/me')).status).toBe(401);
     expect((await other.get('/api/me')).status).toBe(401);
+    expect(await (await other.get('/login')).text()).toContain('You were signed out because “Sign out everywhere” was chosen');
   });
 
   it('ends the sessions started on the sign-up and sign-in pages too', async () => {

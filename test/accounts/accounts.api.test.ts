@@ -20,7 +20,13 @@ describe('POST /api/signup', () => {
     const response = await client.postJson('/api/signup', { email: 'Ana@Example.com', password, timezone: 'Australia/Eucla' });
     expect(response.status).toBe(201);
     const body = await response.json();
-    expect(body).toEqual({ email: 'ana@example.com', timezone: 'Australia/Eucla', connectionMail: true, connection: null });
+    expect(body).toEqual({
+      email: 'ana@example.com',
+      emailVerified: false,
+      timezone: 'Australia/Eucla',
+      connectionMail: true,
+      connection: null,
+    });
     expect(await (await client.get('/api/me')).json()).toEqual(body);
   });
 
@@ -65,7 +71,7 @@ describe('POST /api/login and /api/logout', () => {
     const client = stack.browser();
     const login = await client.postJson('/api/login', { email, password });
     expect(login.status).toBe(200);
-    expect(await login.json()).toEqual({ email, timezone: 'Europe/Berlin', connectionMail: true, connection: null });
+    expect(await login.json()).toEqual({ email, emailVerified: false, timezone: 'Europe/Berlin', connectionMail: true, connection: null });
     expect((await client.postJson('/api/logout', {})).status).toBe(204);
     expect((await client.get('/api/me')).status).toBe(401);
   });

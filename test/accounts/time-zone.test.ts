@@ -1,11 +1,6 @@
 import { fileURLToPath } from 'node:url';
-import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { up as canonicalizeStoredZones } from '../../migrations/20261124090000_canonicalize_time_zones.js';
-import { up as spellStoredZonesAsIanaDoes } from '../../migrations/20261128090000_zones_in_current_spelling.js';
 import { ianaTimeZoneName } from '../../src/accounts/time-zone.js';
-import { migrateToLatest } from '../../src/db/migrate.js';
-import { createTestDatabase, openDb } from '../helpers/database.js';
 import { bodyOf, hiddenField, type Me } from '../helpers/http-client.js';
 import { run } from '../helpers/processes.js';
 import { startStack, type Stack } from '../helpers/stack.js';
@@ -104,51 +99,5 @@ describe("zones taken from people are stored in IANA's spelling", () => {
     const dashboard = await (await client.get('/')).text();
     await client.postForm('/settings/timezone', { timezone: 'pacific/chatham', _csrf: hiddenField(dashboard, '_csrf') });
     expect((await bodyOf<Me>(await client.get('/api/me'))).timezone).toBe('Pacific/Chatham');
-  });
-});
-
-describe('the migration of zones stored before', () => {
-  /** The zones as `migration` leaves them, stored before it as given. */
-  async function zonesAfter(migration: (db: Kysely<any>) => Promise<void>, stored: string[]): Promise<string[]> {
-    const database = await createTestDatabase();
-    const db = openDb(database);
-    try {
-      await migrateToLatest(db);
-      const created_at = '2026-11-21T00:00:00Z';
-      await db
-        .insertInto('users')
-        .values(stored.map((timezone, i) => ({ email: `u${i}@example.com`, password_hash: 'x', timezone, created_at })))
-        .execute();
-      await migration(db);
-      return (await db.selectFrom('users').select('timezone').orderBy('id').execute()).map((user) => user.timezone);
-    } finally {
-      await db.destroy();
-      await database.drop();
-    }
-  }
-
-  it('renames each to its canonical name, and leaves a zone it does not know as it was', async () => {
-    const typed = ['europe/berlin', 'EUROPE/BERLIN', 'Asia/Tokyo', 'utc', 'Atlantis/Capital'];
-    expect(await zonesAfter(canonicalizeStoredZones, typed)).toEqual([
-      'Europe/Berlin',
-      'Europe/Berlin',
-      'Asia/Tokyo',
-      'UTC',
-      'Atlantis/Capital',
-    ]);
-  });
-
-  it('then spells each as IANA does now, and leaves a zone it does not know as it was', async () => {
-    // What the canonicalising above stored: ICU's names, old spellings of renamed zones included.
-    const stored = ['Europe/Kiev', 'Asia/Calcutta', 'Asia/Katmandu', 'America/Godthab', 'Europe/Amsterdam', 'UTC', 'Atlantis/Capital'];
-    expect(await zonesAfter(spellStoredZonesAsIanaDoes, stored)).toEqual([
-      'Europe/Kyiv',
-      'Asia/Kolkata',
-      'Asia/Kathmandu',
-      'America/Nuuk',
-      'Europe/Amsterdam',
-      'UTC',
-      'Atlantis/Capital',
-    ]);
   });
 });

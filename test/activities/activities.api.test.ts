@@ -493,7 +493,6 @@ describe('a download whose file is deleted before its first byte went out', () =
     const { user, activityId, key } = await uploaded();
     const erasure = createAccountErasure({
       db: stack.db,
-      files: createDatabaseActivityFileStore(stack.db),
       forgetQueuedWork: async () => {},
       endSessions: async () => {},
       attemptLimits: { forgetAccount: async () => {} },

@@ -40,7 +40,8 @@ describe('the Activities page', () => {
     expect(response.headers.get('location')).toBe('/activities');
     const page = await (await client.get('/activities')).text();
     expect(page).toContain('Evening ride');
-    expect(page).toContain('data-sync-state="pending">Waiting to be sent<');
+    // Never connected: it waits for a connection.
+    expect(page).toContain('data-sync-state="pending">Waiting for a connection<');
     expect(page).toContain('the Athlete Data Service documents no way to delete an upload');
   });
 
@@ -57,6 +58,18 @@ describe('the Activities page', () => {
       '<span class="field-problem" id="upload-file-problem">This is not a .fit file: it does not start with a FIT file header.</span>',
     );
     expect(await listActivities(client)).toEqual([]);
+  });
+
+  it('asks for a file in the person’s words when the form came without one, not in the API’s', async () => {
+    const client = await newUser();
+    const form = new FormData();
+    form.append('_csrf', hiddenField(await (await client.get('/activities')).text(), '_csrf'));
+    form.append('name', 'Ride');
+    const response = await client.request('/activities', { method: 'POST', body: form });
+    expect(response.status).toBe(400);
+    const page = await response.text();
+    expect(page).toContain('<span class="field-problem" id="upload-file-problem">File must be chosen: pick a .fit file to upload.</span>');
+    expect(page).not.toContain('send it in the part');
   });
 
   it('shows a file over the limit refused on the page, next to the file, with a form that still works', async () => {

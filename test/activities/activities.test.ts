@@ -9,8 +9,8 @@ import { createDatabaseActivityFileStore, type ActivityFileStore } from '../../s
 import type { Db } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { createLogger } from '../../src/logger.js';
-import { createRedisConnection } from '../../src/queue/redis.js';
-import { redisServer } from '../../src/queue/redis-target.js';
+import { createRedisConnection } from '../../src/redis/redis.js';
+import { redisServer } from '../../src/redis/redis-target.js';
 import { createTestDatabase, openDb, type TestDatabase } from '../helpers/database.js';
 import { receivedFileOf } from '../helpers/file-content.js';
 import { fitFile } from '../helpers/fit-files.js';
@@ -112,7 +112,6 @@ describe('an upload whose account is deleted while its bytes are stored', () => 
     await held.stored;
     const erasure = createAccountErasure({
       db,
-      files: createDatabaseActivityFileStore(db),
       forgetQueuedWork: async () => {},
       endSessions: async () => {},
       attemptLimits: { forgetAccount: async () => {} },

@@ -5,7 +5,7 @@ import { STORED_PIECE_BYTES, type ActivityFileStore } from '../../src/activities
 import { activitySender } from '../../src/activities/activity-sender.js';
 import { createPrometheusMetrics } from '../../src/observability/metrics.js';
 import { createServiceApi } from '../../src/provider/api.js';
-import { syncEntry } from '../../src/sync/jobs.js';
+import { sendEntry } from '../../src/sync/send-entry.js';
 import { listActivities, uploadActivity } from '../helpers/activities.js';
 import { fitFile } from '../helpers/fit-files.js';
 import { connectedUser } from '../helpers/flows.js';
@@ -29,11 +29,11 @@ describe('an activity whose stored bytes are lost', () => {
     const entry = { userId, kind: 'activities' as const, subject: String(activity.id) };
     await stack.db.deleteFrom('activity_files').where('key', 'like', `${userId}/%`).execute();
 
-    expect(await syncEntry(stack.sendDependencies(), entry)).toBe('failed');
+    expect(await sendEntry(stack.sendDependencies(), entry)).toBe('failed');
     expect(await listActivities(client)).toMatchObject([{ sync: { status: 'failed', error: expect.stringMatching(/upload it again/) } }]);
 
     await uploadActivity(client, file, {}, 200);
-    expect(await syncEntry(stack.sendDependencies(), entry)).toBe('synced');
+    expect(await sendEntry(stack.sendDependencies(), entry)).toBe('synced');
     const workouts = Object.values((await stack.sandboxState()).athletes.Ana!.workouts);
     expect(workouts).toMatchObject([{ payload: { name: 'Ride' }, writes: 1 }]);
   });

@@ -20,7 +20,7 @@ async function dashboardUrl(): Promise<string> {
   });
   // What Bull Board's BullMQ adapter takes for a BullMQ queue; the page itself reads nothing from it.
   const queue = (name: string) => ({ name, metaValues: { version: 'bullmq:6' } }) as unknown as Queue;
-  const queues = { fresh: queue('sync-fresh'), backfill: queue('sync-backfill') };
+  const queues = { fresh: queue('sync-fresh'), history: queue('sync-history') };
   app.use(queueDashboard({ queues, adminEmails: ['ops@example.com'], allowActions: false }));
   app.use((_error: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => void res.sendStatus(500));
   const server = app.listen(0, '127.0.0.1');

@@ -1,18 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signedInToExistingAccount, signUpNewUser } from '../helpers/flows.js';
-import type { CookieClient } from '../helpers/http-client.js';
+import { hiddenField, type CookieClient } from '../helpers/http-client.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 
 const ADMIN = 'Ops@Example.com';
 
 /** A history turn due in an hour, for the dashboard's "promote" (run it now) to act on. */
 async function delayedJob(stack: Stack): Promise<string> {
-  const job = await stack.syncQueues.backfill.add('turn', { userId: 1, failures: 3 }, { delay: 3600_000 });
+  const job = await stack.syncQueues.history.add('turn', { userId: 1, failures: 3 }, { delay: 3600_000 });
   return job.id!;
 }
 
 function promote(admin: CookieClient, jobId: string): Promise<Response> {
-  return admin.request(`/admin/queues/api/queues/sync-backfill/${jobId}/promote`, { method: 'PUT' });
+  return admin.request(`/admin/queues/api/queues/sync-history/${jobId}/promote`, { method: 'PUT' });
 }
 
 describe('the queue dashboard', () => {
@@ -27,16 +27,33 @@ describe('the queue dashboard', () => {
     await stack.close();
   });
 
-  it('is the ordinary 404 page for a signed-out person and for an account not in ADMIN_EMAILS', async () => {
+  it('sends a signed-out person from its page to sign in, and back to it after, as an admin', async () => {
+    const client = stack.browser();
+    const asked = await client.get('/admin/queues');
+    expect(asked.status).toBe(303);
+    expect(asked.headers.get('location')).toBe('/login?next=%2Fadmin%2Fqueues');
+    const loginPage = await (await client.get(asked.headers.get('location')!)).text();
+    const signIn = await client.postForm('/login', {
+      email: ADMIN,
+      password: 'a long password',
+      next: hiddenField(loginPage, 'next'),
+      _csrf: hiddenField(loginPage, '_csrf'),
+    });
+    expect(signIn.status).toBe(303);
+    expect(signIn.headers.get('location')).toBe('/admin/queues');
+    expect((await client.get('/admin/queues')).status).toBe(200);
+  });
+
+  it('is the ordinary 404 page for an account not in ADMIN_EMAILS, and its JSON for a signed-out person', async () => {
     const member = stack.browser();
     await signUpNewUser(member);
-    for (const client of [stack.browser(), member]) {
-      for (const path of ['/admin/queues', '/admin/queues/api/queues']) {
-        const response = await client.get(path);
-        expect(response.status).toBe(404);
-        expect(await response.text()).toContain('Page not found');
-      }
+    for (const path of ['/admin/queues', '/admin/queues/api/queues']) {
+      const response = await member.get(path);
+      expect(response.status).toBe(404);
+      expect(await response.text()).toContain('Page not found');
     }
+    const signedOut = await stack.browser().get('/admin/queues/api/queues');
+    expect(signedOut.status).toBe(404);
   });
 
   it('shows an admin the sync queue, never stored by a browser or proxy', async () => {
@@ -50,7 +67,7 @@ describe('the queue dashboard', () => {
     expect(await api.json()).toMatchObject({
       queues: [
         expect.objectContaining({ name: 'sync-fresh', readOnlyMode: true }),
-        expect.objectContaining({ name: 'sync-backfill', readOnlyMode: true }),
+        expect.objectContaining({ name: 'sync-history', readOnlyMode: true }),
       ],
     });
   });
@@ -60,12 +77,13 @@ describe('the queue dashboard', () => {
     const response = await claimant.postJson('/api/signup', { email: 'someone@example.com', password: 'a long password', timezone: 'UTC' });
     expect(response.status).toBe(409);
     expect(await stack.db.selectFrom('users').select('id').where('email', '=', 'someone@example.com').executeTakeFirst()).toBeUndefined();
-    expect((await claimant.get('/admin/queues')).status).toBe(404);
+    // Still signed out: asked to sign in, not shown the board.
+    expect((await claimant.get('/admin/queues')).status).toBe(303);
   });
 
   it('takes an admin’s JSON under the API’s rules: UTF-8 only, nested at most 32 deep', async () => {
     const addJob = (contentType: string, body: Buffer) =>
-      admin.request('/admin/queues/api/queues/sync-backfill/add', {
+      admin.request('/admin/queues/api/queues/sync-history/add', {
         method: 'POST',
         // As Bull Board's page asks.
         headers: { 'content-type': contentType, accept: 'application/json, text/plain, */*' },
@@ -83,7 +101,7 @@ describe('the queue dashboard', () => {
   it('refuses to change jobs while ADMIN_QUEUE_ACTIONS is not true', async () => {
     const jobId = await delayedJob(stack);
     expect((await promote(admin, jobId)).status).toBe(405);
-    expect(await stack.syncQueues.backfill.getJobState(jobId)).toBe('delayed');
+    expect(await stack.syncQueues.history.getJobState(jobId)).toBe('delayed');
   });
 });
 
@@ -94,7 +112,7 @@ describe('the queue dashboard with ADMIN_QUEUE_ACTIONS=true', () => {
       const admin = await signedInToExistingAccount(stack, ADMIN);
       const jobId = await delayedJob(stack);
       expect((await promote(admin, jobId)).status).toBe(204);
-      expect(await stack.syncQueues.backfill.getJobState(jobId)).toBe('waiting');
+      expect(await stack.syncQueues.history.getJobState(jobId)).toBe('waiting');
     } finally {
       await stack.close();
     }

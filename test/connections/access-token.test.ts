@@ -1,3 +1,4 @@
+import { withRequestedScopes } from '../../src/connections/capabilities.js';
 import { createHash, randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { findConnection } from '../../src/connections/connection.repository.js';
@@ -29,7 +30,7 @@ const anotherPrefix = testRedisPrefix;
 
 /** An OAuth client whose refresh reaches the service and is applied, but whose answer never comes back: a process killed mid-refresh. */
 function killedMidRefresh(): OAuthClient {
-  const real = createOAuthClient(stack.config.athlete);
+  const real = createOAuthClient(withRequestedScopes(stack.config.athlete));
   return {
     ...real,
     refresh: async (refreshToken, scopes) => {
@@ -159,7 +160,7 @@ describe('when a refresh fails', () => {
     const { userId } = await connectedUser(stack);
     // Long past the paused process's lease, whose Redis lock has run out too (here: another key prefix).
     const successor = stack.accessTokens({ clock: later(2 * 3600), redisPrefix: anotherPrefix() });
-    const realOAuth = createOAuthClient(stack.config.athlete);
+    const realOAuth = createOAuthClient(withRequestedScopes(stack.config.athlete));
     const pausedOAuth: OAuthClient = {
       ...realOAuth,
       refresh: async (refreshToken, scopes) => {
@@ -221,7 +222,7 @@ describe('when a refresh fails', () => {
     const { userId } = await connectedUser(stack);
     const before = (await stack.storedGrant(userId))!;
     await stack.changeSandbox({ faultRate: 1, faultKinds: ['stall'], faultTargets: ['token'] });
-    const impatientOAuth = createOAuthClient({ ...stack.config.athlete, timeoutS: 0.3 });
+    const impatientOAuth = createOAuthClient({ ...withRequestedScopes(stack.config.athlete), timeoutS: 0.3 });
     const presented: string[] = [];
     const oauth: OAuthClient = {
       ...impatientOAuth,
@@ -380,6 +381,17 @@ describe('replaceRejected (after a 401)', () => {
     expect(replacement).not.toBe(rejected);
     expect(await tokens.replaceRejected(userId, rejected)).toBe(replacement);
     expect((await refreshCounts()).requests).toBe(1);
+  });
+
+  it('refreshes again when the token stored since the rejected one is itself due, rather than hand that one out', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
+    const { userId } = await connectedUser(stack);
+    const rejected = await stack.accessTokens().accessTokenFor(userId);
+    const storedSince = await stack.accessTokens().replaceRejected(userId, rejected);
+    // The caller's answer came an hour late: the token stored meanwhile has expired too.
+    const replacement = await stack.accessTokens({ clock: later(3600) }).replaceRejected(userId, rejected);
+    expect([rejected, storedSince]).not.toContain(replacement);
+    expect((await refreshCounts()).requests).toBe(2);
   });
 });
 

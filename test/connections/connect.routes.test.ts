@@ -1,5 +1,8 @@
+import { withRequestedScopes } from '../../src/connections/capabilities.js';
 import { readFileSync, existsSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
+import { SYNCED_KINDS } from '../../src/kinds.js';
+import type { SyncedKind } from '../../src/kinds/kind.js';
 import { testDatabaseKind } from '../helpers/database.js';
 import { PENDING_CONNECT_TTL_MS } from '../../src/connections/pending-connects.js';
 import { connect, connectedUser, signUpNewUser, startConnect } from '../helpers/flows.js';
@@ -38,9 +41,13 @@ function standingOn(page: string): { standing: string | undefined; tryAgain: str
 const NOT_CONNECTED = { standing: 'You are not connected.', tryAgain: 'Connect' };
 const STILL_CONNECTED = { standing: 'You are still connected with your earlier approval.', tryAgain: 'Reconnect' };
 
+/** Two registered kinds: the service withholds the first's scope and grants the second's. */
+const [WITHHELD_KIND, GRANTED_KIND] = SYNCED_KINDS as [SyncedKind, SyncedKind];
+const TWO_SCOPES = `${WITHHELD_KIND.scope} ${GRANTED_KIND.scope}`;
+
 describe('Connect', () => {
   it('sends the browser to the authorize endpoint with every parameter of section 4.1', async () => {
-    stack = await startStack({ env: { ATHLETE_SCOPES: 'nutrition:write health:write' } });
+    stack = await startStack({ env: { ATHLETE_SCOPES: TWO_SCOPES } });
     const client = stack.browser();
     await signUpNewUser(client);
     const response = await client.get('/connect');
@@ -50,7 +57,7 @@ describe('Connect', () => {
       response_type: 'code',
       client_id: 'athlete-sync-demo',
       redirect_uri: `${stack.appUrl}/oauth/callback`,
-      scope: 'nutrition:write health:write',
+      scope: TWO_SCOPES,
       state: expect.stringMatching(/.{20,}/),
       code_challenge: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
       code_challenge_method: 'S256',
@@ -70,10 +77,10 @@ describe('Connect', () => {
     await signUpNewUser(client);
     const callback = await connect(client);
     expect(callback.status).toBe(303);
-    expect(callback.headers.get('location')).toBe('/?notice=connected');
+    expect(callback.headers.get('location')).toBe('/');
     expect((await me(client)).connection).toEqual({
       status: 'connected',
-      scopes: ['workout:read', 'workout:write', 'health:write', 'nutrition:write'],
+      scopes: withRequestedScopes({}).scopes,
     });
     const dashboard = await (await client.get('/')).text();
     expect(dashboard).toContain('Connected');
@@ -81,14 +88,14 @@ describe('Connect', () => {
   });
 
   it('keeps the granted scopes when the service grants fewer than asked, and shows what is off', async () => {
-    stack = await startStack({ sandbox: { autoApprove: 'Ana', withheldScopes: ['health:write', 'workout:read'] } });
+    stack = await startStack({ sandbox: { autoApprove: 'Ana', withheldScopes: [WITHHELD_KIND.scope] } });
     const client = stack.browser();
     await signUpNewUser(client);
     await connect(client);
-    expect((await me(client)).connection?.scopes).toEqual(['workout:write', 'nutrition:write']);
+    expect((await me(client)).connection?.scopes).toEqual(withRequestedScopes({}).scopes.filter((scope) => scope !== WITHHELD_KIND.scope));
     const dashboard = await (await client.get('/')).text();
-    expect(dashboard).toMatch(/data-capability="wellness">[\s\S]*?class="off">Off/);
-    expect(dashboard).toMatch(/data-capability="nutrition">[\s\S]*?class="on">On/);
+    expect(dashboard).toMatch(new RegExp(`data-capability="${WITHHELD_KIND.name}">[\\s\\S]*?class="off">Off`));
+    expect(dashboard).toMatch(new RegExp(`data-capability="${GRANTED_KIND.name}">[\\s\\S]*?class="on">On`));
   });
 });
 
@@ -338,7 +345,8 @@ describe('Disconnect', () => {
     const refused = await client.postForm('/disconnect', {});
     expect(refused.status).toBe(403);
     const response = await client.postForm('/disconnect', { _csrf: csrf });
-    expect(response.headers.get('location')).toBe('/?notice=disconnected');
+    expect(response.headers.get('location')).toBe('/');
+    expect(await (await client.get('/')).text()).toContain('Disconnected. This app no longer holds access');
     expect((await me(client)).connection).toBeNull();
     expect(await stack.db.selectFrom('connections').selectAll().execute()).toEqual([]);
   });

@@ -3,6 +3,7 @@ import { findConnection, takeRefreshLease } from '../../src/connections/connecti
 import { keepConnectionsAlive } from '../../src/connections/keep-alive.js';
 import { createLogger } from '../../src/logger.js';
 import { connectedUser } from '../helpers/flows.js';
+import { recordingStatements } from '../../src/dev/recorded-statements.js';
 import { bodyOf, type Me } from '../helpers/http-client.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 
@@ -15,9 +16,9 @@ afterEach(async () => {
 const later = (seconds: number) => () => new Date(Date.now() + seconds * 1000);
 const DAY_S = 24 * 3600;
 
-async function keepAlive(secondsLater: number): Promise<number> {
+async function keepAlive(secondsLater: number, db = stack.db, batchSize?: number): Promise<number> {
   const clock = later(secondsLater);
-  return keepConnectionsAlive(stack.db, stack.accessTokens({ clock }), clock, createLogger('silent'));
+  return keepConnectionsAlive(db, stack.accessTokens({ clock }), clock, createLogger('silent'), batchSize);
 }
 
 describe('the keep-alive job', () => {
@@ -51,6 +52,31 @@ describe('the keep-alive job', () => {
     expect((await stack.sandboxState()).counters.tokenGrants.refresh_token).toBe(1);
   });
 });
+
+describe('the keep-alive’s reads', () => {
+  it('read the connections a page at a time, along the user ids, without their tokens: a 3-page run refreshes everyone once', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana', refreshTokenTtlS: 30 * DAY_S, accessTokenTtlS: 40 * DAY_S } });
+    for (let person = 0; person < 5; person++) await connectedUser(stack);
+    const recording = recordingStatements(stack.db);
+
+    expect(await keepAlive(15 * DAY_S + 60, recording.db, 2)).toBe(5);
+
+    expect((await stack.sandboxState()).counters.tokenGrants.refresh_token).toBe(5);
+    const pages = recording.on('connections');
+    expect(pages).toHaveLength(3);
+    for (const page of pages) {
+      expect(page.sql).toMatch(/ limit /);
+      expect(page.sql).not.toMatch(/sealed|\*/);
+    }
+    expect(pages.map((page) => page.parameters[0])).toEqual([0, ...(await userIds()).filter((_, index) => index % 2 === 1).slice(0, 2)]);
+  });
+});
+
+/** Every connected user id, in order. */
+async function userIds(): Promise<number[]> {
+  const rows = await stack.db.selectFrom('connections').select('user_id').orderBy('user_id').execute();
+  return rows.map((row) => row.user_id);
+}
 
 describe('refresh-token expiry on the dashboard', () => {
   it('warns when reconnecting will soon be needed', async () => {

@@ -1,3 +1,4 @@
+import { withRequestedScopes } from '../../src/connections/capabilities.js';
 import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -109,7 +110,7 @@ describe('resealing the stored tokens under the current key', () => {
     stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
     const { userId } = await connectedUser(stack);
     const before = await openedWith(stack.cipher, userId);
-    const realOAuth = createOAuthClient(stack.config.athlete);
+    const realOAuth = createOAuthClient(withRequestedScopes(stack.config.athlete));
     const resealingMeanwhile: OAuthClient = {
       ...realOAuth,
       refresh: async (refreshToken, scopes) => {

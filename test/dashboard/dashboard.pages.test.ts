@@ -5,14 +5,14 @@ import { DEFAULT_LOCALE } from '../../src/dates/page-locales.js';
 import type { SyncOverview } from '../../src/dashboard/sync-overview.js';
 import { addDays, localToday } from '../../src/dates/local-today.js';
 import { ServiceError } from '../../src/provider/service-error.js';
-import { syncEntry } from '../../src/sync/jobs.js';
+import { sendEntry } from '../../src/sync/send-entry.js';
 import { markDirty, recordNextAttempt } from '../../src/sync/outbox.js';
+import { SYNCED_KINDS, KINDS } from '../../src/kinds.js';
 import { connectedUser } from '../helpers/flows.js';
 import { bodyOf, hiddenField } from '../helpers/http-client.js';
-import { addMeal } from '../helpers/meals.js';
 import { serviceApiWith } from '../helpers/service-api.js';
 import { startStack, type Stack } from '../helpers/stack.js';
-import { putWellness } from '../helpers/wellness.js';
+import { workload, writeDay } from '../helpers/kinds.js';
 
 let stack: Stack;
 
@@ -21,17 +21,22 @@ afterEach(async () => {
 });
 
 const ZONE = 'Asia/Kathmandu';
-const nutritionDay = (userId: number, date: string) => ({ userId, kind: 'nutrition' as const, subject: date });
+/** The kind the dashboard's entries are made of (test/helpers/kinds.ts), as src/kinds.ts declares it. */
+const kind = SYNCED_KINDS.find((synced) => synced.name === workload.syncKind)!;
+const entryOfDay = (userId: number, date: string) => ({ userId, kind: workload.syncKind, subject: date });
+/** Where the overview links the kind's entry of `date`. */
+const hrefOf = (date: string) => kind.sync.overview.href({ kind: workload.syncKind, subject: date, status: 'pending', changedAt: date });
+const idOf = (date: string) => `${workload.syncKind}-${date}`;
 const failingWith = (error: ServiceError) =>
   serviceApiWith({
-    upsertNutrition: async () => {
+    postJson: async () => {
       throw error;
     },
   });
 
 /** The dashboard's line of one day: from its link to the end of its entry. */
 function entryOf(html: string, date: string): string {
-  const start = html.indexOf(`data-sync-entry="nutrition-${date}"`);
+  const start = html.indexOf(`data-sync-entry="${idOf(date)}"`);
   expect(start, `an entry for ${date}`).toBeGreaterThan(-1);
   return html.slice(start, html.indexOf('</li>', html.indexOf('</details>', start)));
 }
@@ -43,8 +48,9 @@ describe('the dashboard', () => {
     const dashboard = await (await client.get('/')).text();
     expect(dashboard).toMatch(/<input name="timezone" value="Asia\/Kathmandu" list="settings-zones"[^>]* id="settings-timezone"/);
     const refused = await client.postForm('/settings/timezone', { timezone: 'Kathmandoo', _csrf: hiddenField(dashboard, '_csrf') });
-    expect(refused.status).toBe(400);
-    const page = await refused.text();
+    expect(refused.status).toBe(303);
+    const page = await (await client.get(refused.headers.get('location')!)).text();
+    expect(await (await client.get('/')).text()).not.toContain('Kathmandoo');
     expect(page).toMatch(/role="alert">Your time zone was not saved: <a href="#settings-timezone">Time zone must be one from the list/);
     const field = page.slice(page.indexOf('<input name="timezone"'));
     expect(field).toMatch(
@@ -55,43 +61,62 @@ describe('the dashboard', () => {
     );
   });
 
+  it('says an entry made after Disconnect waits for a connection, here and on its kind’s page, and tells Workouts plainly', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
+    const { client } = await connectedUser(stack, { timezone: ZONE });
+    const disconnect = hiddenField(await (await client.get('/disconnect')).text(), '_csrf');
+    expect((await client.postForm('/disconnect', { _csrf: disconnect })).status).toBe(303);
+    const today = localToday(new Date(), ZONE);
+    await writeDay(client, today);
+
+    const dashboard = await (await client.get('/')).text();
+    expect(entryOf(dashboard, today)).toContain('>Waiting for a connection<');
+    expect(entryOf(dashboard, today)).toContain('Nothing is sent while you are not connected to the Athlete Data Service');
+    expect(await (await client.get(hrefOf(today))).text()).toContain('>Waiting for a connection<');
+    const workouts = await (await client.get('/workouts')).text();
+    expect(workouts).toContain('You are not connected to the Athlete Data Service: connect to see your workouts.');
+    expect(workouts).not.toContain('yet');
+  });
+
   it('shows a connection whose scope the service withdrew as needing attention, with Reconnect as the main action', async () => {
     stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
     const { client, userId } = await connectedUser(stack);
     const date = localToday(new Date(), 'Europe/Berlin');
-    await addMeal(client, { name: 'Oats', carbs: 60, logged_at: `${date}T08:00:00+01:00` });
+    await writeDay(client, date);
     const before = await (await client.get('/')).text();
     expect(before).toContain('data-testid="connection-status">Connected<');
     expect(before).toContain('<a class="button secondary" href="/connect">Reconnect</a>');
 
-    await stack.changeSandbox({ withdrawnScopes: ['nutrition:write'] });
-    await syncEntry(stack.sendDependencies(), nutritionDay(userId, date));
+    await stack.changeSandbox({ withdrawnScopes: [kind.scope] });
+    await sendEntry(stack.sendDependencies(), entryOfDay(userId, date));
     const dashboard = await (await client.get('/')).text();
     expect(dashboard).toContain(
-      '<span class="status needs_attention" data-testid="connection-status">Connected, with Nutrition off</span>',
+      `<span class="status needs_attention" data-testid="connection-status">Connected, with ${kind.title} off</span>`,
     );
     expect(dashboard).toMatch(
-      /role="alert" data-testid="withdrawn-permission">The Athlete Data Service withdrew this app's permission for\s+Nutrition:/,
+      new RegExp(
+        `role="alert" data-testid="withdrawn-permission">The Athlete Data Service withdrew this app's permission for\\s+${kind.title}:`,
+      ),
     );
     expect(dashboard).toContain('<a class="button" href="/connect">Reconnect</a>');
   });
 
-  it('includes later local days: a meal at 00:15 tomorrow, sent, is in the overview, first', async () => {
+  it('includes later local days: an entry of tomorrow, sent, is in the overview, first', async () => {
     stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
     const { client, userId } = await connectedUser(stack, { timezone: ZONE });
     const today = localToday(new Date(), ZONE);
     const tomorrow = addDays(today, 1);
-    await addMeal(client, { name: 'Oats', carbs: 60, logged_at: `${today}T08:00:00+05:45` });
-    await addMeal(client, { name: 'Midnight snack', carbs: 20, logged_at: `${tomorrow}T00:15:00+05:45` });
-    await syncEntry(stack.sendDependencies(), nutritionDay(userId, tomorrow));
+    await writeDay(client, today);
+    await writeDay(client, tomorrow);
+    await sendEntry(stack.sendDependencies(), entryOfDay(userId, tomorrow));
 
     const dashboard = await (await client.get('/')).text();
     expect(entryOf(dashboard, tomorrow)).toContain('data-sync-state="synced">Sent just now<');
-    expect(dashboard.indexOf(`nutrition-${tomorrow}`)).toBeLessThan(dashboard.indexOf(`nutrition-${today}`));
+    expect(dashboard.indexOf(idOf(tomorrow))).toBeLessThan(dashboard.indexOf(idOf(today)));
     const overview = await bodyOf<SyncOverview>(await client.get('/api/sync/overview'));
-    expect(overview.kinds.find((kind) => kind.kind === 'nutrition')?.entries.map((entry) => entry.id)).toEqual([
-      `nutrition-${tomorrow}`,
-      `nutrition-${today}`,
+    expect(overview.kinds.find((shown) => shown.kind === kind.name)?.entries.map((entry) => entry.id)).toEqual([
+      idOf(tomorrow),
+      idOf(today),
     ]);
   });
 
@@ -99,13 +124,8 @@ describe('the dashboard', () => {
     stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
     const { client } = await connectedUser(stack);
     const dashboard = await (await client.get('/')).text();
-    for (const [id, page] of [
-      ['nutrition', '/meals'],
-      ['wellness', '/wellness'],
-      ['activities', '/activities'],
-      ['workouts', '/workouts'],
-    ]) {
-      expect(dashboard).toMatch(new RegExp(`data-capability="${id}">\\s*<span><a href="${page}">[\\s\\S]*?class="on">On`));
+    for (const { name, page } of KINDS) {
+      expect(dashboard).toMatch(new RegExp(`data-capability="${name}">\\s*<span><a href="${page.path}">[\\s\\S]*?class="on">On`));
     }
   });
 
@@ -115,22 +135,24 @@ describe('the dashboard', () => {
     const now = new Date();
     const today = localToday(now, ZONE);
     const [sent, refused, busy, old] = [addDays(today, -2), addDays(today, -1), today, addDays(today, -20)];
-    for (const date of [old, sent, refused, busy]) await addMeal(client, { name: 'Oats', carbs: 60, logged_at: `${date}T08:00:00+05:45` });
+    for (const date of [old, sent, refused, busy]) await writeDay(client, date);
     const sentAt = new Date(now.getTime() - 120_000);
-    await syncEntry({ ...stack.sendDependencies(), clock: () => sentAt }, nutritionDay(userId, sent));
-    await syncEntry(
+    await sendEntry({ ...stack.sendDependencies(), clock: () => sentAt }, entryOfDay(userId, sent));
+    await sendEntry(
       stack.sendDependencies(failingWith(new ServiceError('permanent', 'HTTP 400: invalid_request: items.0.carbs: too many'))),
-      nutritionDay(userId, refused),
+      entryOfDay(userId, refused),
     );
     const unavailable = new ServiceError('retryable', 'HTTP 503: temporarily_unavailable: injected fault: service unavailable');
-    await expect(syncEntry(stack.sendDependencies(failingWith(unavailable)), nutritionDay(userId, busy))).rejects.toBe(unavailable);
+    await expect(sendEntry(stack.sendDependencies(failingWith(unavailable)), entryOfDay(userId, busy))).rejects.toBe(unavailable);
     // What the worker records as BullMQ schedules the retry (worker.ts).
-    await recordNextAttempt(stack.db, nutritionDay(userId, busy), new Date(Date.now() + 30_000));
+    await recordNextAttempt(stack.db, entryOfDay(userId, busy), new Date(Date.now() + 30_000));
 
     const dashboard = await (await client.get('/')).text();
     expect(dashboard).toContain('2 waiting to be sent, 1 refused by the service.');
-    expect(dashboard).toMatch(/data-testid="sync-last-problem">Nutrition, .*: Waiting: the service is busy, next try in about (29|30) s\./);
-    expect(entryOf(dashboard, sent)).toContain(`href="/meals?date=${sent}">${dateStyleFor(DEFAULT_LOCALE).day(sent)}</a>`);
+    expect(dashboard).toMatch(
+      new RegExp(`data-testid="sync-last-problem">${kind.title}, .*: Waiting: the service is busy, next try in about (29|30) s\\.`),
+    );
+    expect(entryOf(dashboard, sent)).toContain(`href="${hrefOf(sent)}">${dateStyleFor(DEFAULT_LOCALE).day(sent)}</a>`);
     expect(entryOf(dashboard, sent)).toContain('data-sync-state="synced">Sent 2 minutes ago<');
     const localTime = DateTime.fromJSDate(sentAt).setZone(ZONE).toFormat('d LLL yyyy, HH:mm:ss');
     expect(entryOf(dashboard, sent)).toMatch(new RegExp(`<li>Sent at ${localTime} \\(Asia/Kath?mandu\\) as version 1\\.</li>`));
@@ -142,7 +164,7 @@ describe('the dashboard', () => {
     expect(waiting).toMatch(
       /<details class="sync-details"><summary>Details<\/summary>\s*<ul><li>Reason recorded: HTTP 503: temporarily_unavailable/,
     );
-    expect(dashboard).not.toContain(`nutrition-${old}`);
+    expect(dashboard).not.toContain(idOf(old));
     expect(dashboard).toContain('<script src="/assets/sync-overview.js" defer></script>');
   });
 
@@ -150,16 +172,16 @@ describe('the dashboard', () => {
     stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
     const { client, userId } = await connectedUser(stack, { timezone: ZONE });
     const old = addDays(localToday(new Date(), ZONE), -20);
-    await addMeal(client, { name: 'Oats', carbs: 60, logged_at: `${old}T08:00:00+05:45` });
+    await writeDay(client, old);
     const unavailable = new ServiceError('retryable', 'HTTP 503: temporarily_unavailable: injected fault: service unavailable');
-    await expect(syncEntry(stack.sendDependencies(failingWith(unavailable)), nutritionDay(userId, old))).rejects.toBe(unavailable);
-    await recordNextAttempt(stack.db, nutritionDay(userId, old), new Date(Date.now() + 30_000));
+    await expect(sendEntry(stack.sendDependencies(failingWith(unavailable)), entryOfDay(userId, old))).rejects.toBe(unavailable);
+    await recordNextAttempt(stack.db, entryOfDay(userId, old), new Date(Date.now() + 30_000));
 
-    const reason = `Nutrition, ${dateStyleFor(DEFAULT_LOCALE).day(old)}: Waiting: the service is busy, next try in about (29|30) s.`;
+    const reason = `${kind.title}, ${dateStyleFor(DEFAULT_LOCALE).day(old)}: Waiting: the service is busy, next try in about (29|30) s.`;
     const dashboard = await (await client.get('/')).text();
     expect(dashboard).toContain('1 waiting to be sent.');
     expect(dashboard).toMatch(new RegExp(`data-testid="sync-last-problem">${reason}</p>`));
-    expect(dashboard).not.toContain(`nutrition-${old}`);
+    expect(dashboard).not.toContain(idOf(old));
     const overview = await bodyOf<SyncOverview>(await client.get('/api/sync/overview'));
     expect(overview).toMatchObject({
       pending: true,
@@ -167,21 +189,21 @@ describe('the dashboard', () => {
       lastProblem: expect.stringMatching(new RegExp(`^${reason}$`)),
     });
 
-    await syncEntry(
+    await sendEntry(
       stack.sendDependencies(failingWith(new ServiceError('permanent', 'HTTP 400: invalid_request'))),
-      nutritionDay(userId, old),
+      entryOfDay(userId, old),
     );
     expect(await bodyOf<SyncOverview>(await client.get('/api/sync/overview'))).toMatchObject({
       pending: false,
       counts: 'Nothing waits to be sent, 1 refused by the service.',
-      lastProblem: `Nutrition, ${dateStyleFor(DEFAULT_LOCALE).day(old)}: Refused by the service.`,
+      lastProblem: `${kind.title}, ${dateStyleFor(DEFAULT_LOCALE).day(old)}: Refused by the service.`,
     });
   });
 
   it('writes no stray word into the page while nothing went wrong: the last problem’s line is empty and hidden', async () => {
     stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
     const { client } = await connectedUser(stack, { timezone: ZONE });
-    await addMeal(client, { name: 'Oats', carbs: 60, logged_at: `${localToday(new Date(), ZONE)}T08:00:00+05:45` });
+    await writeDay(client, localToday(new Date(), ZONE));
     const dashboard = await (await client.get('/')).text();
     expect(dashboard).toContain('<p class="notice warning" data-testid="sync-last-problem" hidden></p>');
     expect(dashboard).not.toContain('undefined');
@@ -192,23 +214,23 @@ describe('the dashboard', () => {
     const { client, userId } = await connectedUser(stack, { timezone: ZONE });
     const today = localToday(new Date(), ZONE);
     const label = dateStyleFor(DEFAULT_LOCALE).day(today);
-    await addMeal(client, { name: 'Oats', carbs: 60, logged_at: `${today}T08:00:00+05:45` });
-    await putWellness(client, today, { hrv: 50 });
+    await writeDay(client, today);
     const waiting = await bodyOf<SyncOverview>(await client.get('/api/sync/overview'));
-    expect(waiting).toMatchObject({ pending: true, counts: '2 waiting to be sent.' });
-    const entriesOf = (overview: SyncOverview, kind: string) => overview.kinds.find((shown) => shown.kind === kind)?.entries;
-    expect(entriesOf(waiting, 'nutrition')).toEqual([
-      { id: `nutrition-${today}`, label, href: `/meals?date=${today}`, state: 'pending', headline: 'Waiting to be sent', details: [] },
+    expect(waiting).toMatchObject({ pending: true, counts: '1 waiting to be sent.' });
+    const entriesOf = (overview: SyncOverview) => overview.kinds.find((shown) => shown.kind === kind.name)?.entries;
+    expect(entriesOf(waiting)).toEqual([
+      { id: idOf(today), label, href: hrefOf(today), state: 'pending', headline: 'Waiting to be sent', details: [] },
     ]);
-    expect(entriesOf(waiting, 'wellness')).toMatchObject([{ id: `wellness-${today}`, label, href: `/wellness#wellness-${today}` }]);
-    expect(await (await client.get('/wellness')).text()).toContain(`id="wellness-${today}"`);
+    const [page, anchor] = hrefOf(today).split('#');
+    const linked = await client.get(page!);
+    expect(linked.status).toBe(200);
+    if (anchor !== undefined) expect(await linked.text()).toContain(`id="${anchor}"`);
 
-    await syncEntry(stack.sendDependencies(), nutritionDay(userId, today));
-    await syncEntry(stack.sendDependencies(), { userId, kind: 'wellness', subject: today });
+    await sendEntry(stack.sendDependencies(), entryOfDay(userId, today));
     const sent = await bodyOf<SyncOverview>(await client.get('/api/sync/overview'));
     expect(sent).toMatchObject({ pending: false, counts: 'Nothing waits to be sent.' });
     expect(sent.lastProblem).toBeUndefined();
-    expect(entriesOf(sent, 'nutrition')?.[0]).toMatchObject({ state: 'synced', headline: 'Sent just now' });
+    expect(entriesOf(sent)?.[0]).toMatchObject({ state: 'synced', headline: 'Sent just now' });
     expect((await fetch(`${stack.appUrl}/api/sync/overview`)).status).toBe(401);
   });
 
@@ -216,14 +238,17 @@ describe('the dashboard', () => {
     stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
     const { client, userId } = await connectedUser(stack, { timezone: ZONE });
     const today = localToday(new Date(), ZONE);
-    await addMeal(client, { name: 'Oats', carbs: 60, logged_at: `${today}T08:00:00+05:45` });
+    await writeDay(client, today);
     await stack.db
       .updateTable('outbox')
       .set({ last_error: 'HTTP 429', problem: 'throttled' as never, next_attempt_at: 'tomorrow-ish' })
       .where('user_id', '=', userId)
       .execute();
     const overview = await bodyOf<SyncOverview>(await client.get('/api/sync/overview'));
-    expect(overview.kinds[0]?.entries[0]).toMatchObject({ state: 'pending', headline: 'Waiting: the last try failed, next try soon' });
+    expect(overview.kinds.find((shown) => shown.kind === kind.name)?.entries[0]).toMatchObject({
+      state: 'pending',
+      headline: 'Waiting: the last try failed, next try soon',
+    });
     expect(overview.lastProblem).toMatch(/: Waiting: the last try failed, next try soon\.$/);
   });
 
@@ -260,5 +285,49 @@ describe('the dashboard', () => {
     const labels = overview.kinds.find((kind) => kind.kind === 'activities')?.entries.map((entry) => entry.label);
     expect(labels?.sort()).toEqual([`Activity ${2 ** 31}`, 'Activity abc']);
     expect((await client.get('/')).status).toBe(200);
+  });
+});
+
+describe('the dashboard at a glance', () => {
+  it('draws how many entries the service received on each of the last 14 days, an entry sent again once, with the numbers as text', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
+    const { client, userId } = await connectedUser(stack, { timezone: ZONE });
+    const today = localToday(new Date(), ZONE);
+    // Today's day is changed and sent again: it counts once, on the day of its latest send.
+    const writes: Array<[string, number]> = [
+      [today, 0],
+      [addDays(today, -1), 0],
+      [today, 1],
+    ];
+    for (const [date, n] of writes) {
+      await writeDay(client, date, n);
+      await sendEntry(stack.sendDependencies(), entryOfDay(userId, date));
+    }
+    const { version, synced_version: synced } = await stack.db
+      .selectFrom('outbox')
+      .select(['version', 'synced_version'])
+      .where('user_id', '=', userId)
+      .where('subject', '=', today)
+      .executeTakeFirstOrThrow();
+    expect([version, synced]).toEqual([2, 2]);
+    const html = await (await client.get('/')).text();
+    const chart = html.slice(
+      html.indexOf('data-chart="chart-received"'),
+      html.indexOf('</figure>', html.indexOf('data-chart="chart-received"')),
+    );
+    const written = dateStyleFor(DEFAULT_LOCALE).day(today);
+    expect(chart).toContain('<svg viewBox=');
+    expect(chart).toContain(`: on 1 day, 2 entries in all; latest 2 entries on ${written}.</title>`);
+    expect(chart).toContain(`<tr><th scope="row">${written}</th><td>2 entries</td></tr>`);
+    expect(chart).toContain(`<td>0 entries</td>`);
+  });
+
+  it('shows the summary of every registered kind that has one', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
+    const { client } = await connectedUser(stack, { timezone: ZONE });
+    const html = await (await client.get('/')).text();
+    for (const { name, dashboard } of KINDS) {
+      expect(html.includes(`data-kind-summary="${name}"`), name).toBe(dashboard !== undefined);
+    }
   });
 });

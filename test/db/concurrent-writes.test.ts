@@ -1,23 +1,22 @@
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { findUserById, insertUser } from '../../src/accounts/user.repository.js';
+import { insertUser } from '../../src/accounts/user.repository.js';
 import { saveConnection } from '../../src/connections/connection.repository.js';
 import { createTokenCipher } from '../../src/connections/token-crypto.js';
 import type { Db } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
+import { total, writeConcurrently } from '../helpers/concurrent-writes.js';
 import { createTestDatabase, openDb, type TestDatabase } from '../helpers/database.js';
-import { run } from '../helpers/processes.js';
-import { mealsWithLimit } from './fixtures/meals-with-limit.js';
 
 /**
  * The writes that read before they write, run by several processes at once on the same rows: what
- * SQLite's one writer made safe must hold on Postgres, where transactions run side by side.
+ * SQLite's one writer made safe must hold on Postgres, where transactions run side by side. (Each
+ * kind tests its own such writes in its folder.)
  */
 
 const WRITER = fileURLToPath(new URL('./fixtures/concurrent-writer.ts', import.meta.url));
 const PROCESSES = 4;
-const DATE = '2026-04-10';
 const TOKEN_ENCRYPTION_KEY = randomBytes(32).toString('base64');
 
 let database: TestDatabase;
@@ -38,101 +37,19 @@ afterEach(async () => {
   await database.drop();
 });
 
-interface WriterReport {
-  landed: number;
-  refused: number;
-  errors: string[];
-}
-
-/** Runs the fixture in PROCESSES processes that start writing at the same moment; `envs[i]` is the i-th's task. */
-async function writeConcurrently(envs: Array<Record<string, string>>): Promise<WriterReport[]> {
-  // Time for every process to boot, so that they write at once.
-  const startAt = String(Date.now() + 5000);
-  const finished = await Promise.all(
-    envs.map((env) =>
-      run(process.execPath, ['--import', 'tsx', WRITER], {
-        PATH: process.env.PATH,
-        DATABASE_URL: database.url,
-        TOKEN_ENCRYPTION_KEY,
-        USER_ID: String(userId),
-        START_AT: startAt,
-        ...env,
-      }),
-    ),
-  );
-  return finished.map((result) => {
-    expect(result.stderr).toBe('');
-    return JSON.parse(result.stdout) as WriterReport;
-  });
-}
-
-function total(reports: WriterReport[], count: 'landed' | 'refused'): number {
-  return reports.reduce((sum, report) => sum + report[count], 0);
-}
-
-async function itemsOn(date: string): Promise<number> {
-  return (await db.selectFrom('meal_items').select('id').where('user_id', '=', userId).where('local_date', '=', date).execute()).length;
-}
-
-async function versionOf(date: string): Promise<number | undefined> {
-  const row = await db.selectFrom('outbox').select('version').where('user_id', '=', userId).where('subject', '=', date).executeTakeFirst();
-  return row?.version;
-}
-
 describe('several processes writing at once', () => {
-  it('adding meals fills a day exactly to its limit, and each added item bumps the day’s version once', async () => {
-    const limit = 60;
-    const reports = await writeConcurrently(
-      Array.from({ length: PROCESSES }, () => ({ TASK: 'add', DATE, ROUNDS: '25', MEAL_MAX_ITEMS_PER_DAY: String(limit) })),
-    );
-
-    expect(reports.flatMap((report) => report.errors)).toEqual([]);
-    expect(total(reports, 'landed')).toBe(limit);
-    expect(total(reports, 'refused')).toBe(PROCESSES * 25 - limit);
-    expect(await itemsOn(DATE)).toBe(limit);
-    expect(await versionOf(DATE)).toBe(limit);
-  }, 60_000);
-
-  it('moving meals to a day fills it exactly to its limit, and bumps the versions of both days once per move', async () => {
-    const limit = 60;
-    const user = (await findUserById(db, userId))!;
-    const meals = mealsWithLimit(db, limit);
-    const add = async (date: string) => {
-      const outcome = await meals.add(user, { name: 'Rice', carbs: 40, logged_at: `${date}T12:00:00+00:00` });
-      if (!outcome.ok) throw new Error(`could not add a meal on ${date}`);
-      return outcome.meal.id;
-    };
-    for (let i = 0; i < 40; i++) await add(DATE);
-    // Each process moves 10 meals of its own day.
-    const sourceDays = Array.from({ length: PROCESSES }, (_, i) => `2026-05-0${i + 1}`);
-    const idsByDay = [];
-    for (const day of sourceDays) {
-      const ids = [];
-      for (let i = 0; i < 10; i++) ids.push(await add(day));
-      idsByDay.push(ids);
-    }
-
-    const reports = await writeConcurrently(
-      idsByDay.map((ids) => ({ TASK: 'move', DATE, ITEM_IDS: ids.join(','), MEAL_MAX_ITEMS_PER_DAY: String(limit) })),
-    );
-
-    expect(reports.flatMap((report) => report.errors)).toEqual([]);
-    expect(total(reports, 'landed')).toBe(limit - 40);
-    expect(await itemsOn(DATE)).toBe(limit);
-    expect(await versionOf(DATE)).toBe(limit);
-    for (const [i, day] of sourceDays.entries()) {
-      expect(await versionOf(day)).toBe(10 + reports[i]!.landed);
-      expect(await itemsOn(day)).toBe(10 - reports[i]!.landed);
-    }
-  }, 60_000);
-
   it('storing refreshed tokens: a write lands only on the row it read, so the version counts every write that landed', async () => {
     const cipher = createTokenCipher(Buffer.from(TOKEN_ENCRYPTION_KEY, 'base64'));
     const issuedAt = new Date();
     const tokens = { accessToken: 'at-0', refreshToken: 'rt-0', issuedAt, expiresAt: issuedAt, refreshExpiresAt: undefined, scopes: [] };
     await saveConnection(db, cipher, userId, tokens, issuedAt);
 
-    const reports = await writeConcurrently(Array.from({ length: PROCESSES }, () => ({ TASK: 'refresh', ROUNDS: '30' })));
+    const reports = await writeConcurrently(
+      WRITER,
+      database,
+      { TOKEN_ENCRYPTION_KEY, USER_ID: String(userId) },
+      Array.from({ length: PROCESSES }, () => ({ ROUNDS: '30' })),
+    );
 
     expect(reports.flatMap((report) => report.errors)).toEqual([]);
     const landed = total(reports, 'landed');

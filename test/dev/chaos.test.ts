@@ -1,11 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { devCommandRunner } from '../helpers/dev-command.js';
+import { workload } from '../helpers/kinds.js';
 
 describe('npm run chaos', () => {
   const runDevCommand = devCommandRunner();
 
   it('loses no acknowledged write through worker restarts (SIGTERM, then SIGKILL), a Redis restart and faults, and explains every revoked grant', async () => {
     const flags = [
+      '--kind',
+      workload.name,
       '--users',
       '3',
       '--days',

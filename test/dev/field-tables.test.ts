@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { fieldTable, fieldTables } from '../../src/dev/field-tables.js';
-import { declareAmounts } from '../../src/nutrition/meal.fields.js';
-import { declareMeasurements } from '../../src/wellness/wellness.fields.js';
+import { numericFields } from '../../src/fields/numeric-field.js';
+
+/** The record of two kinds that exist only here, as a section of the interface document would show it. */
+type DayAsShown = { record: { date: string; hrv?: number }; integers: never; section: 'the day record'; field: 'this field' };
+
+const declareAmounts = numericFields<DayAsShown, 'maxGrams' | 'maxKcal'>();
+const declareMeasurements = numericFields<DayAsShown>();
 
 const fibre = { column: 'fibre', label: 'Fibre (g)', words: 'Fibre', unit: 'grams', symbol: 'g', example: '3', min: 0, integer: false };
 const hydration = { column: 'hydration_ml', label: 'Water (ml)', words: 'water', unit: 'millilitres', min: 0, max: 10_000 };

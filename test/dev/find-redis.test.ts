@@ -2,7 +2,7 @@ import { describe, expect, inject, it } from 'vitest';
 import { Redis } from 'ioredis';
 import { RedisNotFoundError, findRedis, startPrivateRedis } from '../../src/dev/find-redis.js';
 import { freePort } from '../../src/dev/free-port.js';
-import { redisAnswers } from '../../src/queue/redis.js';
+import { redisAnswers } from '../../src/redis/redis.js';
 
 async function closedPortUrl(): Promise<string> {
   return `redis://127.0.0.1:${await freePort()}`;

@@ -60,7 +60,7 @@ describe('the account page', () => {
 
     await page.getByLabel('Your password').fill('a long password');
     await page.getByRole('button', { name: 'Delete my account' }).click();
-    await page.getByText('That is not your current password.').waitFor();
+    await page.getByRole('alert').filter({ hasText: 'Your account was not deleted: That is not your current password.' }).waitFor();
 
     await page.getByLabel('Your password').fill(NEW_PASSWORD);
     await page.getByRole('button', { name: 'Delete my account' }).click();

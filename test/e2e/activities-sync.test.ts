@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ActivityView } from '../../src/activities/activities.js';
 import { activityFileKey, sha256Hex } from '../../src/activities/activity-file-store.js';
-import { syncEntry } from '../../src/sync/jobs.js';
+import { sendEntry } from '../../src/sync/send-entry.js';
 import { activityTraces, listActivities, renameActivity, uploadActivity } from '../helpers/activities.js';
 import { fitFile, fitFileOfSize, fitFileWithBadCrc } from '../helpers/fit-files.js';
 import { connectedUser } from '../helpers/flows.js';
@@ -117,7 +117,7 @@ describe('an activity on its way to the service', () => {
     const entry = { userId, kind: 'activities' as const, subject: String(activity.id) };
 
     await stack.changeSandbox({ faultRate: 1, faultKinds: ['503'] });
-    await expect(syncEntry(stack.sendDependencies(), entry)).rejects.toMatchObject({ kind: 'retryable' });
+    await expect(sendEntry(stack.sendDependencies(), entry)).rejects.toMatchObject({ kind: 'retryable' });
     expect(await listActivities(client)).toMatchObject([
       { fileStored: true, sync: { status: 'pending', error: expect.stringMatching(/^HTTP 503/) } },
     ]);

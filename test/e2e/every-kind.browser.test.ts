@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dateStyleFor } from '../../src/dates/date-style.js';
+import { KINDS } from '../../src/kinds.js';
 import { launchChromium } from '../helpers/browser.js';
 import { fitFile } from '../helpers/fit-files.js';
 import { startStack, type Stack } from '../helpers/stack.js';
@@ -48,9 +49,9 @@ describe('every kind in a real browser', () => {
     await page.getByLabel('Password').fill('a long password');
     await page.getByRole('button', { name: 'Sign up' }).click();
     await page.getByRole('link', { name: 'Connect' }).click();
-    await page.waitForURL(`${stack.appUrl}/?notice=connected`);
-    for (const page_ of ['/meals', '/wellness', '/activities', '/workouts']) {
-      expect(await page.locator(`ul.capabilities a[href="${page_}"]`).count()).toBe(1);
+    await page.getByTestId('flash').filter({ hasText: 'Connected.' }).waitFor();
+    for (const path of KINDS.map((kind) => kind.page.path)) {
+      expect(await page.locator(`ul.capabilities a[href="${path}"]`).count()).toBe(1);
     }
     await screenshot('every-kind-1-connected');
 

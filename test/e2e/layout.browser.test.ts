@@ -1,45 +1,41 @@
-import { mkdirSync } from 'node:fs';
 import { DateTime } from 'luxon';
-import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium, signUpAndConnect } from '../helpers/browser.js';
+import type { BrowserContextOptions, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { KINDS } from '../../src/kinds.js';
+import type { AppClient } from '../../src/kinds/workload.js';
+import { SCREENS, SCREENSHOTS, pageWidth, useSignedInPerson } from '../helpers/browser.js';
 import { fitFile } from '../helpers/fit-files.js';
-import { startStack, type Stack } from '../helpers/stack.js';
+import { workload, writeDay } from '../helpers/kinds.js';
+import { uploadRide } from '../helpers/workouts.js';
 
-/** Where the browser tests leave their screenshots (git-ignored; see docs/testing.md). */
-const SCREENSHOTS = 'test-output/screenshots';
 const ZONE = 'Europe/Madrid';
+const EMAIL = 'a-rather-long-address.for-layout@example.com';
+/** WCAG 2.5.5's target size: the least width and height of what a person taps. */
+const TAP_TARGET_PX = 44;
 
-const SCREENS: Array<[string, BrowserContextOptions]> = [
-  ['phone', { viewport: { width: 390, height: 844 }, deviceScaleFactor: 3, isMobile: true, hasTouch: true }],
-  ['desktop', { viewport: { width: 1280, height: 800 } }],
-];
-const SIGNED_IN_PAGES = ['/', '/meals', '/wellness', '/activities', '/workouts', '/account'];
+const SIGNED_IN_PAGES = ['/', ...KINDS.map((kind) => kind.page.path), '/account', '/account/delete', '/disconnect'];
+const SIGNED_OUT_PAGES = ['/login', '/signup'];
+/** A workout whose every column is filled, with a name as long as people give them. */
+const LONG_WORKOUT_NAME = 'Early morning ride along the harbour wall and back through the old town';
 const SCREENSHOT_PAGES: Record<string, string> = {
   '/': 'dashboard',
-  '/meals': 'meals',
-  '/wellness': 'wellness',
-  '/activities': 'activities',
+  ...Object.fromEntries(KINDS.map((kind) => [kind.page.path, kind.name])),
 };
+const TEST_KIND_PAGE = KINDS.find((kind) => kind.name === workload.name)!.page.path;
 
-let stack: Stack;
-let browser: Browser;
-let signedIn: BrowserContextOptions['storageState'];
-
-beforeAll(async () => {
-  stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
-  browser = await launchChromium();
-  const context = await browser.newContext({ timezoneId: ZONE });
-  const page = await context.newPage();
-  await signUpAndConnect(page, stack.appUrl, 'a-rather-long-address.for-layout@example.com');
-  const today = DateTime.now().setZone(ZONE).toISODate();
-  expect(
-    (
-      await page.request.post(`${stack.appUrl}/api/meals`, {
-        data: { name: 'Porridge with berries', carbs: 60, logged_at: `${today}T07:30:00` },
-      })
-    ).status(),
-  ).toBe(201);
+const person = useSignedInPerson(ZONE, EMAIL, async (page, stack) => {
+  const today = DateTime.now().setZone(ZONE).toISODate()!;
+  const cookie = (await page.context().cookies()).map(({ name, value }) => `${name}=${value}`).join('; ');
+  const client: AppClient = {
+    request: (path, init = {}) => {
+      const headers = new Headers(init.headers);
+      headers.set('cookie', cookie);
+      return fetch(`${stack.appUrl}${path}`, { ...init, headers });
+    },
+  };
+  await writeDay(client, today);
+  const { id } = await stack.db.selectFrom('users').select('id').where('email', '=', EMAIL).executeTakeFirstOrThrow();
+  await uploadRide(stack, id, LONG_WORKOUT_NAME);
   expect(
     (await page.request.put(`${stack.appUrl}/api/wellness/${today}`, { data: { hrv: 71.5, restingHr: 48, sleepSecs: 27_000 } })).ok(),
   ).toBe(true);
@@ -47,22 +43,35 @@ beforeAll(async () => {
     multipart: { name: 'Harbour ride', file: { name: 'ride.fit', mimeType: 'application/octet-stream', buffer: Buffer.from(fitFile(3)) } },
   });
   expect(upload.status()).toBe(201);
-  signedIn = await context.storageState();
-  await context.close();
-  mkdirSync(SCREENSHOTS, { recursive: true });
-});
-afterAll(async () => {
-  await browser?.close();
-  await stack?.close();
 });
 
-async function pageOn(options: BrowserContextOptions): Promise<Page> {
-  return (await browser.newContext({ ...options, timezoneId: ZONE, storageState: signedIn })).newPage();
+async function pageOn(options: BrowserContextOptions, signedInOrOut: 'signed in' | 'signed out' = 'signed in'): Promise<Page> {
+  const storageState = signedInOrOut === 'signed in' ? person.signedIn : undefined;
+  return (await person.browser.newContext({ ...options, timezoneId: ZONE, storageState })).newPage();
 }
 
-/** How wide the page is laid out: wider than the screen means sideways scrolling of the whole page. */
-function pageWidth(page: Page): Promise<number> {
-  return page.locator('html').evaluate((html) => html.scrollWidth);
+/**
+ * What a person taps that is smaller than TAP_TARGET_PX either way, with its size: buttons, links
+ * styled as buttons, disclosures, the header's links, and every link that stands on its own rather
+ * than inside a sentence (WCAG 2.5.5 excepts those).
+ */
+function smallTapTargets(page: Page): Promise<string[]> {
+  return page.locator('button, a, summary, input[type="submit"]').evaluateAll(
+    (elements, least) =>
+      elements
+        .filter((target) => target.getClientRects().length > 0 && !target.classList.contains('skip-link'))
+        .filter(
+          (target) =>
+            target.tagName !== 'A' ||
+            target.closest('header') !== null ||
+            target.classList.contains('button') ||
+            target.parentElement?.textContent?.trim() === target.textContent?.trim(),
+        )
+        .map((target) => ({ target, box: target.getBoundingClientRect() }))
+        .filter(({ box }) => box.width < least - 0.5 || box.height < least - 0.5)
+        .map(({ target, box }) => `${target.textContent?.trim() ?? ''}: ${Math.round(box.width)}×${Math.round(box.height)}`),
+    TAP_TARGET_PX,
+  );
 }
 
 /** The controls a person uses that lie (partly) beyond the screen's left or right edge, by their names. */
@@ -81,16 +90,43 @@ function controlsOffScreen(page: Page, width: number): Promise<string[]> {
   );
 }
 
-describe.each(SCREENS)('every signed-in page on a %s', (_screen, options) => {
+describe.each(SCREENS)('every page on a %s', (_screen, options) => {
   const width = options.viewport!.width;
 
-  it.each(SIGNED_IN_PAGES)(`fits %s in the screen's width, every control on screen`, async (path) => {
-    const page = await pageOn(options);
-    await page.goto(`${stack.appUrl}${path}`);
+  it.each([
+    ...SIGNED_IN_PAGES.map((path) => [path, 'signed in'] as const),
+    ...SIGNED_OUT_PAGES.map((path) => [path, 'signed out'] as const),
+  ])(`fits %s (%s) in the screen's width, every control on screen and large enough to tap`, async (path, signedInOrOut) => {
+    const page = await pageOn(options, signedInOrOut);
+    await page.goto(`${person.stack.appUrl}${path}`);
+    if (path === '/workouts') await page.getByRole('cell', { name: LONG_WORKOUT_NAME }).waitFor();
     expect.soft(await pageWidth(page)).toBeLessThanOrEqual(width);
     expect.soft(await controlsOffScreen(page, width)).toEqual([]);
+    expect.soft(await smallTapTargets(page)).toEqual([]);
     const name = SCREENSHOT_PAGES[path];
     if (name) await page.screenshot({ path: `${SCREENSHOTS}/${name}-${width}.png`, fullPage: true });
+    await page.context().close();
+  });
+
+  it('keeps the header compact: at most an eighth of the first screen', async () => {
+    const page = await pageOn(options);
+    await page.goto(person.stack.appUrl);
+    const header = await page.locator('header').boundingBox();
+    expect(header!.height).toBeLessThanOrEqual(options.viewport!.height / 8);
+    await page.context().close();
+  });
+});
+
+describe('the focus ring', () => {
+  it('is a thick dark ring set off from a primary button, where the keyboard puts the focus', async () => {
+    const page = await pageOn(SCREENS[1]![1], 'signed out');
+    await page.goto(`${person.stack.appUrl}/login`);
+    for (let stop = 0; stop < 12 && (await page.locator('button:focus').count()) === 0; stop++) await page.keyboard.press('Tab');
+    const ring = await page.locator('button:focus-visible').evaluate((button) => {
+      const style = button.ownerDocument.defaultView!.getComputedStyle(button);
+      return { style: style.outlineStyle, width: style.outlineWidth, color: style.outlineColor, offset: style.outlineOffset };
+    });
+    expect(ring).toEqual({ style: 'solid', width: '3px', color: 'rgb(27, 27, 27)', offset: '2px' });
     await page.context().close();
   });
 });
@@ -98,7 +134,7 @@ describe.each(SCREENS)('every signed-in page on a %s', (_screen, options) => {
 describe('the skip link', () => {
   it('is the first Tab stop and moves the focus to the page’s content', async () => {
     const page = await pageOn(SCREENS[1]![1]);
-    await page.goto(`${stack.appUrl}/meals`);
+    await page.goto(`${person.stack.appUrl}${TEST_KIND_PAGE}`);
     await page.keyboard.press('Tab');
     expect(await page.locator(':focus').textContent()).toBe('Skip to content');
     expect(await page.getByRole('link', { name: 'Skip to content' }).isVisible()).toBe(true);

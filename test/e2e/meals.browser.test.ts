@@ -1,8 +1,8 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ServiceError } from '../../src/provider/service-error.js';
-import { syncEntry } from '../../src/sync/jobs.js';
-import { launchChromium, signUpAndConnect } from '../helpers/browser.js';
+import { sendEntry } from '../../src/sync/send-entry.js';
+import { launchChromium, openMealItem, signUpAndConnect } from '../helpers/browser.js';
 import { serviceApiWith } from '../helpers/service-api.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 
@@ -22,6 +22,7 @@ afterAll(async () => {
 });
 
 const addForm = () => page.getByRole('form', { name: 'Add an item' });
+const openItem = (label: string) => openMealItem(page, label);
 
 describe('the meals page', () => {
   it('adds an item at a time of the user’s zone and shows how it will be sent, with the day pending', async () => {
@@ -29,18 +30,18 @@ describe('the meals page', () => {
     await addForm().getByLabel('Time').fill('08:30');
     await addForm().getByLabel('Name').fill('Porridge');
     await addForm().getByLabel('Carbs (g)').fill('45.5');
-    await addForm().getByLabel('Absorption').selectOption('RAPID');
+    await addForm().getByLabel('How fast the carbs act').selectOption('RAPID');
     await addForm().getByRole('button', { name: 'Add' }).click();
 
-    const item = page.getByRole('form', { name: 'Porridge at 08:30' });
-    await item.waitFor();
+    await page.waitForURL(`${stack.appUrl}/meals?date=2026-07-01`);
+    const item = await openItem('Porridge at 08:30');
     expect(await item.textContent()).toContain('2026-07-01T08:30:00-02:30');
     expect(await page.getByTestId('sync-status').textContent()).toContain('Waiting to be sent');
     await page.screenshot({ path: 'test-output/meals-page.png', fullPage: true });
   });
 
   it('edits an item, keeping its time, and shows what went wrong for bad input', async () => {
-    const item = page.getByRole('form', { name: 'Porridge at 08:30' });
+    const item = await openItem('Porridge at 08:30');
     await item.getByLabel('Carbs (g)').fill('lots');
     await item.getByRole('button', { name: 'Save' }).click();
     expect(await page.getByRole('alert').textContent()).toContain('“Porridge” was not saved: Carbs must be a decimal number of grams');
@@ -49,14 +50,14 @@ describe('the meals page', () => {
     await page.getByRole('form', { name: 'Porridge at 08:30' }).getByLabel('Carbs (g)').fill('50');
     await page.getByRole('form', { name: 'Porridge at 08:30' }).getByRole('button', { name: 'Save' }).click();
     await page.waitForURL(`${stack.appUrl}/meals?date=2026-07-01`);
-    expect(await page.getByRole('form', { name: 'Porridge at 08:30' }).getByLabel('Carbs (g)').inputValue()).toBe('50');
+    expect(await (await openItem('Porridge at 08:30')).getByLabel('Carbs (g)').inputValue()).toBe('50');
   });
 
   it('moves between days and deletes an item', async () => {
     await page.getByRole('link', { name: 'Thu, 2 Jul 2026 →' }).click();
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Meals on Thu, 2 Jul 2026');
     await page.getByRole('link', { name: '← Wed, 1 Jul 2026' }).click();
-    await page.getByRole('form', { name: 'Porridge at 08:30' }).getByRole('link', { name: 'Delete' }).click();
+    await (await openItem('Porridge at 08:30')).getByRole('link', { name: 'Delete' }).click();
     await page.getByRole('button', { name: 'Delete' }).click();
     await page.getByText('No items on this day yet.').waitFor();
   });
@@ -67,7 +68,7 @@ describe('the meals page', () => {
     await addForm().getByLabel('Name').fill('Pasta salad');
     await addForm().getByLabel('Carbs (g)').fill('-5');
     await addForm().getByLabel('Protein (g)').fill('12,5');
-    await addForm().getByLabel('Absorption').selectOption('RAPID');
+    await addForm().getByLabel('How fast the carbs act').selectOption('RAPID');
     await addForm().getByRole('button', { name: 'Add' }).click();
 
     await page.getByRole('alert').waitFor();
@@ -81,13 +82,13 @@ describe('the meals page', () => {
     expect(await addForm().getByLabel('Name').inputValue()).toBe('Pasta salad');
     expect(await addForm().getByLabel('Protein (g)').inputValue()).toBe('12,5');
     expect(await addForm().getByLabel('Protein (g)').getAttribute('aria-invalid')).toBeNull();
-    expect(await addForm().getByLabel('Absorption').inputValue()).toBe('RAPID');
+    expect(await addForm().getByLabel('How fast the carbs act').inputValue()).toBe('RAPID');
     await page.screenshot({ path: 'test-output/form-error.png', fullPage: true });
 
     await carbs.fill('40');
     await addForm().getByRole('button', { name: 'Add' }).click();
     await page.waitForURL(`${stack.appUrl}/meals?date=2026-07-03`);
-    expect(await page.getByRole('form', { name: 'Pasta salad at 12:45' }).getByLabel('Protein (g)').inputValue()).toBe('12.5');
+    expect(await (await openItem('Pasta salad at 12:45')).getByLabel('Protein (g)').inputValue()).toBe('12.5');
   });
 
   it('shows a day the service refused, with an item logged at another offset at its own time and the user’s', async () => {
@@ -101,11 +102,11 @@ describe('the meals page', () => {
       .where('email', '=', 'meals@example.com')
       .executeTakeFirstOrThrow();
     const refusing = serviceApiWith({
-      upsertNutrition: async () => {
+      postJson: async () => {
         throw new ServiceError('permanent', 'HTTP 400: invalid_request: items.0.carbs: too many');
       },
     });
-    await syncEntry(stack.sendDependencies(refusing), { userId, kind: 'nutrition', subject: '2026-07-04' });
+    await sendEntry(stack.sendDependencies(refusing), { userId, kind: 'nutrition', subject: '2026-07-04' });
 
     await page.goto(`${stack.appUrl}/meals?date=2026-07-04`);
     const status = page.getByTestId('sync-status');
@@ -114,7 +115,7 @@ describe('the meals page', () => {
     expect(await status.getByRole('listitem').last().textContent()).toBe(
       'Reason recorded: HTTP 400: invalid_request: items.0.carbs: too many',
     );
-    const item = page.getByRole('form', { name: 'Late dinner at 23:30' });
+    const item = await openItem('Late dinner at 23:30');
     expect(await item.getByTestId('logged-at').textContent()).toContain('23:30 at UTC−05:00, 02:00 on 5 Jul your time');
     await page.screenshot({ path: 'test-output/day-refused-item.png', fullPage: true });
   });

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AppClient } from '../../src/kinds/workload.js';
 import { connectedUser } from '../helpers/flows.js';
+import { appDay, serviceDay, workload } from '../helpers/kinds.js';
 import type { Running } from '../helpers/processes.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 import { eventually } from '../helpers/wait.js';
@@ -10,12 +12,12 @@ import { startWorkerEntryPoint } from '../helpers/worker-process.js';
 /**
  * Two web processes and two workers on one database and one Redis, as on several hosts behind a
  * load balancer (under TEST_POSTGRES_URL the database is Postgres): a person signed in on one web
- * process is signed in on the other, the meals posted through both reach the service once per
+ * process is signed in on the other, the writes made through both reach the service once per
  * day, whole, and a workouts list fetched through one is answered again through the other.
  */
 
 const DAYS = ['2026-05-04', '2026-05-05', '2026-05-06'];
-const ITEMS_PER_DAY = 4;
+const WRITES_PER_DAY = 4;
 
 let stack: Stack;
 let webs: WebProcess[];
@@ -44,13 +46,18 @@ async function signInOn(web: WebProcess): Promise<string> {
   return response.headers.getSetCookie()[0]!.split(';')[0]!;
 }
 
-function api(web: WebProcess, cookie: string, path: string, body?: unknown): Promise<Response> {
-  return fetch(`${web.url}${path}`, {
-    method: body === undefined ? 'GET' : 'POST',
-    headers: { cookie, ...(body !== undefined && { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
+/** The person signed in with `cookie`, through `web`. */
+function through(web: WebProcess, cookie: string): AppClient {
+  return {
+    request: (path, init = {}) => {
+      const headers = new Headers(init.headers);
+      headers.set('cookie', cookie);
+      return fetch(`${web.url}${path}`, { ...init, headers });
+    },
+  };
 }
+
+const api = (web: WebProcess, cookie: string, path: string) => through(web, cookie).request(path);
 
 describe('two web processes and two workers on one database and one Redis', () => {
   let cookie: string;
@@ -63,20 +70,12 @@ describe('two web processes and two workers on one database and one Redis', () =
     expect(await me.json()).toMatchObject({ email, connection: { status: 'connected' } });
   });
 
-  it('send each day whose meals were posted through both web processes once, with every item', async () => {
-    const posts = DAYS.flatMap((date) =>
-      Array.from({ length: ITEMS_PER_DAY }, (_, item) => ({ date, item, web: webs[item % webs.length]! })),
+  it('send each day written to through both web processes once, as the app holds it', async () => {
+    const posts = DAYS.flatMap((date) => Array.from({ length: WRITES_PER_DAY }, (_, n) => ({ date, n, web: webs[n % webs.length]! })));
+    const acknowledged = await Promise.all(
+      posts.map(({ date, n, web }) => workload.write.send(through(web, cookie), date, n).then((response) => response.ok)),
     );
-    const statuses = await Promise.all(
-      posts.map(({ date, item, web }) =>
-        api(web, cookie, '/api/meals', {
-          name: `Item ${item}`,
-          carbs: 10 + item,
-          logged_at: `${date}T${String(item + 7).padStart(2, '0')}:00:00+02:00`,
-        }).then((response) => response.status),
-      ),
-    );
-    expect(statuses).toEqual(posts.map(() => 201));
+    expect(acknowledged).toEqual(posts.map(() => true));
 
     await eventually(
       'every day to be synced',
@@ -88,10 +87,10 @@ describe('two web processes and two workers on one database and one Redis', () =
       60_000,
     );
 
-    const nutrition = Object.values((await stack.sandboxState()).athletes)[0]!.nutrition;
     for (const date of DAYS) {
-      expect(nutrition[date]!.writes, date).toBe(1);
-      expect(nutrition[date]!.payload.items, date).toHaveLength(ITEMS_PER_DAY);
+      const sent = await serviceDay(stack, 'Ana', date);
+      expect(sent?.writes, date).toBe(1);
+      expect(sent?.content, date).toEqual(await appDay(through(webs[0]!, cookie), date));
     }
   }, 90_000);
 

@@ -1,11 +1,13 @@
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { MEAL_AMOUNTS, type Amounts } from '../../src/nutrition/meal.fields.js';
 import { createMeals, type MealView } from '../../src/nutrition/meals.js';
-import { WAITING_FOR_CONNECTION } from '../../src/sync/jobs.js';
-import { dailySyncStatuses } from '../../src/sync/outbox.js';
+import { mealSettings } from '../../src/nutrition/nutrition.settings.js';
+import { WAITING_FOR_CONNECTION } from '../../src/sync/send-entry.js';
+import { dailySyncStatuses } from '../../src/sync/sync-statuses.js';
 import { connect, signUpNewUser } from '../helpers/flows.js';
 import type { CookieClient } from '../helpers/http-client.js';
-import { addMeal, AMOUNT_NAMES, changeMeal, deleteMeal, everyAmount, syncStatus } from '../helpers/meals.js';
+import { addMeal, AMOUNT_NAMES, changeMeal, deleteMeal, everyAmount } from '../nutrition/helpers.js';
+import { syncStatus } from '../helpers/sync-status.js';
 import type { Running } from '../helpers/processes.js';
 import { DisposableRedis } from '../helpers/redis-server.js';
 import { startStack, type Stack } from '../helpers/stack.js';
@@ -160,7 +162,7 @@ describe('the declared amounts of a meal item', () => {
       const person = await newPerson('Ana', 'Europe/Berlin');
       workers.push(await startWorkerEntryPoint(stack, { SYNC_QUIET_MS: '100' }));
       const date = '2026-05-04';
-      const given = everyAmount(stack.config.meals);
+      const given = everyAmount(stack.config.kindSettings.of(mealSettings).meals);
       const oats = { name: 'Oats', carbs: 60, logged_at: `${date}T08:00:00+02:00` };
       const tea = { name: 'Tea', carbs: 1, logged_at: `${date}T09:00:00+02:00` };
       const withAmounts = await add(person, { ...oats, ...given });
@@ -223,7 +225,12 @@ describe('nothing is lost when a part fails', () => {
       if (runningThrough) await startWorker();
       const user = await stack.db.selectFrom('users').selectAll().where('id', '=', person.userId).executeTakeFirstOrThrow();
       // The meals of the web process, without its sessions (which need Redis): a change needs only the store.
-      const meals = createMeals({ db: stack.db, limits: stack.config.meals, clock: () => new Date(), historyAdded: async () => {} });
+      const meals = createMeals({
+        db: stack.db,
+        limits: stack.config.kindSettings.of(mealSettings).meals,
+        clock: () => new Date(),
+        historyAdded: async () => {},
+      });
 
       await redis.stop();
       const added = await meals.add(user, { name: 'Soup', carbs: 20, logged_at: '2026-05-02T12:00:00+02:00' });

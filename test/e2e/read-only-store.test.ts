@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, inject, it } from 'vitest';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { createTestDatabase, openDb, testDatabaseKind, type TestDatabase } from '../helpers/database.js';
-import { MINIMAL_APP_ENVIRONMENT } from '../helpers/minimal-environment.js';
+import { minimalAppEnvironment } from '../helpers/minimal-environment.js';
 import { run, type RunOptions } from '../helpers/processes.js';
 
 /**
@@ -60,7 +60,7 @@ function readOnlyTransactions(database: Extract<TestDatabase, { kind: 'postgres'
 
 function runEntryPoint(name: 'server' | 'worker', databaseUrl: string, user?: RunOptions['user']) {
   const entryPoint = fileURLToPath(new URL(`../../dist/src/${name}.js`, import.meta.url));
-  const env = { ...MINIMAL_APP_ENVIRONMENT, DATABASE_URL: databaseUrl, REDIS_URL: inject('redisUrl') };
+  const env = { ...minimalAppEnvironment(), DATABASE_URL: databaseUrl, REDIS_URL: inject('redisUrl') };
   // One that starts would run until stopped.
   return run(process.execPath, [entryPoint], env, { user, timeoutMs: 15_000 });
 }

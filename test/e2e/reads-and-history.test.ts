@@ -1,8 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { arrivalsOf, connectedPerson, importHistory, type Person } from '../helpers/history.js';
+import { localToday } from '../../src/dates/local-today.js';
+import { arrivalsOf, connectedPerson, type Person } from '../helpers/history.js';
 import { CookieClient } from '../helpers/http-client.js';
-import { addMeal } from '../helpers/meals.js';
+import { writeDay } from '../helpers/kinds.js';
 import { eachInOrder, type Running } from '../helpers/processes.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 import { eventually } from '../helpers/wait.js';
@@ -12,7 +13,7 @@ import { startWorkerEntryPoint } from '../helpers/worker-process.js';
 /**
  * People reading their workouts as fast as they can, against the history and the changes of
  * others, with a real web process, a real worker and the sandbox over HTTP: reads take a bounded
- * share of the one request budget, so another person's import keeps most of the rate, and a
+ * share of the one request budget, so another person's history keeps most of the rate, and a
  * change of now still goes first.
  */
 
@@ -58,12 +59,11 @@ describe('reads of the service beside history and changes of now', () => {
     // Every list asks the service, as many people's lists would: the reads' share of the budget alone.
     ['no recent list answered again and no per-person rate', { WORKOUTS_CACHE_S: '0', WORKOUTS_READS_PER_PERSON_PER_MINUTE: '600' }],
   ])(
-    'with %s: three people listing their workouts in two loops each leave another’s 30-day import at least half the rate, and a change of now goes first',
+    'with %s: three people listing their workouts in two loops each leave another’s 30-day history at least half the rate, and a change of now goes first',
     async (_, reads: Record<string, string>) => {
       const rate = { ATHLETE_RATE_LIMIT_PER_S: String(RATE_PER_S) };
       stack = await startStack({ env: { ...rate, ...reads } });
       const readers = [await connectedPerson(stack, 'R1'), await connectedPerson(stack, 'R2'), await connectedPerson(stack, 'R3')];
-      const importer = await connectedPerson(stack, 'H');
       const changer = await connectedPerson(stack, 'F');
       [web, worker] = await Promise.all([
         startWebEntryPoint(stack, { ...rate, ...reads }),
@@ -75,8 +75,8 @@ describe('reads of the service beside history and changes of now', () => {
       const loops = readerClients.flatMap((client) => [listInLoop(client, () => stopped), listInLoop(client, () => stopped)]);
       try {
         await sleep(1000);
-        await importHistory(importer, HISTORY_DAYS);
-        await addMeal(changer.client, { name: 'Lunch', carbs: 60, logged_at: new Date().toISOString() });
+        await connectedPerson(stack, 'H', HISTORY_DAYS);
+        await writeDay(changer.client, localToday(new Date(), 'Europe/Berlin'));
         const posted = Date.now();
 
         const changeArrived = await eventually('F’s change to reach the service', async () => (await arrivalsOf(stack!, 'F'))[0]);
@@ -87,7 +87,7 @@ describe('reads of the service beside history and changes of now', () => {
 
         // Reads take at most a quarter of the rate (ATHLETE_READ_SHARE), and with the default
         // settings far less (a person's list is answered again for 10 s, and 6 a minute ask the
-        // service): the import has the rest, three quarters or more. Asked for: half.
+        // service): the history has the rest, three quarters or more. Asked for: half.
         const paceDaysPerS = ((HISTORY_DAYS - 1) * 1000) / (days.at(-1)! - days[0]!);
         expect(paceDaysPerS).toBeGreaterThanOrEqual(RATE_PER_S / 2);
         expect(changeArrived - posted - QUIET_MS).toBeLessThan(1000);

@@ -1,12 +1,12 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../src/dev/free-port.js';
-import { createRedisConnection } from '../../src/queue/redis.js';
-import { keyHolders } from '../../src/queue/redis-target.js';
+import { createRedisConnection } from '../../src/redis/redis.js';
+import { keyHolders } from '../../src/redis/redis-target.js';
 import { connect, connectedUser, signedInToExistingAccount, signUpNewUser } from '../helpers/flows.js';
 import { bodyOf, CookieClient, type Me } from '../helpers/http-client.js';
-import { addMeal } from '../helpers/meals.js';
-import { MINIMAL_APP_ENVIRONMENT } from '../helpers/minimal-environment.js';
+import { serviceDay, workload, writeDay } from '../helpers/kinds.js';
+import { minimalAppEnvironment } from '../helpers/minimal-environment.js';
 import { eachInOrder, run, type Running, start } from '../helpers/processes.js';
 import { startRedisCluster, type RedisCluster } from '../helpers/redis-cluster.js';
 import { testRedisPrefix } from '../helpers/redis-keys.js';
@@ -25,7 +25,7 @@ import { startWorkerProcess } from '../helpers/worker-process.js';
 const CLUSTER_PASSWORD = 'cluster-secret';
 const ADMIN = 'ops@example.com';
 const PASSWORD = 'a long password';
-/** Short enough that the second meal is sent after a token refresh, under the refresh lock. */
+/** Short enough that the second day is sent after a token refresh, under the refresh lock. */
 const ACCESS_TOKEN_TTL_S = 4;
 
 let cluster: RedisCluster;
@@ -62,18 +62,18 @@ async function signedInOnWebProcess(email: string): Promise<CookieClient> {
 }
 
 describe('the app on a Redis Cluster, given a node that does not serve its slot', () => {
-  it('signs a person up and connects them, keeps them signed in on the other web process, and sends their meals, after a token refresh too', async () => {
+  it(`signs a person up and connects them, keeps them signed in on the other web process, and sends their ${workload.name}, after a token refresh too`, async () => {
     const { userId } = await connectedUser(stack);
     const { email } = await stack.db.selectFrom('users').select('email').where('id', '=', userId).executeTakeFirstOrThrow();
     const person = await signedInOnWebProcess(email);
     expect(await bodyOf<Me>(await person.get('/api/me'))).toMatchObject({ email, connection: { status: 'connected' } });
 
-    await addMeal(person, { name: 'Oats', carbs: 60, logged_at: '2026-03-10T08:00:00+01:00' });
-    await eventually('the first day at the service', async () => (await stack.sandboxState()).athletes.Ana?.nutrition['2026-03-10']);
+    await writeDay(person, '2026-03-10');
+    await eventually('the first day at the service', () => serviceDay(stack, 'Ana', '2026-03-10'));
     // Past half the token's life: the worker refreshes it first.
     await new Promise((resolve) => setTimeout(resolve, (ACCESS_TOKEN_TTL_S / 2) * 1000));
-    await addMeal(person, { name: 'Rice', carbs: 80, logged_at: '2026-03-11T12:00:00+01:00' });
-    await eventually('the second day at the service', async () => (await stack.sandboxState()).athletes.Ana?.nutrition['2026-03-11']);
+    await writeDay(person, '2026-03-11');
+    await eventually('the second day at the service', () => serviceDay(stack, 'Ana', '2026-03-11'));
     expect((await stack.sandboxState()).counters.refreshRequests).toBeGreaterThanOrEqual(1);
   }, 30_000);
 
@@ -84,7 +84,7 @@ describe('the app on a Redis Cluster, given a node that does not serve its slot'
     const queues = await admin.get('/admin/queues/api/queues');
     expect(queues.status).toBe(200);
     expect(await queues.json()).toMatchObject({
-      queues: [expect.objectContaining({ name: 'sync-fresh' }), expect.objectContaining({ name: 'sync-backfill' })],
+      queues: [expect.objectContaining({ name: 'sync-fresh' }), expect.objectContaining({ name: 'sync-history' })],
     });
   });
 
@@ -94,7 +94,7 @@ describe('the app on a Redis Cluster, given a node that does not serve its slot'
       await eventually('the cluster connection', async () => (redis.status === 'ready' ? true : undefined));
       const keys: string[] = [];
       for (const master of keyHolders(redis)) keys.push(...(await master.keys(`${prefix}*`)));
-      for (const part of [':sync-fresh:', ':sync-backfill:', ':session:', ':user-sessions:', ':attempts:']) {
+      for (const part of [':sync-fresh:', ':sync-history:', ':session:', ':user-sessions:', ':attempts:']) {
         expect(
           keys.some((key) => key.includes(part)),
           part,
@@ -110,7 +110,7 @@ describe('the app on a Redis Cluster, given a node that does not serve its slot'
   it('is refused at start with a REDIS_PREFIX out of braces, saying what to set', async () => {
     const unbraced = testRedisPrefix();
     const result = await run('npm', ['run', '--silent', 'worker'], {
-      ...MINIMAL_APP_ENVIRONMENT,
+      ...minimalAppEnvironment(),
       REDIS_PREFIX: unbraced,
       REDIS_CLUSTER_NODES: seed,
     });
@@ -122,7 +122,7 @@ describe('the app on a Redis Cluster, given a node that does not serve its slot'
 
   it('is refused at start when REDIS_URL names one of its nodes, web and worker each saying what to set', async () => {
     const { REDIS_CLUSTER_NODES: _cluster, ...env } = stack.env;
-    const asOneServer = { ...MINIMAL_APP_ENVIRONMENT, ...env, LOG_LEVEL: 'info', REDIS_URL: seed };
+    const asOneServer = { ...minimalAppEnvironment(), ...env, LOG_LEVEL: 'info', REDIS_URL: seed };
     const [webStart, workerStart] = await Promise.all([
       run('npm', ['run', '--silent', 'start'], { ...asOneServer, PORT: String(await freePort()) }),
       run('npm', ['run', '--silent', 'worker'], asOneServer),
@@ -136,7 +136,7 @@ describe('the app on a Redis Cluster, given a node that does not serve its slot'
 });
 
 describe('npm run demo on a Redis Cluster', () => {
-  it('empties its keys there, starts on the cluster the environment names, and sends a person’s meal to its sandbox', async () => {
+  it(`empties its keys there, starts on the cluster the environment names, and sends a person’s ${workload.name} to its sandbox`, async () => {
     const demoPrefix = `{${testRedisPrefix()}}`;
     const leftover = `${demoPrefix}:left-by-an-earlier-run`;
     const redis = createRedisConnection(stack.config.redis.target);
@@ -160,14 +160,9 @@ describe('npm run demo on a Redis Cluster', () => {
       const client = new CookieClient(`http://localhost:${webPort}`);
       await signUpNewUser(client);
       expect((await connect(client)).status).toBe(303);
-      await addMeal(client, { name: 'Oats', carbs: 60, logged_at: '2026-03-10T08:00:00+01:00' });
-      const sandboxDay = async () => {
-        const state = await bodyOf<{ athletes: Record<string, { nutrition: Record<string, unknown> }> }>(
-          await fetch(`http://127.0.0.1:${sandboxPort}/_sandbox/state`),
-        );
-        return state.athletes.Ada?.nutrition['2026-03-10'];
-      };
-      await eventually('the day at the demo’s sandbox', sandboxDay);
+      await writeDay(client, '2026-03-10');
+      const demoSandbox = { sandboxState: async () => (await fetch(`http://127.0.0.1:${sandboxPort}/_sandbox/state`)).json() };
+      await eventually('the day at the demo’s sandbox', () => serviceDay(demoSandbox, 'Ada', '2026-03-10'));
     } finally {
       redis.disconnect();
       await demo.stop('SIGINT');

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectedUser } from '../helpers/flows.js';
 import type { CookieClient } from '../helpers/http-client.js';
-import { addMeal } from '../helpers/meals.js';
+import { serviceDay, writeDay } from '../helpers/kinds.js';
 import type { Running } from '../helpers/processes.js';
 import { DisposableRedis } from '../helpers/redis-server.js';
 import { startStack, type Stack } from '../helpers/stack.js';
@@ -54,14 +54,13 @@ async function retryScheduledAtLeast(aheadMs: number): Promise<number | undefine
 }
 
 async function dayAtService(): Promise<true | undefined> {
-  const { athletes } = await stack.sandboxState();
-  return athletes.Ana?.nutrition[DAY] ? true : undefined;
+  return (await serviceDay(stack, 'Ana', DAY)) ? true : undefined;
 }
 
 describe('a Redis flushed while a day waits for its retry', () => {
   it('gets the day to the service within seconds of the service answering again, not at the next sweep nor at the retry the flush lost', async () => {
     await stack.changeSandbox({ faultRate: 1, faultKinds: ['500'], faultTargets: ['data'] });
-    await addMeal(client, { name: 'Lunch', carbs: 60, logged_at: `${DAY}T12:00:00` });
+    await writeDay(client, DAY);
     const retryDueAt = await eventually('a retry scheduled seconds ahead', () => retryScheduledAtLeast(RETRY_AT_LEAST_MS), 40_000);
 
     await stack.redis.flushdb();

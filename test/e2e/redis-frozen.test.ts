@@ -1,6 +1,9 @@
+import { isDeepStrictEqual } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AppClient } from '../../src/kinds/workload.js';
 import { SESSION_COOKIE } from '../../src/web/session.js';
 import { connectedUser } from '../helpers/flows.js';
+import { appDay, serviceDay, workload, writeDay } from '../helpers/kinds.js';
 import type { Running } from '../helpers/processes.js';
 import { DisposableRedis } from '../helpers/redis-server.js';
 import { startStack, type Stack } from '../helpers/stack.js';
@@ -46,17 +49,20 @@ interface Answer {
   ms: number;
 }
 
-/** The answer of the web process, or 'no answer' after twice the time allowed. */
-async function ask(path: string, body?: unknown): Promise<Answer> {
+/** The signed-in person on the web process; each request is given up after twice the time allowed. */
+const person: AppClient = {
+  request: (path, init = {}) => {
+    const headers = new Headers(init.headers);
+    headers.set('cookie', cookie);
+    return fetch(`${web.url}${path}`, { ...init, headers, redirect: 'manual', signal: AbortSignal.timeout(2 * ANSWER_WITHIN_MS) });
+  },
+};
+
+/** The answer of the web process, or 'no answer' once the request was given up. */
+async function answerOf(request: () => Promise<Response>): Promise<Answer> {
   const started = Date.now();
   try {
-    const response = await fetch(`${web.url}${path}`, {
-      method: body === undefined ? 'GET' : 'POST',
-      headers: { cookie, ...(body !== undefined && { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-      redirect: 'manual',
-      signal: AbortSignal.timeout(2 * ANSWER_WITHIN_MS),
-    });
+    const response = await request();
     await response.arrayBuffer();
     return { status: response.status, retryAfter: response.headers.get('retry-after'), ms: Date.now() - started };
   } catch {
@@ -64,24 +70,18 @@ async function ask(path: string, body?: unknown): Promise<Answer> {
   }
 }
 
-function meal(name: string) {
-  return { name, carbs: 30, logged_at: `${DAY}T12:00:00` };
-}
-
-async function mealNamesAtService(): Promise<string[]> {
-  const { athletes } = await stack.sandboxState();
-  return (athletes.Ana?.nutrition[DAY]?.payload.items ?? []).map((item) => String(item.name));
-}
+const ask = (path: string) => answerOf(() => person.request(path));
 
 describe('a Redis that stops answering, its connections left open', () => {
   it('gets every request that needs it answered 503 with Retry-After within 5 s, the worker waiting for it, and everything back, nothing acknowledged lost, once it answers', async () => {
-    expect((await ask('/api/meals', meal('Acknowledged'))).status).toBe(201);
+    await writeDay(person, DAY, 0);
+    const acknowledged = await appDay(person, DAY);
     // Its quiet period ends while Redis is silent: the worker hands it to the queue then, or after.
     redis.freeze();
     const answers = {
       'GET /api/me': await ask('/api/me'),
-      'GET /meals': await ask('/meals'),
-      'POST /api/meals': await ask('/api/meals', meal('Refused')),
+      'GET /': await ask('/'),
+      [workload.write.route]: await answerOf(() => workload.write.send(person, DAY, 1)),
       'GET /login': await ask('/login'),
     };
     for (const answer of Object.values(answers)) {
@@ -97,11 +97,12 @@ describe('a Redis that stops answering, its connections left open', () => {
       async () => ((await ask('/api/me')).status === 200 ? true : undefined),
       BACK_WITHIN_MS,
     );
-    await eventually('the acknowledged meal to reach the service', async () =>
-      (await mealNamesAtService()).includes('Acknowledged') ? true : undefined,
+    await eventually('the acknowledged write to reach the service', async () =>
+      isDeepStrictEqual((await serviceDay(stack, 'Ana', DAY))?.content, acknowledged) ? true : undefined,
     );
     await worker.waitForOutput(/Redis answering again/, 5000);
-    expect(await mealNamesAtService()).toEqual(['Acknowledged']);
-    expect(await stack.db.selectFrom('meal_items').select('name').execute()).toEqual([{ name: 'Acknowledged' }]);
+    expect((await serviceDay(stack, 'Ana', DAY))?.content).toEqual(acknowledged);
+    // The refused write stored nothing.
+    expect(await appDay(person, DAY)).toEqual(acknowledged);
   }, 90_000);
 });

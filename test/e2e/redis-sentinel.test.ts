@@ -1,10 +1,12 @@
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { isDeepStrictEqual } from 'node:util';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../src/dev/free-port.js';
 import { connectedUser, signUpNewUser } from '../helpers/flows.js';
+import { appDay, serviceDay, workload } from '../helpers/kinds.js';
 import { CookieClient } from '../helpers/http-client.js';
 import { eachInOrder, type Running, start } from '../helpers/processes.js';
 import { startRedisSentinel, type RedisSentinelSetup } from '../helpers/redis-sentinel.js';
@@ -18,7 +20,7 @@ import { startWorkerProcess } from '../helpers/worker-process.js';
 /**
  * The app through Redis Sentinel (a primary, two replicas, three sentinels, each with a password):
  * `npm start` and `npm run worker` in processes of their own, the test's web app beside them, and
- * a signed-in person posting meals to the web process while the primary is killed, then while it
+ * a signed-in person writing (the test kind's writes) to the web process while the primary is killed, then while it
  * hands over to a replica.
  */
 
@@ -57,7 +59,6 @@ afterAll(() =>
 );
 
 interface Post {
-  name: string;
   date: string;
   status: number;
   /** performance.now() when the answer came. */
@@ -69,10 +70,9 @@ const posts: Post[] = [];
 async function post(dates = DATES): Promise<Post> {
   const index = posts.length;
   const date = dates[index % dates.length]!;
-  const name = `Meal ${index}`;
-  const time = `${String(6 + Math.floor(index / 60)).padStart(2, '0')}:${String(index % 60).padStart(2, '0')}`;
-  const response = await person.postJson('/api/meals', { name, carbs: 10, logged_at: `${date}T${time}:00+02:00` });
-  const entry = { name, date, status: response.status, answeredAt: performance.now() };
+  const response = await workload.write.send(person, date, index);
+  await response.arrayBuffer();
+  const entry = { date, status: response.status, answeredAt: performance.now() };
   posts.push(entry);
   return entry;
 }
@@ -89,50 +89,52 @@ function postFor(ms: number): Promise<void> {
   return postWhile(() => performance.now() < until);
 }
 
-/** Resolves once every meal the app acknowledged is in the day the service holds. */
-async function acknowledgedMealsSent(): Promise<void> {
-  const acknowledged = posts.filter((entry) => entry.status === 201);
+const acknowledged = (entry: Post) => entry.status >= 200 && entry.status < 300;
+
+/** Resolves once the service holds every day written to as the app does. */
+async function writtenDaysSent(): Promise<void> {
+  const dates = [...new Set(posts.filter(acknowledged).map((entry) => entry.date))];
   await eventually(
-    'every acknowledged meal at the service',
+    'every day written to at the service as the app holds it',
     async () => {
-      const nutrition = (await stack.sandboxState()).athletes.Ana?.nutrition ?? {};
-      const sent = new Set(
-        Object.values(nutrition).flatMap((day) => day.payload.items.map((item) => `${day.payload.date} ${String(item.name)}`)),
-      );
-      return acknowledged.every((entry) => sent.has(`${entry.date} ${entry.name}`)) ? true : undefined;
+      for (const date of dates) {
+        const inApp = await appDay(person, date);
+        if (inApp === undefined || !isDeepStrictEqual((await serviceDay(stack, 'Ana', date))?.content, inApp)) return undefined;
+      }
+      return true;
     },
     30_000,
   );
 }
 
 describe('the app through Redis Sentinel', () => {
-  it('loses no acknowledged meal when the primary is killed, answers nothing worse than 503, and answers again after the failover without a restart', async () => {
+  it('loses no acknowledged write when the primary is killed, answers nothing worse than 503, and answers again after the failover without a restart', async () => {
     await postFor(STEADY_MS);
     const killed = await setup.primaryPort();
     await setup.killPrimary();
     const killedAt = performance.now();
     const switched = setup.primaryMovedFrom(killed).then(() => performance.now());
-    const firstGood = () => posts.find((entry) => entry.answeredAt > killedAt && entry.status === 201);
+    const firstGood = () => posts.find((entry) => entry.answeredAt > killedAt && acknowledged(entry));
     await postWhile(() => !firstGood() && performance.now() - killedAt < 30_000);
     const recoveredAt = firstGood()?.answeredAt;
-    expect(recoveredAt, 'a meal acknowledged after the kill').toBeDefined();
+    expect(recoveredAt, 'a write acknowledged after the kill').toBeDefined();
     const switchedAt = await switched;
     const seconds = (from: number) => ((recoveredAt! - from) / 1000).toFixed(1);
     console.log(
-      `Redis Sentinel failover: the first meal acknowledged ${seconds(killedAt)} s after the primary was killed, ${seconds(switchedAt)} s after the sentinels named another`,
+      `Redis Sentinel failover: the first write acknowledged ${seconds(killedAt)} s after the primary was killed, ${seconds(switchedAt)} s after the sentinels named another`,
     );
     await postFor(STEADY_MS);
 
-    expect([...new Set(posts.map((entry) => entry.status))].filter((status) => status !== 201 && status !== 503)).toEqual([]);
+    expect(posts.filter((entry) => !acknowledged(entry) && entry.status !== 503)).toEqual([]);
     const afterRecovery = posts.filter((entry) => entry.answeredAt > recoveredAt!);
-    expect(afterRecovery.map((entry) => entry.status)).toEqual(afterRecovery.map(() => 201));
-    // The meals went through the session store's client; the web's other connection may still be on its way.
+    expect(afterRecovery.filter((entry) => !acknowledged(entry))).toEqual([]);
+    // The writes went through the session store's client; the web's other connection may still be on its way.
     await eventually('the web process to be ready', async () => ((await fetch(`${web.url}/readyz`)).ok ? true : undefined), 5000);
-    await acknowledgedMealsSent();
+    await writtenDaysSent();
     for (const child of [web.running.child, worker.child]) expect(child.exitCode).toBeNull();
   }, 60_000);
 
-  it('leaves a primary that hands over while still up, every process, once the sentinels turn it into a replica, and goes on taking meals', async () => {
+  it('leaves a primary that hands over while still up, every process, once the sentinels turn it into a replica, and goes on taking writes', async () => {
     const from = await setup.primaryPort();
     expect(await setup.clientsOf(from)).toBeGreaterThan(0);
     await setup.switchover();
@@ -146,8 +148,8 @@ describe('the app through Redis Sentinel', () => {
     console.log(
       `Redis Sentinel switchover: every process left the former primary ${((performance.now() - switchedAt) / 1000).toFixed(1)} s after the sentinels named the new one`,
     );
-    expect((await post(['2026-04-04'])).status).toBe(201);
-    await acknowledgedMealsSent();
+    expect(acknowledged(await post(['2026-04-04']))).toBe(true);
+    await writtenDaysSent();
   }, 60_000);
 
   it('keeps the app’s keys in the database the primary’s URL names', async () => {

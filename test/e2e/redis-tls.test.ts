@@ -3,7 +3,7 @@ import { freePort } from '../../src/dev/free-port.js';
 import { makeServerCertificates, type TestCertificates } from '../helpers/certificates.js';
 import { connectedUser } from '../helpers/flows.js';
 import { bodyOf, CookieClient, type Me } from '../helpers/http-client.js';
-import { addMeal } from '../helpers/meals.js';
+import { serviceDay, workload, writeDay } from '../helpers/kinds.js';
 import { eachInOrder, run, type Running } from '../helpers/processes.js';
 import { startRedisProcess, type RedisProcess } from '../helpers/redis-process.js';
 import { startStack, type Stack } from '../helpers/stack.js';
@@ -61,15 +61,15 @@ afterAll(() =>
 );
 
 describe('the app on one Redis server over TLS with a password (rediss://)', () => {
-  it('keeps a person signed in on the web process and sends their meal from the worker', async () => {
+  it(`keeps a person signed in on the web process and sends their ${workload.name} from the worker`, async () => {
     const { client } = await connectedUser(stack);
     const { email } = await bodyOf<Me>(await client.get('/api/me'));
     const person = new CookieClient(web.url);
     expect((await person.postJson('/api/login', { email, password: 'a long password' })).status).toBe(200);
     expect(await bodyOf<Me>(await person.get('/api/me'))).toMatchObject({ email, connection: { status: 'connected' } });
 
-    await addMeal(person, { name: 'Oats', carbs: 60, logged_at: '2026-03-10T08:00:00+01:00' });
-    await eventually('the day at the service', async () => (await stack.sandboxState()).athletes.Ana?.nutrition['2026-03-10']);
+    await writeDay(person, '2026-03-10');
+    await eventually('the day at the service', () => serviceDay(stack, 'Ana', '2026-03-10'));
     expect(await (await fetch(`${web.url}/readyz`)).json()).toEqual({ ok: true });
   }, 30_000);
 

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { connectedPerson, importHistory } from '../helpers/history.js';
-import { addMeal } from '../helpers/meals.js';
+import { localToday } from '../../src/dates/local-today.js';
+import { arrivalsOf, connectedPerson } from '../helpers/history.js';
+import { serviceDays, writeDay } from '../helpers/kinds.js';
 import type { Running } from '../helpers/processes.js';
 import { DisposableRedis } from '../helpers/redis-server.js';
 import { startStack, type Stack } from '../helpers/stack.js';
@@ -14,7 +15,7 @@ import { startWorkerEntryPoint } from '../helpers/worker-process.js';
 
 const RATE_PER_S = 10;
 const QUIET_MS = 1000;
-/** How long two imports are watched sharing the rate, from half a second after the second one began: about 25 days each. */
+/** How long two histories are watched sharing the rate, from half a second after the second one began: about 25 days each. */
 const SHARING_MS = 5000;
 const PASSWORD = 'a long password';
 
@@ -38,19 +39,15 @@ async function startWorkers(count: number, ratePerS: number): Promise<void> {
   workers.push(...(await Promise.all(Array.from({ length: count }, () => startWorkerEntryPoint(stack, env)))));
 }
 
-/** When the sandbox first received each day of each athlete: an imported day is upserted once. */
+const ATHLETES = ['A', 'B', 'C'];
+
+/** When the sandbox first received each day of each athlete: a day of history is upserted once. */
 async function arrivals(): Promise<Map<string, number[]>> {
-  const { athletes } = await stack.sandboxState();
-  return new Map(
-    Object.entries(athletes).map(([athlete, { nutrition }]) => [
-      athlete,
-      Object.values(nutrition).map((day) => Date.parse((day as unknown as { createdAt: string }).createdAt)),
-    ]),
-  );
+  return new Map(await Promise.all(ATHLETES.map(async (athlete) => [athlete, await arrivalsOf(stack, athlete)] as const)));
 }
 
 async function arrivedCount(athlete: string): Promise<number> {
-  return (await arrivals()).get(athlete)?.length ?? 0;
+  return (await arrivalsOf(stack, athlete)).length;
 }
 
 /** The most requests the sandbox received in any window of `windowMs`. */
@@ -70,14 +67,14 @@ describe('who waits when the request budget is short', () => {
     ['two worker processes', 2, false],
     ['Redis restarted empty mid-import', 1, true],
   ])(
-    'with %s: a change of now goes ahead of a 600-day import, two imports share the rate, and every day arrives once',
+    'with %s: a change of now goes ahead of a 600-day history, two histories share the rate, and every day arrives once',
     async (_, workerCount, restartRedis) => {
       redis = restartRedis ? await DisposableRedis.start() : undefined;
-      stack = await startStack({ env: { MEALS_BATCH_MAX: '600', ...(redis && { REDIS_URL: redis.url }) } });
-      const [a, b, c] = [await connectedPerson(stack, 'A'), await connectedPerson(stack, 'B'), await connectedPerson(stack, 'C')];
+      stack = await startStack({ env: { ...(redis && { REDIS_URL: redis.url }) } });
+      const b = await connectedPerson(stack, 'B');
       await startWorkers(workerCount, RATE_PER_S);
 
-      await importHistory(a, 600);
+      await connectedPerson(stack, 'A', 600);
       await eventually('A’s history to reach the service', async () => ((await arrivedCount('A')) >= 5 ? true : undefined));
       if (redis) {
         await redis.stop();
@@ -85,16 +82,15 @@ describe('who waits when the request budget is short', () => {
         const before = await arrivedCount('A');
         await eventually('A’s history to go on after the restart', async () => ((await arrivedCount('A')) > before + 5 ? true : undefined));
         // Sessions lived in the lost Redis too.
-        for (const person of [b, c])
-          expect((await person.client.postJson('/api/login', { email: person.email, password: PASSWORD })).status).toBe(200);
+        expect((await b.client.postJson('/api/login', { email: b.email, password: PASSWORD })).status).toBe(200);
       }
 
-      await addMeal(b.client, { name: 'Lunch', carbs: 60, logged_at: new Date().toISOString() });
+      await writeDay(b.client, localToday(new Date(), 'Europe/Berlin'));
       const posted = Date.now();
       const arrived = await eventually('B’s change to reach the service', async () => (await arrivals()).get('B')?.[0]);
       expect(arrived - posted - QUIET_MS).toBeLessThan(1000);
 
-      await importHistory(c, 300);
+      await connectedPerson(stack, 'C', 300);
       const cStarted = await eventually(
         'C’s history to reach the service',
         async () => (await arrivals()).get('C')?.sort((x, y) => x - y)[0],
@@ -116,13 +112,12 @@ describe('who waits when the request budget is short', () => {
       await stopWorkers();
       await startWorkers(workerCount, 100_000);
       await eventually(
-        'every imported day to arrive',
+        'every day of history to arrive',
         async () => ((await arrivedCount('A')) === 600 && (await arrivedCount('C')) === 300 ? true : undefined),
         60_000,
       );
-      const { athletes } = await stack.sandboxState();
-      for (const athlete of ['A', 'B', 'C']) {
-        expect(Object.values(athletes[athlete]!.nutrition).filter((day) => day.writes !== 1)).toEqual([]);
+      for (const athlete of ATHLETES) {
+        expect((await serviceDays(stack, athlete)).filter((day) => day.writes !== 1)).toEqual([]);
       }
     },
     150_000,

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, connectedUser, startConnect } from '../helpers/flows.js';
-import { addMeal } from '../helpers/meals.js';
-import { syncEntry } from '../../src/sync/jobs.js';
+import { workload, writeDay } from '../helpers/kinds.js';
+import { sendEntry } from '../../src/sync/send-entry.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 
 /** Every token, code and refresh token the sandbox issues starts with one of these. */
@@ -29,10 +29,10 @@ beforeAll(async () => {
     .accessTokenFor(userId)
     .catch(() => undefined);
   await stack.changeSandbox({ faultRate: 0 });
-  await addMeal(client, { name: 'Oats', carbs: 60, logged_at: '2026-03-10T08:00:00+01:00' });
+  await writeDay(client, '2026-03-10');
   const stolen = (await stack.storedGrant(userId))!.refreshToken;
   for (let i = 0; i < 2; i++) await stack.presentRefreshToken(stolen); // reuse: the sandbox revokes the grant
-  await syncEntry(stack.sendDependencies(), { userId, kind: 'nutrition', subject: '2026-03-10' });
+  await sendEntry(stack.sendDependencies(), { userId, kind: workload.syncKind, subject: '2026-03-10' });
   pages.push(await (await client.get('/')).text());
   expect((await connect(client)).status).toBe(303);
 });

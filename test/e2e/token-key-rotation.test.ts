@@ -5,7 +5,7 @@ import { tokenKeyId } from '../../src/connections/token-crypto.js';
 import { freePort } from '../../src/dev/free-port.js';
 import { startMailCatcher, type MailCatcher } from '../../src/dev/mail-catcher.js';
 import { connectedUser } from '../helpers/flows.js';
-import { addMeal } from '../helpers/meals.js';
+import { serviceDay, writeDay } from '../helpers/kinds.js';
 import { run, type Running } from '../helpers/processes.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 import { eventually } from '../helpers/wait.js';
@@ -59,10 +59,8 @@ async function reseal(keys: Record<string, string>): Promise<string> {
   return result.stdout;
 }
 
-async function mealReachesTheService(date: string): Promise<void> {
-  await eventually(`the meals of ${date} to reach the service`, async () =>
-    (await stack.sandboxState()).athletes[ATHLETE]?.nutrition[date] ? true : undefined,
-  );
+async function dayReachesTheService(date: string): Promise<void> {
+  await eventually(`the day ${date} to reach the service`, () => serviceDay(stack, ATHLETE, date));
 }
 
 async function metricsOf(url: string): Promise<string> {
@@ -81,12 +79,12 @@ describe('rotating the token key while a worker still runs on the old key', () =
     const { client, userId } = await connectedUser(stack);
     const metricsPort = await freePort();
     const oldKeyWorker = await startWorker({ ...tokenKeys(oldKey), METRICS_PORT: String(metricsPort) });
-    await addMeal(client, { name: 'Oats', carbs: 60, logged_at: '2026-03-10T08:00:00+01:00' });
-    await mealReachesTheService('2026-03-10');
+    await writeDay(client, '2026-03-10');
+    await dayReachesTheService('2026-03-10');
 
     // Step 2 run early: the reseal with the new settings, while the worker still runs on the old key only.
     expect(await reseal(tokenKeys(newKey, [oldKey]))).toMatch(/^Resealed 1, /);
-    await addMeal(client, { name: 'Rice', carbs: 80, logged_at: '2026-03-11T13:00:00+01:00' });
+    await writeDay(client, '2026-03-11');
     const newKeyId = tokenKeyId(newKey);
     // The turn that met the resealed tokens, ended.
     await oldKeyWorker.waitForOutput(new RegExp(`"tokenKeyId":"${newKeyId}"[^]*"msg":"turn taken"`));
@@ -98,7 +96,7 @@ describe('rotating the token key while a worker still runs on the old key', () =
     // Step 1 reaches the worker: restarted with the new key, the old one as previous.
     await stopWorker(oldKeyWorker);
     const rotatedWorker = await startWorker(tokenKeys(newKey, [oldKey]));
-    await mealReachesTheService('2026-03-11');
+    await dayReachesTheService('2026-03-11');
 
     // Step 2 in its place, every process on the new key; then step 3, the old key dropped.
     expect(await reseal(tokenKeys(newKey, [oldKey]))).toBe(
@@ -106,11 +104,12 @@ describe('rotating the token key while a worker still runs on the old key', () =
     );
     await stopWorker(rotatedWorker);
     await startWorker(tokenKeys(newKey));
-    await addMeal(client, { name: 'Dal', carbs: 70, logged_at: '2026-03-12T19:00:00+01:00' });
-    await mealReachesTheService('2026-03-12');
+    await writeDay(client, '2026-03-12');
+    await dayReachesTheService('2026-03-12');
 
     expect(await findConnection(stack.db, userId)).toMatchObject({ status: 'connected', statusReason: undefined });
     expect(await stack.db.selectFrom('connection_notices').selectAll().execute()).toEqual([]);
-    expect(catcher.mails).toEqual([]);
+    // The one mail is the sign-up's, which confirms the address: none about the connection.
+    expect(catcher.mails.filter((mail) => mail.subject !== 'Confirm your email address for athlete-sync')).toEqual([]);
   }, 120_000);
 });

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { connectedUser } from '../helpers/flows.js';
-import { addMeal } from '../helpers/meals.js';
+import { writeDay } from '../helpers/kinds.js';
 import type { Running } from '../helpers/processes.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 import { startWorkerEntryPoint } from '../helpers/worker-process.js';
@@ -34,7 +34,7 @@ describe('SYNC_ATTEMPTS given to the worker alone', () => {
     await stack.changeSandbox({ faultRate: 1, faultKinds: ['500'], faultTargets: ['data'] });
     worker = await startWorkerEntryPoint(stack, { SYNC_ATTEMPTS: '2', SYNC_QUIET_MS: '100' });
 
-    await addMeal(client, { name: 'Lunch', carbs: 60, logged_at: '2026-05-04T12:00:00' });
+    await writeDay(client, '2026-05-04');
     await worker.waitForOutput(/"lane":"fresh","sent":0,"next":"history"/, 15_000);
 
     expect(turnsTaken(worker.output(), 'fresh').map((turn) => turn.next)).toEqual(['retry', 'history']);

@@ -3,10 +3,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { findConnection } from '../../src/connections/connection.repository.js';
 import type { Settings } from '../../src/sandbox/settings.js';
-import { WAITING_FOR_CONNECTION } from '../../src/sync/jobs.js';
+import { WAITING_FOR_CONNECTION } from '../../src/sync/send-entry.js';
 import { connectedUser } from '../helpers/flows.js';
 import type { CookieClient } from '../helpers/http-client.js';
-import { addMeal, syncStatus } from '../helpers/meals.js';
+import { appDay, serviceDay, writeDay } from '../helpers/kinds.js';
+import { syncStatus } from '../helpers/sync-status.js';
 import type { Running } from '../helpers/processes.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 import { eventually } from '../helpers/wait.js';
@@ -42,7 +43,7 @@ async function startWorker(env: Record<string, string> = {}): Promise<Running> {
 }
 
 /**
- * A connected person logs a meal while a worker runs; the day's job must refresh first, and the
+ * A connected person makes a change while a worker runs; the day's job must refresh first, and the
  * service applies that refresh but holds its answer. Resolves while it is held.
  */
 async function workerWithRefreshHeldOpen(sandbox: Partial<Settings>): Promise<{ client: CookieClient; userId: number; worker: Running }> {
@@ -55,7 +56,7 @@ async function workerWithRefreshHeldOpen(sandbox: Partial<Settings>): Promise<{ 
   const worker = await startWorker();
   await sleep(Math.max(0, refreshDueAt - Date.now()));
   await stack.changeSandbox({ tokenDelayMs: HELD_MS });
-  await addMeal(client, { name: 'Oats', carbs: 60, logged_at: `${DATE}T08:00:00+01:00` });
+  await writeDay(client, DATE);
   await eventually('the service to hold the worker’s refresh', async () =>
     (await stack.sandboxState()).counters.refreshRequests === 1 ? true : undefined,
   );
@@ -129,6 +130,6 @@ describe('a worker stopped while the service holds its refresh open (rotation, r
     expect(stored.status).toBe('connected');
     expect(state.counters.reuseDetections).toBe(0);
     expect(state.grants[0]).toMatchObject({ status: 'active', currentRefreshTokenSha256: sha256(stored.refreshToken) });
-    expect(state.athletes.Ana!.nutrition[DATE]!.payload.items).toHaveLength(1);
+    expect((await serviceDay(stack, 'Ana', DATE))?.content).toEqual(await appDay(client, DATE));
   }, 90_000);
 });

@@ -1,8 +1,9 @@
 import { performance } from 'node:perf_hooks';
+import { isDeepStrictEqual } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { connectedUser } from '../helpers/flows.js';
 import type { CookieClient } from '../helpers/http-client.js';
-import { addMeal } from '../helpers/meals.js';
+import { appDay, serviceDay, writeDay } from '../helpers/kinds.js';
 import type { Running } from '../helpers/processes.js';
 import { overlapping, startRecordingProxy, type RecordingProxy } from '../helpers/recording-proxy.js';
 import { startStack, type Stack } from '../helpers/stack.js';
@@ -16,7 +17,7 @@ import { startWorkerEntryPoint } from '../helpers/worker-process.js';
  * time, even once a frozen worker wakes up to finish the turn beside the one that took it up.
  */
 
-const DAYS = ['2026-05-04', '2026-05-05'];
+const DAYS = ['2026-05-04', '2026-05-05'] as const;
 /** How long the slow service holds each data request, so that two at once would show. */
 const HOLD_MS = 1500;
 /** About 10 s (twice the lock's 5 s) by design; room for a busy machine. Before, 30 to 60 s. */
@@ -40,22 +41,23 @@ async function startWorker(): Promise<Running> {
   return worker;
 }
 
-/** The names of the items of each day at the service, once they are those given. */
-async function serviceHolds(expected: string[][]): Promise<true | undefined> {
-  const days = (await stack.sandboxState()).athletes.Ana?.nutrition ?? {};
-  const held = DAYS.map((date) => (days[date]?.payload.items ?? []).map((item) => (item as { name: string }).name).sort());
-  return JSON.stringify(held) === JSON.stringify(expected.map((names) => [...names].sort())) ? true : undefined;
+/** Whether the service holds each day as the app does, once it does. */
+async function serviceHoldsWhatTheAppHolds(client: CookieClient): Promise<true | undefined> {
+  for (const date of DAYS) {
+    if (!isDeepStrictEqual((await serviceDay(stack, 'Ana', date))?.content, await appDay(client, date))) return undefined;
+  }
+  return true;
 }
 
 /**
- * A connected person with a meal on each of two days, whose turn (both days) the first worker has
+ * A connected person with a change on each of two days, whose turn (both days) the first worker has
  * begun: the slow service is holding its first upsert.
  */
 async function firstWorkerMidTurn(): Promise<{ client: CookieClient; first: Running }> {
   stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
   const { client } = await connectedUser(stack);
   proxy = await startRecordingProxy(stack.sandboxUrl, HOLD_MS);
-  for (const date of DAYS) await addMeal(client, { name: 'Oats', carbs: 60, logged_at: `${date}T08:00:00+02:00` });
+  for (const date of DAYS) await writeDay(client, date);
   const first = await startWorker();
   await eventually('the first worker’s upsert to be at the service', async () => (proxy.requests.length === 1 ? true : undefined));
   return { client, first };
@@ -67,10 +69,10 @@ describe('a worker stopped while it holds a person’s turn', () => {
     await first.stop('SIGKILL');
     const stoppedAt = performance.now();
     // Their change of now waits for the turn the dead worker held: no second turn of theirs is queued meanwhile.
-    await addMeal(client, { name: 'Soup', carbs: 30, logged_at: `${DAYS[0]}T12:00:00+02:00` });
+    await writeDay(client, DAYS[0], 1);
     const second = await startWorker();
 
-    await eventually('the day to reach the service whole', () => serviceHolds([['Oats', 'Soup'], ['Oats']]), 2 * TAKEN_UP_WITHIN_MS);
+    await eventually('the day to reach the service whole', () => serviceHoldsWhatTheAppHolds(client), 2 * TAKEN_UP_WITHIN_MS);
     expect(performance.now() - stoppedAt).toBeLessThan(TAKEN_UP_WITHIN_MS);
     expect(second.output()).toMatch(/job of a worker that stopped renewing its lock queued again/);
     expect(overlapping(proxy.requests)).toEqual([]);
@@ -80,7 +82,7 @@ describe('a worker stopped while it holds a person’s turn', () => {
     const { client, first } = await firstWorkerMidTurn();
     process.kill(first.child.pid!, 'SIGSTOP');
     const stoppedAt = performance.now();
-    await addMeal(client, { name: 'Soup', carbs: 30, logged_at: `${DAYS[0]}T12:00:00+02:00` });
+    await writeDay(client, DAYS[0], 1);
     await startWorker();
 
     await eventually(
@@ -91,13 +93,13 @@ describe('a worker stopped while it holds a person’s turn', () => {
     expect(performance.now() - stoppedAt).toBeLessThan(TAKEN_UP_WITHIN_MS);
     // It wakes while the second worker's request is at the service, and finishes the turn it was in.
     process.kill(first.child.pid!, 'SIGCONT');
-    await eventually('the day to reach the service whole', () => serviceHolds([['Oats', 'Soup'], ['Oats']]));
+    await eventually('the day to reach the service whole', () => serviceHoldsWhatTheAppHolds(client));
     await eventually('every request to be answered', async () =>
       proxy.requests.every((request) => request.answeredAt) ? true : undefined,
     );
 
     expect(overlapping(proxy.requests)).toEqual([]);
-    expect(await serviceHolds([['Oats', 'Soup'], ['Oats']])).toBe(true);
+    expect(await serviceHoldsWhatTheAppHolds(client)).toBe(true);
     await first.waitForOutput(/could not renew lock for job/, 10_000);
   }, 90_000);
 });

@@ -1,4 +1,10 @@
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { mkdirSync } from 'node:fs';
+import { afterAll, beforeAll, expect } from 'vitest';
+import { chromium, type Browser, type BrowserContextOptions, type Locator, type Page } from 'playwright-core';
+import { startStack, type Stack } from './stack.js';
+
+/** Where the browser tests leave their screenshots (git-ignored; see docs/testing.md). */
+export const SCREENSHOTS = 'test-output/screenshots';
 
 /** Debian's chromium (installed by .ci/run), headless, with nothing that reaches beyond this machine. */
 export function launchChromium(): Promise<Browser> {
@@ -17,12 +23,126 @@ export function launchChromium(): Promise<Browser> {
   });
 }
 
-/** Signs a new person up on the app's page and connects them (the sandbox must auto-approve); the page ends on the dashboard. */
-export async function signUpAndConnect(page: Page, appUrl: string, email: string): Promise<void> {
-  await page.goto(`${appUrl}/signup`);
+/**
+ * Signs a new person up on the app's page and connects them (the sandbox must auto-approve); the
+ * page ends on the dashboard at `appUrl`, wherever the sign-up page was opened (`openedAt`).
+ */
+export async function signUpAndConnect(page: Page, appUrl: string, email: string, openedAt = appUrl, timezone?: string): Promise<void> {
+  await page.goto(`${openedAt}/signup`);
   await page.getByLabel('Email').fill(email);
   await page.getByLabel('Password').fill('a long password');
+  // Without JavaScript the page cannot fill in the browser's zone.
+  if (timezone !== undefined) await page.getByLabel('Time zone').fill(timezone);
   await page.getByRole('button', { name: 'Sign up' }).click();
   await page.getByRole('link', { name: 'Connect' }).click();
-  await page.waitForURL(`${appUrl}/?notice=connected`);
+  await page.getByTestId('flash').filter({ hasText: 'Connected.' }).waitFor();
+}
+
+/**
+ * A page of a browser without JavaScript (every confirmation and confirm step is plain HTML), its
+ * new person signed up in Berlin's zone and connected.
+ */
+export async function signedUpWithoutJavaScript(browser: Browser, appUrl: string, email: string): Promise<Page> {
+  const page = await (await browser.newContext({ javaScriptEnabled: false, locale: 'en-GB' })).newPage();
+  await signUpAndConnect(page, appUrl, email, appUrl, 'Europe/Berlin');
+  return page;
+}
+
+/** The app's stack, its sandbox approving every connection, and a browser that opens its pages. */
+export interface BrowserStack {
+  readonly stack: Stack;
+  readonly browser: Browser;
+}
+
+/**
+ * A BrowserStack started before the file's tests and closed after them, with what `ready` adds to it
+ * once started (read it inside a test or hook).
+ */
+function useBrowserStack<Added extends object>(ready: (started: BrowserStack) => Promise<Added>): Readonly<BrowserStack & Added> {
+  const started: Partial<BrowserStack> = {};
+  beforeAll(async () => {
+    Object.assign(started, { stack: await startStack({ sandbox: { autoApprove: 'Ana' } }), browser: await launchChromium() });
+    Object.assign(started, await ready(started as BrowserStack));
+  });
+  afterAll(async () => {
+    await started.browser?.close();
+    await started.stack?.close();
+  });
+  return started as BrowserStack & Added;
+}
+
+/**
+ * The file's BrowserStack with `page`, a person's page in a browser without JavaScript, signed up
+ * before the file's tests (see signedUpWithoutJavaScript).
+ */
+export function useSignedUpWithoutJavaScript(email: string): Readonly<BrowserStack & { page: Page }> {
+  return useBrowserStack(async ({ stack, browser }) => ({ page: await signedUpWithoutJavaScript(browser, stack.appUrl, email) }));
+}
+
+/** The confirmation at the top of the page, announced politely. */
+export function flashed(page: Page): Promise<string | null> {
+  return page.getByRole('status').textContent();
+}
+
+/** A person signed up and connected, with the storageState that opens pages signed in as them. */
+export interface SignedInPerson extends BrowserStack {
+  readonly signedIn: BrowserContextOptions['storageState'];
+}
+
+/**
+ * The file's BrowserStack with a person signed up and connected in `zone` before the file's tests,
+ * their data written by `prepare` on a page of theirs. Screenshots can be taken into SCREENSHOTS.
+ */
+export function useSignedInPerson(zone: string, email: string, prepare: (page: Page, stack: Stack) => Promise<void>): SignedInPerson {
+  return useBrowserStack(async ({ stack, browser }) => {
+    const context = await browser.newContext({ timezoneId: zone });
+    const page = await context.newPage();
+    await signUpAndConnect(page, stack.appUrl, email);
+    await prepare(page, stack);
+    const signedIn = await context.storageState();
+    await context.close();
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    return { signedIn };
+  });
+}
+
+/** A new page on `screen`, in `zone`, signed in as `person`, at the app's `path`. */
+export async function signedInPageAt(person: SignedInPerson, screen: BrowserContextOptions, zone: string, path: string): Promise<Page> {
+  const { browser, signedIn, stack } = person;
+  const page = await (await browser.newContext({ ...screen, timezoneId: zone, locale: 'en-GB', storageState: signedIn })).newPage();
+  await page.goto(`${stack.appUrl}${path}`);
+  return page;
+}
+
+/** The screens a page is checked on: a phone 390 px wide, and a desktop 1280 px wide. */
+export const SCREENS: Array<[string, BrowserContextOptions]> = [
+  ['phone', { viewport: { width: 390, height: 844 }, deviceScaleFactor: 3, isMobile: true, hasTouch: true }],
+  ['desktop', { viewport: { width: 1280, height: 800 } }],
+];
+
+/** How wide the page is laid out: wider than the screen means sideways scrolling of the whole page. */
+export function pageWidth(page: Page): Promise<number> {
+  return page.locator('html').evaluate((html) => html.scrollWidth);
+}
+
+/** A meal item's form on the meals page, opened from its line in the day's list as a person taps it (a `<details>`). */
+export async function openMealItem(page: Page, label: string | RegExp): Promise<Locator> {
+  const form = page.getByRole('form', { name: label, includeHidden: true });
+  const line = page.locator('details.meal-item').filter({ has: form });
+  if ((await line.getAttribute('open')) === null) await line.locator('summary').first().click();
+  return page.getByRole('form', { name: label });
+}
+
+/**
+ * A chart of views/day-chart.eta is drawn within the screen's width, summed up in its title (what
+ * its aria-labelledby names), with its numbers in a table for screen readers, `rows` of them.
+ */
+export async function expectDayChart(chart: Locator, width: number, rows: number): Promise<void> {
+  const svg = chart.locator('svg[role="img"]');
+  expect(await svg.isVisible()).toBe(true);
+  const box = (await svg.boundingBox())!;
+  expect(box.x).toBeGreaterThanOrEqual(0);
+  expect(box.x + box.width).toBeLessThanOrEqual(width);
+  expect(await svg.getAttribute('aria-labelledby')).toBe(await svg.locator('title').getAttribute('id'));
+  expect(await chart.locator('.visually-hidden table tbody tr').count()).toBe(rows);
 }

@@ -24,13 +24,9 @@ export async function readWhole(store: ActivityFileStore, key: string): Promise<
   return Buffer.concat(pieces);
 }
 
-let folder: string | undefined;
-let filesWritten = 0;
-
 /** The bytes as an upload's file once received: written to a temporary folder, its SHA-256 taken. */
 export function receivedFileOf(bytes: Uint8Array): ReceivedFile {
-  folder ??= temporaryFolder('received-');
-  const path = join(folder, `upload-${(filesWritten += 1)}.fit`);
+  const path = join(temporaryFolder('received-'), 'upload.fit');
   writeFileSync(path, bytes);
   return { path, size: bytes.byteLength, sha256: sha256Hex(bytes), pieces: () => createReadStream(path) };
 }

@@ -1,5 +1,7 @@
 import {
   CrcCalculator,
+  type ActivityMesg,
+  type LapMesg,
   Encoder,
   Profile,
   type Encodable,
@@ -8,6 +10,8 @@ import {
   type RecordMesg,
   type SessionMesg,
 } from '@garmin/fitsdk';
+import { writeFileSync } from 'node:fs';
+import { SAMPLE_FIT_FILE } from '../../src/dev/sample-activity.js';
 
 /**
  * .fit files for tests, made with the FIT SDK's encoder (no binary fixtures): one small valid
@@ -91,6 +95,45 @@ export function fitFileWithSession(): Uint8Array {
   };
   encoder.writeMesg(session);
   return encoder.close();
+}
+
+/**
+ * The sample file in the repository (src/dev/sample-activity.ts), for a person trying the demo: a
+ * 20-minute run, a record every 10 s (heart rate, distance, speed), its lap, session and activity.
+ * Written again with `npx tsx -e "import('./test/helpers/fit-files.ts').then((m) => m.writeSampleRun())"`.
+ */
+export function sampleRun(): Uint8Array {
+  const start = new Date('2026-11-20T07:00:00Z');
+  const seconds = 1200;
+  const end = new Date(start.getTime() + seconds * 1000);
+  const metresPerSecond = 3.2;
+  const encoder = activityEncoder(start);
+  for (let second = 0; second <= seconds; second += 10) {
+    const record: Encodable<RecordMesg> = {
+      mesgNum: mesgNum('RECORD'),
+      timestamp: new Date(start.getTime() + second * 1000),
+      heartRate: 120 + Math.round(30 * Math.min(1, second / 600)),
+      distance: second * metresPerSecond,
+      speed: metresPerSecond,
+    };
+    encoder.writeMesg(record);
+  }
+  const totals = {
+    startTime: start,
+    timestamp: end,
+    totalElapsedTime: seconds,
+    totalTimerTime: seconds,
+    totalDistance: seconds * metresPerSecond,
+  };
+  const lap: Encodable<LapMesg> = { mesgNum: mesgNum('LAP'), ...totals, sport: 'running' };
+  const session: Encodable<SessionMesg> = { mesgNum: mesgNum('SESSION'), ...totals, sport: 'running' };
+  const activity: Encodable<ActivityMesg> = { mesgNum: mesgNum('ACTIVITY'), timestamp: end, totalTimerTime: seconds, numSessions: 1 };
+  for (const message of [lap, session, activity]) encoder.writeMesg(message);
+  return encoder.close();
+}
+
+export function writeSampleRun(): void {
+  writeFileSync(SAMPLE_FIT_FILE, sampleRun());
 }
 
 /** A copy of `bytes` with the byte at `index` replaced. */

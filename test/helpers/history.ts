@@ -2,38 +2,36 @@ import { expect } from 'vitest';
 import { addDays, localToday } from '../../src/dates/local-today.js';
 import { connect, signUpNewUser } from './flows.js';
 import type { CookieClient } from './http-client.js';
+import { serviceDays, writeDay } from './kinds.js';
 import type { Stack } from './stack.js';
 
-/** A person signed up and connected as `athlete` at the sandbox, with their email (for signing in elsewhere). */
+/** A person connected as `athlete` at the sandbox, with their email (for signing in elsewhere). */
 export interface Person {
   athlete: string;
   email: string;
   client: CookieClient;
 }
 
-export async function connectedPerson(stack: Stack, athlete: string): Promise<Person> {
+/**
+ * A person signed up and connected as `athlete`. With `historyDays`, they first wrote one change of
+ * the test kind to each of that many days before today, while not yet connected: at Connect what
+ * they logged becomes their history, sent in their turns, whichever kind it is.
+ */
+export async function connectedPerson(stack: Stack, athlete: string, historyDays = 0): Promise<Person> {
   await stack.changeSandbox({ autoApprove: athlete });
   const client = stack.browser();
   const email = await signUpNewUser(client);
+  await writeHistory(client, historyDays);
   expect((await connect(client)).status).toBe(303);
   return { athlete, email, client };
 }
 
-/** One item on each of `days` days before today, in one import: history, sent in the person's turns. */
-export async function importHistory(person: Person, days: number): Promise<void> {
+async function writeHistory(client: CookieClient, days: number): Promise<void> {
   const today = localToday(new Date(), 'Europe/Berlin');
-  const items = Array.from({ length: days }, (_, index) => ({
-    name: `Day ${index}`,
-    carbs: 40,
-    logged_at: `${addDays(today, -1 - index)}T12:00:00`,
-  }));
-  expect((await person.client.postJson('/api/meals/batch', { items })).status).toBe(201);
+  for (let index = 0; index < days; index++) await writeDay(client, addDays(today, -1 - index));
 }
 
-/** When the sandbox first received each of the athlete's nutrition days, in order. */
+/** When the sandbox first received each of the athlete's days of the test kind, in order. */
 export async function arrivalsOf(stack: Stack, athlete: string): Promise<number[]> {
-  const { athletes } = await stack.sandboxState();
-  return Object.values(athletes[athlete]?.nutrition ?? {})
-    .map((day) => Date.parse((day as unknown as { createdAt: string }).createdAt))
-    .sort((a, b) => a - b);
+  return (await serviceDays(stack, athlete)).map((day) => day.createdAt).sort((a, b) => a - b);
 }

@@ -1,3 +1,5 @@
+import type { CookieClient } from '../../src/dev/cookie-client.js';
+
 export { CookieClient } from '../../src/dev/cookie-client.js';
 
 /** The value of a hidden form field in an HTML page, e.g. the CSRF token. */
@@ -22,4 +24,10 @@ export interface ApiError {
 /** A response body as the test expects it to be shaped; the assertions that follow check it. */
 export async function bodyOf<T>(response: Response): Promise<T> {
   return (await response.json()) as T;
+}
+
+/** Posts a form as a person does: opens the page that holds it (for its token), then sends the fields. */
+export async function submitForm(client: CookieClient, page: string, action: string, fields: Record<string, string>): Promise<Response> {
+  const html = await (await client.get(page)).text();
+  return client.postForm(action, { ...fields, _csrf: hiddenField(html, '_csrf') });
 }

@@ -3,9 +3,10 @@ import { testRedisPrefix } from './redis-keys.js';
 /**
  * The least a production command needs to start, as a person would set it in a shell: the
  * required settings with harmless values, a service on this machine, logs at info; and the test
- * file's Redis key prefix, so that the processes never write under the default one.
+ * file's Redis key prefix, so that the processes never write under the default one. A function,
+ * not a constant: the files of a vitest worker share this module, and each file has its own prefix.
  */
-export const MINIMAL_APP_ENVIRONMENT = {
+export const minimalAppEnvironment = () => ({
   PATH: process.env.PATH,
   HOME: process.env.HOME,
   LOG_LEVEL: 'info',
@@ -16,4 +17,4 @@ export const MINIMAL_APP_ENVIRONMENT = {
   ATHLETE_CLIENT_ID: 'client',
   ATHLETE_CLIENT_SECRET: 'secret',
   REDIS_PREFIX: testRedisPrefix(),
-};
+});

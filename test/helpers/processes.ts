@@ -16,6 +16,9 @@ export interface Running {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
+/** How long a stop waits, after the process exited, for the rest of its output. */
+const OUTPUT_AFTER_EXIT_MS = 2000;
+
 /** Starts `command` (an npm script or a node entry point) the way a person would in a shell. */
 export function start(command: string, args: string[], env: NodeJS.ProcessEnv): Running {
   const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
@@ -28,6 +31,9 @@ export function start(command: string, args: string[], env: NodeJS.ProcessEnv): 
     });
   }
   const exited = once(child, 'exit').then(() => child.exitCode);
+  // 'exit' can come before the last of the output is read: the pipes close after it, unless a
+  // process the child started still holds them, which must not hold a stop.
+  const outputRead = Promise.race([once(child, 'close'), new Promise((resolve) => setTimeout(resolve, OUTPUT_AFTER_EXIT_MS).unref())]);
 
   return {
     child,
@@ -59,7 +65,9 @@ export function start(command: string, args: string[], env: NodeJS.ProcessEnv): 
     // Like Ctrl+C in a terminal: the signal goes to the whole process group (npm, tsx, node).
     stop: async (signal = 'SIGINT') => {
       if (child.exitCode === null && child.signalCode === null && child.pid) process.kill(-child.pid, signal);
-      return exited;
+      const code = await exited;
+      await outputRead;
+      return code;
     },
   };
 }

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createRedisConnection } from '../../src/queue/redis.js';
-import { redisServer, type RedisConnection } from '../../src/queue/redis-target.js';
-import { deleteKeysUnder, failIfKeysLeftUnder, keysLeftUnder, testRedisPrefix } from './redis-keys.js';
+import { createRedisConnection } from '../../src/redis/redis.js';
+import { redisServer, type RedisConnection } from '../../src/redis/redis-target.js';
+import { deleteKeysUnder, failIfKeysLeftUnder, keysLeftUnder, testFilesKey, testRedisPrefix } from './redis-keys.js';
 
 let redis: RedisConnection;
 beforeAll(() => {
@@ -23,7 +23,22 @@ describe('the check at the end of the run', () => {
 
     await expect(check).rejects.toThrow(`The tests left 2 Redis key(s) under ${prefix}`);
     await expect(check).rejects.toThrow(`${prefix}-a:session:1`);
-    expect(await keysLeftUnder(redis, prefix)).toEqual({ count: 0, sample: [] });
+    expect(await keysLeftUnder(redis, prefix)).toMatchObject({ count: 0, sample: [] });
+  });
+
+  it('names the test files whose prefixes the keys left are under, as each file wrote it down at its end', async () => {
+    const runPrefix = testRedisPrefix();
+    await redis.hset(testFilesKey(runPrefix), `${runPrefix}-f1`, 'test/one.test.ts', `${runPrefix}-f2`, 'test/two.test.ts');
+    await redis.set(`${runPrefix}-f1-p1:sync-history:completed`, '1');
+    await redis.set(`{${runPrefix}-f1-p2}:sync:meta`, '1');
+    await redis.set(`${runPrefix}-f3-p1:session:1`, '1');
+
+    const check = failIfKeysLeftUnder(redis, runPrefix);
+
+    await expect(check).rejects.toThrow(
+      `The tests left 3 Redis key(s) under ${runPrefix} (now deleted), under the prefixes of a test file that never ended, test/one.test.ts,`,
+    );
+    expect(await redis.exists(testFilesKey(runPrefix))).toBe(0);
   });
 
   it('names five keys at most however many are left', async () => {
@@ -35,6 +50,6 @@ describe('the check at the end of the run', () => {
 
     expect(left.count).toBe(12);
     expect(left.sample).toHaveLength(5);
-    expect(await keysLeftUnder(redis, prefix)).toEqual({ count: 0, sample: [] });
+    expect(await keysLeftUnder(redis, prefix)).toMatchObject({ count: 0, sample: [] });
   });
 });

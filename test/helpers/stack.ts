@@ -1,11 +1,12 @@
+import { withRequestedScopes } from '../../src/connections/capabilities.js';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { inject } from 'vitest';
-import { createDatabaseActivityFileStore } from '../../src/activities/activity-file-store.js';
 import { createApp } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
+import { KIND_SETTING_GROUPS } from '../../src/kinds.js';
 import { createAccessTokens, type AccessTokens } from '../../src/connections/access-token.js';
 import { loadGrant, type StoredGrant } from '../../src/connections/connection.repository.js';
 import { createTokenCipher, type TokenCipher } from '../../src/connections/token-crypto.js';
@@ -22,12 +23,12 @@ import {
   logReconnects,
   logUnlessRedisUnreachable,
   untilReady,
-} from '../../src/queue/redis.js';
-import type { RedisConnection } from '../../src/queue/redis-target.js';
-import { createRequestBudget, type RequestBudget } from '../../src/queue/request-budget.js';
+} from '../../src/redis/redis.js';
+import type { RedisConnection } from '../../src/redis/redis-target.js';
+import { createRequestBudget, type RequestBudget } from '../../src/budget/request-budget.js';
 import { createFreshAllowance, type FreshAllowance } from '../../src/sync/fresh-allowance.js';
 import { closeSyncQueues, createSyncQueues, type SyncQueues } from '../../src/sync/queue.js';
-import type { SyncEntryDependencies } from '../../src/sync/jobs.js';
+import type { SendEntryDependencies } from '../../src/sync/send-entry.js';
 import { createSenders } from '../../src/sync/senders.js';
 import { createRedisSessionStore } from '../../src/web/session.js';
 import { createSandbox, type Sandbox } from '../../src/sandbox/app.js';
@@ -65,8 +66,8 @@ export interface Stack {
   /** The data API client as a worker builds it, on `accessTokens` (default: the stack's own). */
   serviceApi(accessTokens?: AccessTokens): ServiceApi;
   /** What the sync jobs get, as worker.ts builds it over the stack's database and settings; `api` defaults to serviceApi(). */
-  sendDependencies(api?: ServiceApi): SyncEntryDependencies;
-  /** The app's queues (fresh and backfill lanes), on the stack's own Redis prefix. */
+  sendDependencies(api?: ServiceApi): SendEntryDependencies;
+  /** The app's queues (fresh and history lanes), on the stack's own Redis prefix. */
   syncQueues: SyncQueues;
   /** The web's connection to the stack's Redis. */
   redis: RedisConnection;
@@ -178,7 +179,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     SESSIONS_PER_ADDRESS_PER_HOUR: '1000',
     ...options.env,
   };
-  const config = loadConfig(env);
+  const config = loadConfig(env, KIND_SETTING_GROUPS);
   const logs: string[] = [];
   const logger = options.captureLogs
     ? createLogger(options.captureLogs, 'athlete-sync', { write: (line: string) => void logs.push(line) })
@@ -210,7 +211,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     createAccessTokens({
       db,
       cipher: tokenCipher,
-      oauth: oauth ?? createOAuthClient(config.athlete, tokenClock),
+      oauth: oauth ?? createOAuthClient(withRequestedScopes(config.athlete), tokenClock),
       redis,
       redisPrefix,
       refreshMarginS: config.tokenRefreshMarginS,
@@ -228,7 +229,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     metrics,
     db,
     sessionStore: sessions.store,
-    oauth: createOAuthClient(config.athlete, clock),
+    oauth: createOAuthClient(withRequestedScopes(config.athlete), clock),
     cipher,
     redis: producer,
     syncQueues,
@@ -280,11 +281,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     sendDependencies: (api = serviceApi()) => ({
       db,
       clock: () => new Date(),
-      senders: createSenders({
-        db,
-        api,
-        activityFiles: { store: createDatabaseActivityFileStore(db), retention: config.activityRetention },
-      }),
+      senders: createSenders({ config, db, api }),
     }),
     syncQueues,
     redis: producer,

@@ -1,8 +1,8 @@
 import { createLogger, type Logger } from '../../src/logger.js';
 import { createPrometheusMetrics } from '../../src/observability/metrics.js';
-import { createRedisConnection } from '../../src/queue/redis.js';
+import { createRedisConnection } from '../../src/redis/redis.js';
 import { startSyncEngine } from '../../src/sync/engine.js';
-import type { SyncEntryDependencies } from '../../src/sync/jobs.js';
+import type { SendEntryDependencies } from '../../src/sync/send-entry.js';
 import type { Stack } from './stack.js';
 
 export interface RunningSync {
@@ -16,7 +16,7 @@ export interface RunningSync {
  */
 export async function startSync(
   stack: Stack,
-  deps: SyncEntryDependencies = stack.sendDependencies(),
+  deps: SendEntryDependencies = stack.sendDependencies(),
   logger: Logger = createLogger('silent'),
 ): Promise<RunningSync> {
   const connection = createRedisConnection(stack.config.redis.target);

@@ -31,7 +31,11 @@ export async function connectedAthlete(stack: Stack) {
 
 /** Uploads the 90-minute, 45 km ride starting 2026-03-01T06:30Z to the user's account at the sandbox. */
 export async function uploadRide(stack: Stack, userId: number, name = 'Long ride'): Promise<void> {
-  await stack.serviceApi().uploadActivity(userId, { file: fileContentOf(fitFileWithSession()), fileName: 'ride.fit', name, metadata: {} });
+  await stack.serviceApi().postMultipart(userId, '/api/workouts/upload-fit', [
+    ['file', { fileName: 'ride.fit', content: fileContentOf(fitFileWithSession()) }],
+    ['name', name],
+    ['metadata', '{}'],
+  ]);
 }
 
 /** How often the sandbox answered GET /api/workouts, by status. */

@@ -1,25 +1,29 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { keepConnectionsAlive } from '../../src/connections/keep-alive.js';
+import { KINDS } from '../../src/kinds.js';
 import { startMailCatcher, type MailCatcher } from '../../src/dev/mail-catcher.js';
 import type { ParsedMail } from 'mailparser';
 import { createLogger } from '../../src/logger.js';
 import { createMailer } from '../../src/notices/mailer.js';
 import { sendDueNotices, type NoticeSendingDependencies } from '../../src/notices/send-notices.js';
 import { createUnsubscribeLinks } from '../../src/notices/unsubscribe-link.js';
-import { syncEntry } from '../../src/sync/jobs.js';
+import { sendEntry } from '../../src/sync/send-entry.js';
 import { sendJson } from '../helpers/account.js';
 import { connect, signUpNewUser } from '../helpers/flows.js';
 import { bodyOf, hiddenField, type CookieClient } from '../helpers/http-client.js';
-import { addMeal } from '../helpers/meals.js';
+import { workload, writeDay } from '../helpers/kinds.js';
 import type { Running } from '../helpers/processes.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 import { eventually } from '../helpers/wait.js';
+import { confirmAddress, linkMailedTo, mailsTo as mailsToAddress } from '../helpers/mail.js';
 import { startWorkerProcess } from '../helpers/worker-process.js';
 
 const MAIL_FROM = 'athlete-sync <no-reply@example.com>';
 /** The token key before the last rotation: in TOKEN_ENCRYPTION_PREVIOUS_KEYS. */
 const PREVIOUS_KEY = randomBytes(32);
+/** What the mails call the kind the tests write to. */
+const WORKLOAD_TITLE = KINDS.find((kind) => kind.name === workload.name)!.title;
 let catcher: MailCatcher;
 let stack: Stack;
 const workers: Running[] = [];
@@ -46,11 +50,13 @@ interface Person {
 
 let athletes = 0;
 
-async function connectedPerson(): Promise<Person> {
+/** A person signed up and connected, who confirmed their address unless told otherwise. */
+async function connectedPerson({ confirmed = true } = {}): Promise<Person> {
   const athlete = `Athlete ${++athletes}`;
   await stack.changeSandbox({ autoApprove: athlete });
   const client = stack.browser();
   const email = await signUpNewUser(client, 'Asia/Kathmandu');
+  if (confirmed) await confirmAddress(client, catcher, email);
   expect((await connect(client)).status).toBe(303);
   const { id } = await stack.db.selectFrom('users').select('id').where('email', '=', email).executeTakeFirstOrThrow();
   return { id, email, client, athlete };
@@ -60,8 +66,8 @@ async function connectedPerson(): Promise<Person> {
 async function revokeAndSync(person: Person): Promise<void> {
   const stolen = (await stack.storedGrant(person.id))!.refreshToken;
   for (let i = 0; i < 2; i++) await stack.presentRefreshToken(stolen);
-  const meal = await addMeal(person.client, { name: 'Dal bhat', carbs: 90, logged_at: '2026-03-10T19:00:00+05:45' });
-  expect(await syncEntry(stack.sendDependencies(), { userId: person.id, kind: 'nutrition', subject: meal.date })).toBe(
+  await writeDay(person.client, '2026-03-10');
+  expect(await sendEntry(stack.sendDependencies(), { userId: person.id, kind: workload.syncKind, subject: '2026-03-10' })).toBe(
     'waiting-for-connection',
   );
 }
@@ -82,7 +88,9 @@ function unsubscribeLinkOf(mail: ParsedMail): string {
   return /^List-Unsubscribe:\s*<([^>]+)>$/.exec(line.replace(/\r\n(?=[ \t])/g, ''))?.[1] ?? '';
 }
 
-const mailsTo = (person: Person) => catcher.mails.filter((mail) => mail.to && [mail.to].flat().some((to) => to.text === person.email));
+/** The connection mails to the person (each has List-Unsubscribe; the mail that confirms the address has none). */
+const mailsTo = (person: Person) =>
+  mailsToAddress(catcher, person.email).filter((mail) => mail.headerLines.some((header) => header.key === 'list-unsubscribe'));
 
 async function noticeOutcomes(person: Person) {
   return await stack.db.selectFrom('connection_notices').select(['kind', 'outcome']).where('user_id', '=', person.id).execute();
@@ -134,18 +142,18 @@ describe('a mail when the connection needs the person', () => {
 
   it('one mail when the service withdraws a scope the grant held', async () => {
     const person = await connectedPerson();
-    await stack.changeSandbox({ withdrawnScopes: ['nutrition:write'] });
+    await stack.changeSandbox({ withdrawnScopes: [workload.scope] });
     try {
-      const meal = await addMeal(person.client, { name: 'Momo', carbs: 40, logged_at: '2026-03-12T12:00:00+05:45' });
+      await writeDay(person.client, '2026-03-12');
       for (let run = 0; run < 2; run++)
-        await syncEntry(stack.sendDependencies(), { userId: person.id, kind: 'nutrition', subject: meal.date });
+        await sendEntry(stack.sendDependencies(), { userId: person.id, kind: workload.syncKind, subject: '2026-03-12' });
     } finally {
       await stack.changeSandbox({ withdrawnScopes: [] });
     }
     expect(await sendNotices()).toBe(1);
     const [mail, ...more] = mailsTo(person);
     expect(more).toEqual([]);
-    expect(mail!.subject).toBe('Nutrition has stopped syncing to the Athlete Data Service');
+    expect(mail!.subject).toBe(`${WORKLOAD_TITLE} has stopped syncing to the Athlete Data Service`);
   });
 
   it('none once the person turned them off (the API or the account page); the notice is settled all the same', async () => {
@@ -163,6 +171,22 @@ describe('a mail when the connection needs the person', () => {
     for (const body of [{ connectionMail: 'yes' }, {}, { connectionMail: true, extra: 1 }]) {
       expect((await sendJson(person.client, 'PATCH', '/api/account', body)).status).toBe(400);
     }
+  });
+
+  it('none to an address its owner has not confirmed; once confirmed, the next incident is mailed', async () => {
+    const person = await connectedPerson({ confirmed: false });
+    await linkMailedTo(catcher, person.email, '/email/verify');
+    expect(mailsToAddress(catcher, person.email).map((mail) => mail.subject)).toEqual(['Confirm your email address for athlete-sync']);
+    await revokeAndSync(person);
+    expect(await sendNotices()).toBe(0);
+    expect(mailsTo(person)).toEqual([]);
+    expect(await noticeOutcomes(person)).toEqual([{ kind: 'needs_reconnect', outcome: 'unverified' }]);
+
+    await confirmAddress(person.client, catcher, person.email);
+    expect((await connect(person.client)).status).toBe(303);
+    await revokeAndSync(person);
+    expect(await sendNotices()).toBe(1);
+    expect(mailsTo(person).map((mail) => mail.subject)).toEqual(['Your data has stopped syncing to the Athlete Data Service']);
   });
 
   it('none while mail is off (no SMTP_URL): the notice is settled without one', async () => {
@@ -332,7 +356,7 @@ describe('never twice, never lost', () => {
     workers.push(await startWorkerProcess(stack, { SYNC_QUIET_MS: '100', MAIL_INTERVAL_MS: '600000' }));
     const stolen = (await stack.storedGrant(person.id))!.refreshToken;
     for (let i = 0; i < 2; i++) await stack.presentRefreshToken(stolen);
-    await addMeal(person.client, { name: 'Thukpa', carbs: 50, logged_at: '2026-03-13T19:00:00+05:45' });
+    await writeDay(person.client, '2026-03-13');
     await eventually('the incident to be recorded', async () => ((await noticeOutcomes(person)).length === 1 ? true : undefined));
     await workers.pop()!.stop('SIGKILL');
     expect(mailsTo(person)).toEqual([]);

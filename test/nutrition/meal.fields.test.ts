@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { fieldNames } from '../../src/fields/field-values.js';
 import { nutritionRecord } from '../../src/nutrition/day-record.js';
-import { declareAmounts, MEAL_AMOUNTS } from '../../src/nutrition/meal.fields.js';
+import { declareAmounts, MEAL_AMOUNTS, type ItemAsShown } from '../../src/nutrition/meal.fields.js';
 import type { MealItem } from '../../src/nutrition/meal.table.js';
 import { useMigratedDatabase } from '../helpers/database.js';
 import { declaredColumnProblems, declaredColumns } from '../helpers/declared-columns.js';
+import type { Verdicts } from '../helpers/field-verdicts.js';
 
 const db = useMigratedDatabase();
 
@@ -43,5 +44,16 @@ describe('the declared amounts of a meal item', () => {
     // @ts-expect-error section 2.4 does not show exampleSodiumMg of an item
     const declared = declareAmounts({ exampleSodiumMg: { ...MEAL_AMOUNTS.protein, column: 'example_sodium_mg', sent: 'record' } });
     expect(declared.exampleSodiumMg.sent).toBe('record');
+  });
+});
+
+describe('an amount of a meal item declared sent as a field of its own', () => {
+  it('compiles only for a number field section 2.4 shows of an item, and the compiler says why', () => {
+    const nutrition: Verdicts<{ fibre: { sent: 'record' }; name: { sent: 'record' } }, ItemAsShown> = {
+      fibre: 'section 2.4 does not show this field of an item: declare it sent: "rawJson"',
+      name: 'section 2.4 shows this field of an item, but not as a number',
+    };
+    // The check is the compiler's (npm test runs tsc first); these values only repeat what it accepted.
+    expect(nutrition.fibre).toMatch(/^section 2.4/);
   });
 });

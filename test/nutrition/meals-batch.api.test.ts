@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MealView } from '../../src/nutrition/meals.js';
 import { signUpNewUser } from '../helpers/flows.js';
-import { addMeal, storedMealIds } from '../helpers/meals.js';
+import { addMeal, storedMealIds } from './helpers.js';
 import { bodyOf, type ApiError, type CookieClient } from '../helpers/http-client.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 
@@ -55,7 +55,7 @@ async function lanesOf(userId: number) {
     .where('user_id', '=', userId)
     .orderBy('subject')
     .execute();
-  const historyTurn = await stack.syncQueues.backfill.getDeduplicationJobId(`backfill-${userId}`);
+  const historyTurn = await stack.syncQueues.history.getDeduplicationJobId(`history-${userId}`);
   return {
     fresh: rows.filter((row) => row.fresh_at !== null).map((row) => row.subject),
     history: rows.filter((row) => row.fresh_at === null).map((row) => row.subject),
@@ -106,6 +106,19 @@ describe('POST /api/meals/batch', () => {
     expect(await outboxVersions(userId)).toEqual({ '2026-03-01': 2, '2026-03-02': 1, '2026-03-03': 1 });
     // The day with a change of now still waiting keeps its lane: its whole record goes out promptly.
     expect(await lanesOf(userId)).toEqual({ fresh: ['2026-03-01'], history: ['2026-03-02', '2026-03-03'], historyTurnQueued: true });
+  });
+
+  it("queues the first turn of a history that begins ahead of the turns waiting; a later import leaves the person's turn where it is", async () => {
+    const { client, userId } = await newUser();
+    const historyTurn = async () => {
+      const jobId = await stack.syncQueues.history.getDeduplicationJobId(`history-${userId}`);
+      return jobId === null ? undefined : await stack.syncQueues.history.getJob(jobId);
+    };
+    expect((await importMeals(client, itemsOverDays(2, 1))).status).toBe(201);
+    const first = await historyTurn();
+    expect(first?.opts.lifo).toBe(true);
+    expect((await importMeals(client, itemsOverDays(4, 1))).status).toBe(201);
+    expect((await historyTurn())?.id).toBe(first?.id);
   });
 
   it(`takes ${BATCH_MAX} items with the longest names in one request`, async () => {

@@ -1,7 +1,9 @@
+import { DateTime } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MealView } from '../../src/nutrition/meals.js';
 import { signUpNewUser } from '../helpers/flows.js';
-import { addMeal, storedMealIds, syncStatus } from '../helpers/meals.js';
+import { addMeal, storedMealIds } from './helpers.js';
+import { syncStatus } from '../helpers/sync-status.js';
 import { bodyOf, type ApiError, type CookieClient } from '../helpers/http-client.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 
@@ -97,10 +99,9 @@ describe('POST /api/meals', () => {
     expect(await storedMealIds(stack, email)).toEqual([]);
   });
 
-  it('takes the first and the last supported dates', async () => {
+  it('takes the first supported date, and lists the last', async () => {
     const client = await newUser('Asia/Tokyo');
     expect(await addMeal(client, { ...meal, logged_at: '1900-01-01T00:00:00+00:00' })).toMatchObject({ date: '1900-01-01' });
-    expect(await addMeal(client, { ...meal, logged_at: '2100-12-31T23:59:59.999+00:00' })).toMatchObject({ date: '2100-12-31' });
     expect((await client.get('/api/meals?date=2100-12-31')).status).toBe(200);
     const outside = await client.get('/api/meals?date=1899-12-31');
     expect(outside.status).toBe(400);
@@ -136,6 +137,51 @@ describe('POST /api/meals', () => {
 
   it('answers 401 when signed out', async () => {
     expect((await stack.browser().postJson('/api/meals', meal)).status).toBe(401);
+  });
+});
+
+describe('the latest day a meal may be of: the user’s tomorrow, as for wellness', () => {
+  const zone = 'Pacific/Kiritimati';
+  const tomorrow = () => DateTime.now().setZone(zone).plus({ days: 1 }).toISODate()!;
+  const dayAfter = () => DateTime.now().setZone(zone).plus({ days: 2 }).toISODate()!;
+  const refusal = () => ({
+    error: 'invalid_request',
+    fields: ['logged_at'],
+    message: `logged_at must not be after ${tomorrow()}, tomorrow in ${zone}: a meal cannot be of a later day`,
+  });
+
+  it('takes a meal of tomorrow in the user’s zone, and refuses one of the day after, storing nothing', async () => {
+    const client = stack.browser();
+    const email = await signUpNewUser(client, zone);
+    expect(await addMeal(client, { ...meal, logged_at: `${tomorrow()}T23:59:59` })).toMatchObject({ date: tomorrow() });
+    for (const loggedAt of [`${dayAfter()}T00:00:00`, '2100-12-31T00:00:00Z']) {
+      const response = await client.postJson('/api/meals', { ...meal, logged_at: loggedAt });
+      expect(response.status).toBe(400);
+      expect(await bodyOf<ApiError>(response)).toEqual(refusal());
+    }
+    expect(await storedMealIds(stack, email)).toHaveLength(1);
+  });
+
+  it('refuses a change that moves an item past tomorrow, and changes nothing', async () => {
+    const client = await newUser(zone);
+    const created = await addMeal(client, meal);
+    const response = await client.request(`/api/meals/${created.id}`, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ logged_at: `${dayAfter()}T08:00:00` }),
+    });
+    expect(response.status).toBe(400);
+    expect(await bodyOf<ApiError>(response)).toEqual(refusal());
+    expect(await dayOf(client, created.date)).toEqual([created]);
+  });
+
+  it('refuses a whole import holding an item past tomorrow, naming its index', async () => {
+    const client = stack.browser();
+    const email = await signUpNewUser(client, zone);
+    const response = await client.postJson('/api/meals/batch', { items: [meal, { ...meal, logged_at: `${dayAfter()}T08:00:00` }] });
+    expect(response.status).toBe(400);
+    expect(await bodyOf<ApiError>(response)).toMatchObject({ fields: ['items.1.logged_at'] });
+    expect(await storedMealIds(stack, email)).toEqual([]);
   });
 });
 

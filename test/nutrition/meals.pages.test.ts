@@ -2,7 +2,7 @@ import { DateTime } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MealView } from '../../src/nutrition/meals.js';
 import { signUpNewUser } from '../helpers/flows.js';
-import { addMeal, storedMealIds } from '../helpers/meals.js';
+import { AMOUNT_NAMES, addMeal, storedMealIds } from './helpers.js';
 import { bodyOf, hiddenField, type CookieClient } from '../helpers/http-client.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 
@@ -29,6 +29,14 @@ async function postForm(client: CookieClient, path: string, fields: Record<strin
   return client.postForm(path, { _csrf: hiddenField(page, '_csrf'), ...fields });
 }
 
+/** The page a refused form leads to (post/redirect/get): its day, with the form as typed and what is wrong, said once. */
+async function pageAfter(client: CookieClient, refused: Response): Promise<string> {
+  expect(refused.status).toBe(303);
+  const html = await (await client.get(refused.headers.get('location')!)).text();
+  expect(await (await client.get(refused.headers.get('location')!)).text()).not.toContain('role="alert"');
+  return html;
+}
+
 async function dayOf(client: CookieClient, date: string): Promise<MealView[]> {
   return (await bodyOf<{ meals: MealView[] }>(await client.get(`/api/meals?date=${date}`))).meals;
 }
@@ -49,8 +57,7 @@ describe('the meals page’s form', () => {
   it.each(['0x10', '0b101', '1e3', 'Infinity'])('refuses carbs written %s, takes 12.5: decimal numbers only', async (carbs) => {
     const client = await newUser();
     const refused = await postForm(client, '/meals', { ...item, carbs });
-    expect(refused.status).toBe(400);
-    expect(await refused.text()).toContain('Carbs must be a decimal number of grams, such as 12.5.');
+    expect(await pageAfter(client, refused)).toContain('Carbs must be a decimal number of grams, such as 12.5.');
     expect(await dayOf(client, DATE)).toEqual([]);
 
     expect((await postForm(client, '/meals', { ...item, carbs: ' 12.5 ' })).status).toBe(303);
@@ -68,8 +75,7 @@ describe('the meals page’s form', () => {
     const client = stack.browser();
     const email = await signUpNewUser(client, zone);
     const response = await postForm(client, '/meals', { ...item, date, carbs: '60' });
-    expect(response.status).toBe(400);
-    expect(await response.text()).toContain(message);
+    expect(await pageAfter(client, response)).toContain(message);
     expect(await storedMealIds(stack, email)).toEqual([]);
   });
 
@@ -79,8 +85,7 @@ describe('the meals page’s form', () => {
     expect((await dayOf(client, DATE)).map((meal) => meal.carbs)).toEqual([12.5]);
 
     const refused = await postForm(client, '/meals', { ...item, carbs: '1,500' });
-    expect(refused.status).toBe(400);
-    expect(await refused.text()).toContain('Carbs: use a dot for decimals: 12.5');
+    expect(await pageAfter(client, refused)).toContain('Carbs: use a dot for decimals: 12.5');
     expect(await dayOf(client, DATE)).toHaveLength(1);
   });
 
@@ -88,8 +93,7 @@ describe('the meals page’s form', () => {
     const client = await newUser();
     const typed = { ...item, carbs: '-5', protein: '3.5', fat: '', kcal: '120', absorptionType: 'RAPID' };
     const refused = await postForm(client, '/meals', typed);
-    expect(refused.status).toBe(400);
-    const html = unescaped(await refused.text());
+    const html = unescaped(await pageAfter(client, refused));
     expect(html).toContain("The new item was not added: Carbs can't be negative.");
     expect(inputOf(html, '/meals', 'carbs')).toContain('value="-5"');
     expect(inputOf(html, '/meals', 'carbs')).toContain('aria-invalid="true" aria-describedby="meal-new-carbs-problem"');
@@ -110,6 +114,14 @@ describe('the meals page’s form', () => {
     expect(await bodyOf(api)).toMatchObject({ fields: ['carbs'], message: 'carbs must not be negative' });
   });
 
+  it('tells every problem at once, one for each field, in one style', async () => {
+    const client = await newUser();
+    const html = unescaped(await pageAfter(client, await postForm(client, '/meals', { ...item, name: '', carbs: '', protein: '-1' })));
+    expect(html).toContain("The new item was not added: Name must not be empty. Carbs must be filled in. Protein can't be negative.");
+    expect(html).toContain('<span class="field-problem" id="meal-new-carbs-problem">Carbs must be filled in.</span>');
+    expect(await dayOf(client, DATE)).toEqual([]);
+  });
+
   it('keeps the other typed values when a field arrives twice, and refuses only that field', async () => {
     const client = await newUser();
     const page = await (await client.get(`/meals?date=${DATE}`)).text();
@@ -120,8 +132,7 @@ describe('the meals page’s form', () => {
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       body: fields.toString(),
     });
-    expect(refused.status).toBe(400);
-    const html = unescaped(await refused.text());
+    const html = unescaped(await pageAfter(client, refused));
     expect(html).toContain('The new item was not added: Name must not be empty.');
     expect(html).toContain('Meals on Tue, 10 Mar 2026');
     for (const [name, value] of [
@@ -143,8 +154,7 @@ describe('the meals page’s form', () => {
       name: 'Oats with honey',
       carbs: 'lots',
     });
-    expect(refused.status).toBe(400);
-    const html = unescaped(await refused.text());
+    const html = unescaped(await pageAfter(client, refused));
     expect(html).toContain('“Oats” was not saved: Carbs must be a decimal number of grams, such as 12.5.');
     expect(inputOf(html, `/meals/${created.id}`, 'name')).toContain('value="Oats with honey"');
     expect(inputOf(html, `/meals/${created.id}`, 'carbs')).toContain('value="lots"');
@@ -160,6 +170,16 @@ describe('the meals page’s form', () => {
     expect(saved.headers.get('location')).toBe(`/meals?date=${DATE}`);
   });
 
+  it('leads Back to a deleted item’s confirmation to its day, saying it was deleted, not that it does not exist', async () => {
+    const client = await newUser();
+    const created = await addMeal(client, { name: 'Oats', carbs: 60, logged_at: `${DATE}T08:15:00+01:00` });
+    expect((await postForm(client, `/meals/${created.id}/delete`, { date: DATE })).status).toBe(303);
+    const back = await client.get(`/meals/${created.id}/delete`);
+    expect(back.status).toBe(303);
+    expect(back.headers.get('location')).toBe(`/meals?date=${DATE}`);
+    expect(await (await client.get(back.headers.get('location')!)).text()).toContain('Oats at 08:15 on Tue, 10 Mar 2026 was deleted.');
+  });
+
   it('answers 404 to a delete of an item that is not the user’s or does not exist, and deletes nothing', async () => {
     const owner = await newUser();
     const other = await newUser();
@@ -170,6 +190,62 @@ describe('the meals page’s form', () => {
       expect(await response.text()).toContain('No such meal item');
     }
     expect(await dayOf(owner, DATE)).toEqual([created]);
+  });
+});
+
+describe('the meals page’s day at a glance', () => {
+  it('totals the carbs and every declared amount, saying of how many items when not all give one', async () => {
+    const client = await newUser();
+    const [first, ...others] = AMOUNT_NAMES;
+    await addMeal(client, { name: 'Oats', carbs: 40, [first!]: 10, logged_at: `${DATE}T08:00:00` });
+    await addMeal(client, {
+      name: 'Rice',
+      carbs: 20.5,
+      ...Object.fromEntries(AMOUNT_NAMES.map((name) => [name, 5])),
+      logged_at: `${DATE}T12:00:00`,
+    });
+    const html = await (await client.get(`/meals?date=${DATE}`)).text();
+    const total = (name: string) => html.match(new RegExp(`<div data-amount="${name}">\\s*<dt>[^<]*</dt>\\s*<dd>([^\\n]*)</dd>`))?.[1];
+    expect(total('carbs')).toBe('60.5 g');
+    expect(total(first!)).toMatch(/^15 /);
+    for (const name of others) expect(total(name)).toMatch(/^5 \S+ <span class="hint">\(1 of 2 items\)<\/span>$/);
+  });
+
+  it('lists each item on one line that opens its form, a refused one coming back open', async () => {
+    const client = await newUser();
+    const oats = await addMeal(client, { name: 'Oats', carbs: 40, logged_at: `${DATE}T08:00:00` });
+    const line = (html: string) => html.match(/<details class="meal-item"[^>]*>\s*<summary>[\s\S]*?<\/summary>/)![0];
+    expect(line(await (await client.get(`/meals?date=${DATE}`)).text())).toMatch(
+      /^<details class="meal-item">[\s\S]*Oats[\s\S]*Carbs 40 g/,
+    );
+    const refused = await postForm(client, `/meals/${String(oats.id)}`, { ...item, carbs: 'lots', originalTime: '08:00' });
+    expect(line(await pageAfter(client, refused))).toMatch(/^<details class="meal-item" open>/);
+  });
+});
+
+describe('the meals page’s latest day: the user’s tomorrow, as for wellness', () => {
+  const zone = 'Pacific/Pago_Pago';
+  const dayFromToday = (days: number) => DateTime.now().setZone(zone).plus({ days }).toISODate()!;
+
+  it('takes an item of tomorrow, refuses one of the day after in plain words, and stores nothing', async () => {
+    const client = stack.browser();
+    const email = await signUpNewUser(client, zone);
+    expect((await postForm(client, '/meals', { ...item, date: dayFromToday(1), carbs: '30' })).status).toBe(303);
+    const refused = await postForm(client, '/meals', { ...item, date: dayFromToday(2), carbs: '30' });
+    expect(await pageAfter(client, refused)).toContain(
+      `Time must not be after ${dayFromToday(1)}, tomorrow in ${zone}: a meal cannot be of a later day.`,
+    );
+    expect(await storedMealIds(stack, email)).toHaveLength(1);
+  });
+
+  it('links no day after tomorrow, and shows such a day without a form to add to it', async () => {
+    const client = await newUser(zone);
+    const tomorrow = await (await client.get(`/meals?date=${dayFromToday(1)}`)).text();
+    expect(tomorrow).not.toContain('rel="next"');
+    expect(tomorrow).toContain('aria-label="Add an item"');
+    const later = await (await client.get(`/meals?date=${dayFromToday(2)}`)).text();
+    expect(later).not.toContain('aria-label="Add an item"');
+    expect(later).toContain('Meals can be logged up to tomorrow');
   });
 });
 

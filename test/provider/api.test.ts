@@ -1,13 +1,15 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import nock from 'nock';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { AccessTokens } from '../../src/connections/access-token.js';
 import { createPrometheusMetrics } from '../../src/observability/metrics.js';
 import { createServiceApi } from '../../src/provider/api.js';
+import type { MultipartParts } from '../../src/provider/multipart-body.js';
 import { ServiceError } from '../../src/provider/service-error.js';
 import { fileContentOf } from '../helpers/file-content.js';
 import { fitFile } from '../helpers/fit-files.js';
+import { useNock } from '../helpers/nock.js';
 
 const BASE_URL = 'https://athlete.test';
 const now = new Date('2026-11-21T12:00:00Z');
@@ -40,9 +42,7 @@ async function failureOf(promise: Promise<unknown>): Promise<ServiceError> {
   return error as ServiceError;
 }
 
-beforeAll(() => nock.disableNetConnect());
-afterEach(() => nock.cleanAll());
-afterAll(() => nock.enableNetConnect());
+useNock();
 
 describe('the data API client', () => {
   it('posts the record as JSON with the Bearer token; 2xx is success whatever the body', async () => {
@@ -52,7 +52,7 @@ describe('the data API client', () => {
       .matchHeader('authorization', 'Bearer token-1')
       .matchHeader('content-type', 'application/json')
       .reply(201, 'anything');
-    await api(tokens).upsertNutrition(1, record);
+    await api(tokens).postJson(1, '/api/nutrition', record);
     expect(scope.isDone()).toBe(true);
   });
 
@@ -69,7 +69,7 @@ describe('the data API client', () => {
       .matchHeader('authorization', 'Bearer token-1')
       .matchHeader('content-type', 'application/json')
       .reply(200);
-    await api(tokens).upsertWellness(1, wellness);
+    await api(tokens).postJson(1, '/api/wellness', wellness);
     expect(scope.isDone()).toBe(true);
   });
 
@@ -77,14 +77,14 @@ describe('the data API client', () => {
     const { tokens, calls } = fakeAccessTokens();
     nock(BASE_URL).post('/api/nutrition').matchHeader('authorization', 'Bearer token-1').reply(401);
     nock(BASE_URL).post('/api/nutrition').matchHeader('authorization', 'Bearer token-2').reply(200);
-    await api(tokens).upsertNutrition(1, record);
+    await api(tokens).postJson(1, '/api/nutrition', record);
     expect(calls).toEqual({ accessTokenFor: 1, replaceRejected: 1 });
   });
 
   it('never loops: a second 401 is a retryable failure after exactly two requests and one refresh', async () => {
     const { tokens, calls } = fakeAccessTokens();
     const scope = nock(BASE_URL).post('/api/nutrition').times(2).reply(401);
-    const error = await failureOf(api(tokens).upsertNutrition(1, record));
+    const error = await failureOf(api(tokens).postJson(1, '/api/nutrition', record));
     expect(error.kind).toBe('retryable');
     expect(scope.isDone()).toBe(true);
     expect(calls).toEqual({ accessTokenFor: 1, replaceRejected: 1 });
@@ -99,13 +99,13 @@ describe('the data API client', () => {
     ['nonsense', 'soon', 1000],
   ])('waits out a 429 whose Retry-After is %s', async (_what, header, expectedMs) => {
     nock(BASE_URL).post('/api/nutrition').reply(429, '', { 'retry-after': header });
-    const error = await failureOf(api(fakeAccessTokens().tokens).upsertNutrition(1, record));
+    const error = await failureOf(api(fakeAccessTokens().tokens).postJson(1, '/api/nutrition', record));
     expect(error).toMatchObject({ kind: 'retryable', retryAfterMs: expectedMs });
   });
 
   it.each([500, 502, 503, 504])('retries HTTP %i', async (status) => {
     nock(BASE_URL).post('/api/nutrition').reply(status, { error: 'temporarily_unavailable' });
-    expect((await failureOf(api(fakeAccessTokens().tokens).upsertNutrition(1, record))).kind).toBe('retryable');
+    expect((await failureOf(api(fakeAccessTokens().tokens).postJson(1, '/api/nutrition', record))).kind).toBe('retryable');
   });
 
   it('retries a reset connection', async () => {
@@ -113,7 +113,7 @@ describe('the data API client', () => {
     nock(BASE_URL)
       .post('/api/nutrition')
       .replyWithError(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }));
-    const error = await failureOf(api(fakeAccessTokens().tokens).upsertNutrition(1, record));
+    const error = await failureOf(api(fakeAccessTokens().tokens).postJson(1, '/api/nutrition', record));
     expect(error.kind).toBe('retryable');
     expect(error.unanswered).toBe(true);
     expect(error.message).toContain('no answer');
@@ -130,7 +130,7 @@ describe('the data API client', () => {
     [422, 'not json', 'HTTP 422: Unprocessable Entity'],
   ])('treats HTTP %i as permanent, keeping the service’s message', async (status, body, message) => {
     nock(BASE_URL).post('/api/nutrition').reply(status, body);
-    const error = await failureOf(api(fakeAccessTokens().tokens).upsertNutrition(1, record));
+    const error = await failureOf(api(fakeAccessTokens().tokens).postJson(1, '/api/nutrition', record));
     expect(error).toMatchObject({ kind: 'permanent', message });
   });
 
@@ -143,14 +143,14 @@ describe('the data API client', () => {
     ],
   ])('treats a 403 for a missing scope (%s) as needing a reconnect, naming the problem', async (_where, body, headers) => {
     nock(BASE_URL).post('/api/nutrition').reply(403, body, headers);
-    const error = await failureOf(api(fakeAccessTokens().tokens).upsertNutrition(1, record));
+    const error = await failureOf(api(fakeAccessTokens().tokens).postJson(1, '/api/nutrition', record));
     expect(error.kind).toBe('needs-reconnect');
     expect(error.message).toMatch(/^the grant lacks a scope this request needs \(HTTP 403: /);
   });
 
   it('does not take another error of the challenge for a missing scope', async () => {
     nock(BASE_URL).post('/api/nutrition').reply(403, '', { 'www-authenticate': 'Bearer error="insufficient_scopes_and_more"' });
-    expect((await failureOf(api(fakeAccessTokens().tokens).upsertNutrition(1, record))).kind).toBe('permanent');
+    expect((await failureOf(api(fakeAccessTokens().tokens).postJson(1, '/api/nutrition', record))).kind).toBe('permanent');
   });
 });
 
@@ -160,7 +160,9 @@ describe('the workouts listing', () => {
       .get('/api/workouts')
       .matchHeader('authorization', 'Bearer token-1')
       .reply(200, '{"workouts": [ {"name": "Ride"} ]} and some trailing words');
-    expect(await api(fakeAccessTokens().tokens).listWorkouts(1)).toBe('{"workouts": [ {"name": "Ride"} ]} and some trailing words');
+    expect(await api(fakeAccessTokens().tokens).getText(1, '/api/workouts')).toBe(
+      '{"workouts": [ {"name": "Ride"} ]} and some trailing words',
+    );
     expect(scope.isDone()).toBe(true);
   });
 
@@ -168,29 +170,33 @@ describe('the workouts listing', () => {
     const { tokens, calls } = fakeAccessTokens();
     nock(BASE_URL).get('/api/workouts').matchHeader('authorization', 'Bearer token-1').reply(401);
     nock(BASE_URL).get('/api/workouts').matchHeader('authorization', 'Bearer token-2').reply(200, '[]');
-    expect(await api(tokens).listWorkouts(1)).toBe('[]');
+    expect(await api(tokens).getText(1, '/api/workouts')).toBe('[]');
     expect(calls).toEqual({ accessTokenFor: 1, replaceRejected: 1 });
   });
 
   it('takes a timeout of its own, shorter than the client’s, and gives up within it', async () => {
     nock(BASE_URL).get('/api/workouts').reply(200, '[]');
     // A caller's time left is rarely a whole number of milliseconds.
-    expect(await api(fakeAccessTokens().tokens).listWorkouts(1, { timeoutMs: 200.5 })).toBe('[]');
+    expect(await api(fakeAccessTokens().tokens).getText(1, '/api/workouts', { timeoutMs: 200.5 })).toBe('[]');
     // Answered after 3 s: within the client's 5 s, not within the listing's own 200 ms.
     nock(BASE_URL).get('/api/workouts').delay(3000).reply(200, '[]');
-    const error = await failureOf(api(fakeAccessTokens().tokens).listWorkouts(1, { timeoutMs: 200 }));
+    const error = await failureOf(api(fakeAccessTokens().tokens).getText(1, '/api/workouts', { timeoutMs: 200 }));
     expect(error).toMatchObject({ kind: 'retryable', unanswered: true });
   });
 
   it('throws a classified failure for an error answer', async () => {
     nock(BASE_URL).get('/api/workouts').reply(503, { error: 'temporarily_unavailable' });
-    expect((await failureOf(api(fakeAccessTokens().tokens).listWorkouts(1))).kind).toBe('retryable');
+    expect((await failureOf(api(fakeAccessTokens().tokens).getText(1, '/api/workouts'))).kind).toBe('retryable');
   });
 });
 
 describe('the activity upload', () => {
   const file = fitFile(7);
-  const upload = { file: fileContentOf(file), fileName: 'ride.fit', name: 'Morning ride', metadata: { localId: '42' } };
+  const upload: MultipartParts = [
+    ['file', { fileName: 'ride.fit', content: fileContentOf(file) }],
+    ['name', 'Morning ride'],
+    ['metadata', JSON.stringify({ localId: '42' })],
+  ];
 
   /** What nock received, read back as a form. nock hands a body that is not UTF-8 over as hex; a multipart body opens with "--". */
   async function receivedForm(body: string, contentType: string): Promise<FormData> {
@@ -226,7 +232,7 @@ describe('the activity upload', () => {
 
   it('sends the file byte for byte, with name and metadata as a JSON string, in a multipart form', async () => {
     const received = recordUploads([201]);
-    await api(fakeAccessTokens().tokens).uploadActivity(1, upload);
+    await api(fakeAccessTokens().tokens).postMultipart(1, '/api/workouts/upload-fit', upload);
     expect(received).toHaveLength(1);
     expect(received[0]!.authorization).toBe('Bearer token-1');
     await expectWholeUpload(await received[0]!.form);
@@ -235,7 +241,7 @@ describe('the activity upload', () => {
   it('sends the whole form again, once, after a 401 and a refresh', async () => {
     const { tokens, calls } = fakeAccessTokens();
     const received = recordUploads([401, 200]);
-    await api(tokens).uploadActivity(1, upload);
+    await api(tokens).postMultipart(1, '/api/workouts/upload-fit', upload);
     expect(received.map((request) => request.authorization)).toEqual(['Bearer token-1', 'Bearer token-2']);
     for (const request of received) await expectWholeUpload(await request.form);
     expect(calls).toEqual({ accessTokenFor: 1, replaceRejected: 1 });
@@ -257,8 +263,8 @@ describe('the activity upload', () => {
         { accessTokens: fakeAccessTokens().tokens, clock: () => now, metrics: createPrometheusMetrics() },
       );
       // Answered, so that the upload goes out on the connection this kept alive.
-      expect(await local.listWorkouts(1)).toBe('[]');
-      const error = await failureOf(local.uploadActivity(1, upload));
+      expect(await local.getText(1, '/api/workouts')).toBe('[]');
+      const error = await failureOf(local.postMultipart(1, '/api/workouts/upload-fit', upload));
       expect(error).toMatchObject({ kind: 'retryable', unanswered: true });
       expect(uploads).toHaveLength(1);
     } finally {
@@ -272,7 +278,7 @@ describe('the activity upload', () => {
     nock(BASE_URL)
       .post('/api/workouts/upload-fit')
       .reply(400, { error: 'invalid_request', error_description: 'FIT file CRC does not match' });
-    const error = await failureOf(api(fakeAccessTokens().tokens).uploadActivity(1, upload));
+    const error = await failureOf(api(fakeAccessTokens().tokens).postMultipart(1, '/api/workouts/upload-fit', upload));
     expect(error).toMatchObject({ kind: 'permanent', message: 'HTTP 400: invalid_request: FIT file CRC does not match' });
   });
 });

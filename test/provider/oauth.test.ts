@@ -1,7 +1,8 @@
 import nock from 'nock';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createOAuthClient, type OAuthSettings } from '../../src/provider/oauth.js';
 import { classifyTokenRequestError, serviceWords } from '../../src/provider/token-errors.js';
+import { useNock } from '../helpers/nock.js';
 
 const BASE_URL = 'https://athlete.test';
 const settings: OAuthSettings = {
@@ -16,9 +17,7 @@ const settings: OAuthSettings = {
 const now = new Date('2026-11-21T12:00:00Z');
 const client = createOAuthClient(settings, () => now);
 
-beforeAll(() => nock.disableNetConnect());
-afterEach(() => nock.cleanAll());
-afterAll(() => nock.enableNetConnect());
+useNock();
 
 async function exchange() {
   const attempt = await client.startAuthorization();

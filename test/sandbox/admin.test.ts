@@ -8,6 +8,7 @@ import {
   obtainTokens,
   postJson,
   readState,
+  refreshWith,
   startSandbox,
   uploadFit,
   type RunningSandbox,
@@ -30,6 +31,8 @@ describe('admin routes in service mode', () => {
     ['GET', '/_sandbox'],
     ['POST', '/_sandbox/reset'],
     ['POST', '/_sandbox/settings'],
+    ['POST', '/_sandbox/grants'],
+    ['GET', '/_sandbox/athletes/anyone'],
   ])('%s %s does not exist', async (method, path) => {
     await start({ mode: 'service' });
     const response = await fetch(at(path), {
@@ -39,6 +42,34 @@ describe('admin routes in service mode', () => {
     });
     expect(response.status).toBe(404);
     expect(await response.json()).toMatchObject({ error: 'not_found' });
+  });
+});
+
+describe('POST /_sandbox/grants', () => {
+  it("grants the client each athlete's approval, with tokens that the data endpoints and the token endpoint take", async () => {
+    await start();
+    const response = await postJson(sandbox, '/_sandbox/grants', { athletes: ['ann', 'bo'], scopes: ['nutrition:write'] });
+    expect(response.status).toBe(200);
+    const { grants } = (await response.json()) as { grants: Array<{ athlete: string; access_token: string; refresh_token: string }> };
+    expect(grants.map((grant) => grant.athlete)).toEqual(['ann', 'bo']);
+    const day = { date: '2026-02-01', items: [{ name: 'Oats', carbs: 40, logged_at: '2026-02-01T07:30:00+01:00' }] };
+    expect((await postJson(sandbox, '/api/nutrition', day, grants[0]!.access_token)).status).toBe(201);
+    expect((await refreshWith(sandbox, grants[1]!.refresh_token)).status).toBe(200);
+    const athlete = await fetch(at('/_sandbox/athletes/ann'));
+    expect(await athlete.json()).toMatchObject({ name: 'ann', nutrition: { '2026-02-01': { writes: 1 } } });
+  });
+
+  it('refuses an empty list or a scope the service does not have', async () => {
+    await start();
+    expect((await postJson(sandbox, '/_sandbox/grants', { athletes: [], scopes: ['nutrition:write'] })).status).toBe(400);
+    expect((await postJson(sandbox, '/_sandbox/grants', { athletes: ['ann'], scopes: ['everything'] })).status).toBe(400);
+  });
+});
+
+describe('GET /_sandbox/athletes/:name', () => {
+  it('answers 404 for an athlete who has sent nothing', async () => {
+    await start();
+    expect((await fetch(at('/_sandbox/athletes/nobody'))).status).toBe(404);
   });
 });
 

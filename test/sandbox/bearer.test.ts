@@ -42,6 +42,17 @@ describe('Bearer authentication of the data endpoints (RFC 6750)', () => {
     expect(await expired.json()).toMatchObject({ error_description: 'access token expired' });
   });
 
+  it('accepts an access token for the leeway past its lifetime, which expires_in does not count', async () => {
+    await sandbox.stop();
+    sandbox = await startSandbox({ accessTokenTtlS: 60, accessTokenLeewayS: 30 });
+    const { access_token, expires_in } = await obtainTokens(sandbox);
+    expect(expires_in).toBe(60);
+    sandbox.clock.advanceSeconds(89);
+    expect((await getWithToken(sandbox, '/api/workouts', access_token)).status).toBe(200);
+    sandbox.clock.advanceSeconds(1);
+    expect((await getWithToken(sandbox, '/api/workouts', access_token)).status).toBe(401);
+  });
+
   it('refuses a token without the scope with 403 insufficient_scope naming the scope', async () => {
     const { access_token } = await obtainTokens(sandbox, 'workout:read');
     const response = await postJson(sandbox, '/api/wellness', { date: '2026-03-01' }, access_token);

@@ -1,3 +1,5 @@
+import { once } from 'node:events';
+import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { freePort } from '../../src/dev/free-port.js';
 import { run, start } from '../helpers/processes.js';
@@ -22,6 +24,21 @@ describe('npm run sandbox', () => {
       await sandbox.stop('SIGINT');
     }
     await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
+  });
+
+  it('stops with one line naming SANDBOX_PORT when its port is taken', async () => {
+    const port = await freePort();
+    const holder = createServer().listen(port, '127.0.0.1');
+    await once(holder, 'listening');
+    try {
+      const result = await run('npm', ['run', '--silent', 'sandbox'], environment({ SANDBOX_PORT: String(port) }));
+      expect(result.code).toBe(1);
+      expect(result.stderr.trim()).toBe(
+        `Athlete Data Service sandbox cannot listen on 127.0.0.1:${port}: listen EADDRINUSE: address already in use 127.0.0.1:${port}: give SANDBOX_PORT a free port.`,
+      );
+    } finally {
+      holder.close();
+    }
   });
 
   it('stops with one line naming a bad variable', async () => {

@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { markDirty } from '../../src/sync/outbox.js';
+import type { SyncKind } from '../../src/sync/sync-kinds.js';
 import { connect, signUpNewUser } from '../helpers/flows.js';
+import { workload } from '../helpers/kinds.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 
 let stack: Stack;
@@ -17,22 +19,23 @@ async function newUser() {
 }
 
 async function historyOf(userId: number) {
-  const backfill = await stack.db.selectFrom('backfills').selectAll().where('user_id', '=', userId).executeTakeFirst();
+  const history = await stack.db.selectFrom('histories').selectAll().where('user_id', '=', userId).executeTakeFirst();
   const fresh = await stack.db
     .selectFrom('outbox')
     .select('subject')
     .where('user_id', '=', userId)
     .where('fresh_at', 'is not', null)
     .execute();
-  const turn = await stack.syncQueues.backfill.getDeduplicationJobId(`backfill-${userId}`);
-  return { noted: backfill !== undefined, fresh: fresh.length, turnQueued: turn !== null };
+  const turn = await stack.syncQueues.history.getDeduplicationJobId(`history-${userId}`);
+  return { noted: history !== undefined, fresh: fresh.length, turnQueued: turn !== null };
 }
 
 describe('Connect', () => {
   it('makes everything that waited history: out of the fresh lane, noted, and its first turn queued', async () => {
     stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
     const { client, userId } = await newUser();
-    for (const date of ['2026-04-01', '2026-04-02']) await markDirty(stack.db, { userId, kind: 'nutrition', subject: date }, new Date());
+    for (const date of ['2026-04-01', '2026-04-02'])
+      await markDirty(stack.db, { userId, kind: workload.syncKind, subject: date }, new Date());
     expect(await historyOf(userId)).toEqual({ noted: false, fresh: 2, turnQueued: false });
 
     expect((await connect(client)).status).toBe(303);
@@ -54,7 +57,7 @@ describe('Connect', () => {
       .insertInto('outbox')
       .values({
         user_id: userId,
-        kind: 'sleep-scores' as 'nutrition',
+        kind: 'sleep-scores' as SyncKind,
         subject: '2026-04-01',
         version: 1,
         updated_at: new Date().toISOString(),
@@ -69,7 +72,7 @@ describe('Disconnect', () => {
   it('ends the history and drops the queued turn; the entries wait for the next Connect', async () => {
     stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
     const { client, userId } = await newUser();
-    await markDirty(stack.db, { userId, kind: 'nutrition', subject: '2026-04-01' }, new Date());
+    await markDirty(stack.db, { userId, kind: workload.syncKind, subject: '2026-04-01' }, new Date());
     await connect(client);
     const csrf = (await (await client.get('/')).text()).match(/name="_csrf" value="([^"]+)"/)![1]!;
     expect((await client.postForm('/disconnect', { _csrf: csrf })).status).toBe(303);

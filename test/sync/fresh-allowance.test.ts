@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { createRedisConnection } from '../../src/queue/redis.js';
-import { redisServer } from '../../src/queue/redis-target.js';
+import { createRedisConnection } from '../../src/redis/redis.js';
+import { redisServer } from '../../src/redis/redis-target.js';
 import { createFreshAllowance } from '../../src/sync/fresh-allowance.js';
 import { testRedisPrefix } from '../helpers/redis-keys.js';
 

@@ -19,9 +19,9 @@ afterAll(async () => {
 describe('the sync queues', () => {
   it('keep finished jobs for a bounded time and number: turns, and the keep-alive job scheduler’s jobs', async () => {
     await queueTurns(queues, 'fresh', [1]);
-    await queueNextTurn(queues, 'backfill', { userId: 2, failures: 0 }, 60_000);
+    await queueNextTurn(queues, 'history', { userId: 2, failures: 0 }, 60_000);
     await scheduleKeepAlive(queues);
-    const jobs = [...(await queues.fresh.getJobs(['waiting', 'delayed'])), ...(await queues.backfill.getJobs(['waiting', 'delayed']))];
+    const jobs = [...(await queues.fresh.getJobs(['waiting', 'delayed'])), ...(await queues.history.getJobs(['waiting', 'delayed']))];
     expect(jobs.map((job) => job.name).sort()).toEqual([JOB.keepAlive, JOB.turn, JOB.turn].sort());
     for (const job of jobs) {
       expect(job.opts, job.name).toMatchObject(FINISHED_JOBS_KEPT);

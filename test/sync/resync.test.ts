@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { syncEntry } from '../../src/sync/jobs.js';
+import { sendEntry } from '../../src/sync/send-entry.js';
 import { connectedUser } from '../helpers/flows.js';
-import { addMeal, syncStatus } from '../helpers/meals.js';
+import { workload, writeDay } from '../helpers/kinds.js';
+import { syncStatus } from '../helpers/sync-status.js';
 import type { CookieClient } from '../helpers/http-client.js';
 import { run } from '../helpers/processes.js';
 import { startStack, type Stack } from '../helpers/stack.js';
@@ -19,10 +20,11 @@ beforeAll(async () => {
   const user = await connectedUser(stack);
   client = user.client;
   email = ((await (await client.get('/api/me')).json()) as { email: string }).email;
-  await addMeal(client, { name: 'Oats', carbs: 60, logged_at: '2026-06-01T08:00:00+02:00' });
-  await addMeal(client, { name: 'Rice', carbs: 80, logged_at: '2026-06-03T12:00:00+02:00' });
   const deps = stack.sendDependencies();
-  for (const date of ['2026-06-01', '2026-06-03']) await syncEntry(deps, { userId: user.userId, kind: 'nutrition', subject: date });
+  for (const date of ['2026-06-01', '2026-06-03']) {
+    await writeDay(client, date);
+    await sendEntry(deps, { userId: user.userId, kind: workload.syncKind, subject: date });
+  }
 });
 afterAll(async () => {
   await stack.close();
@@ -36,7 +38,7 @@ describe('npm run resync', () => {
     expect(result.stdout.trim()).toBe(
       `Marked 1 day(s) of ${email} for sync (2026-06-01), as history: running workers start sending them within a sweep interval.`,
     );
-    expect(await stack.db.selectFrom('backfills').select('total').execute()).toEqual([{ total: 1 }]);
+    expect(await stack.db.selectFrom('histories').select('total').execute()).toEqual([{ total: 1 }]);
     expect((await syncStatus(client, '2026-06-01', '2026-06-30')).map((day) => [day.date, day.status])).toEqual([
       ['2026-06-01', 'pending'],
       ['2026-06-03', 'synced'],

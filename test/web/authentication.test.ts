@@ -74,6 +74,7 @@ describe('a session ended while one of its requests is under way', () => {
 
     expect((await acting.postJson('/api/account/password', { current_password: PASSWORD, new_password: NEW_PASSWORD })).status).toBe(204);
     expect((await other.get('/api/me')).status).toBe(401);
+    expect(await (await other.get('/login')).text()).toContain('You were signed out because your password was changed');
     expect(await upload.finish()).toEqual({ status: 303, location: '/activities' });
 
     expect((await other.get('/api/me')).status).toBe(401);
@@ -89,6 +90,8 @@ describe('a session ended while one of its requests is under way', () => {
 
     expect((await other.get('/api/me')).status).toBe(401);
     expect((await acting.get('/api/me')).status).toBe(401);
+    // Written back over what was left saying why, it is told by the person's last reason.
+    expect(await (await other.get('/login')).text()).toContain('You were signed out because “Sign out everywhere” was chosen');
   });
 
   it('one written back and then outlived by its account signs no one in, and leaves Redis at its next request', async () => {

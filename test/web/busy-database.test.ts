@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
@@ -6,9 +5,11 @@ import pLimit from 'p-limit';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { refuseInserts, type TestDatabase } from '../helpers/database.js';
+import { addDays } from '../../src/dates/local-today.js';
 import { signUpNewUser } from '../helpers/flows.js';
+import { appDay, workload, writeDay } from '../helpers/kinds.js';
 import { bodyOf, hiddenField, type ApiError, type CookieClient, type Me } from '../helpers/http-client.js';
-import { run } from '../helpers/processes.js';
+import { start } from '../helpers/processes.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 
 let stack: Stack;
@@ -20,10 +21,11 @@ afterAll(async () => {
   await stack.close();
 });
 
-const MEAL_WRITER = fileURLToPath(new URL('./fixtures/meal-writer.ts', import.meta.url));
-const meal = { name: 'Oats', carbs: 60, logged_at: '2026-03-10T08:15:00+01:00' };
-/** The meal on one of twenty days, so a burst stays under a day's item limit. */
-const mealOnDay = (index: number) => ({ ...meal, logged_at: `2026-03-${String((index % 20) + 1).padStart(2, '0')}T08:15:00+01:00` });
+const OUTBOX_WRITER = fileURLToPath(new URL('./fixtures/outbox-writer.ts', import.meta.url));
+const DATE = '2026-03-10';
+/** Write `index` of a burst, on one of twenty days, so that a burst stays under a day's limits. */
+const writeOnDay = (client: CookieClient, index: number) =>
+  workload.write.send(client, `2026-03-${String((index % 20) + 1).padStart(2, '0')}`, index);
 
 /**
  * Another connection to the app's database, keeping every write waiting until released: SQLite's
@@ -43,7 +45,8 @@ async function holdWriteLock(database: TestDatabase): Promise<{ release(): Promi
   const holder = new pg.Client({ connectionString: database.url });
   await holder.connect();
   await holder.query('begin');
-  await holder.query('lock table users, meal_items, outbox in exclusive mode');
+  // Every kind's change locks its user and marks its entry in the outbox.
+  await holder.query('lock table users, outbox in exclusive mode');
   return {
     release: async () => {
       await holder.query('rollback');
@@ -74,18 +77,18 @@ async function signedUpClient(): Promise<{ client: CookieClient; email: string }
 }
 
 describe('while another connection holds the database’s write lock', () => {
-  it('POST /api/meals answers 503 with Retry-After, and 201 once the lock is released', async () => {
+  it(`${workload.write.route} answers 503 with Retry-After, and saves once the lock is released`, async () => {
     const { client } = await signedUpClient();
     const lock = await holdWriteLock(stack.database);
     try {
-      const busy = await client.postJson('/api/meals', meal);
+      const busy = await workload.write.send(client, DATE, 0);
       expect(busy.status).toBe(503);
       expect(busy.headers.get('retry-after')).toBe('1');
       expect(await bodyOf<ApiError>(busy)).toMatchObject({ error: 'busy', message: expect.stringContaining('try again') });
     } finally {
       await lock.release();
     }
-    expect((await client.postJson('/api/meals', meal)).status).toBe(201);
+    await writeDay(client, DATE, 0);
   });
 
   it('the time zone form answers 503 with Retry-After and an error page, /healthz stays prompt, and it saves once released', async () => {
@@ -113,39 +116,44 @@ describe('a burst of web writes while another process writes to the same databas
   it('all succeed: none answers 500 or 503', async () => {
     const { client } = await signedUpClient();
     const { email: otherEmail } = await signedUpClient();
-    // One window for both, starting once the other process has had time to boot.
-    const startAt = Date.now() + 3000;
-    const otherWriter = run(process.execPath, ['--import', 'tsx', MEAL_WRITER], {
+    // The burst starts once the other process writes (its start-up takes seconds on a busy machine).
+    const otherWriter = start(process.execPath, ['--import', 'tsx', OUTBOX_WRITER], {
       PATH: process.env.PATH,
       ...stack.env,
-      MEAL_MAX_ITEMS_PER_DAY: '100000',
       EMAIL: otherEmail,
-      START_AT: String(startAt),
-      END_AT: String(startAt + 3000),
+      KIND: workload.syncKind,
+      WRITE_MS: '3000',
     });
-    await sleep(startAt - Date.now());
+    await otherWriter.waitForOutput(/^writing$/m);
     const limit = pLimit(10);
     const statuses = await Promise.all(
-      Array.from({ length: 200 }, (_, index) => limit(async () => (await client.postJson('/api/meals', mealOnDay(index))).status)),
+      Array.from({ length: 200 }, (_, index) =>
+        limit(async () => {
+          const response = await writeOnDay(client, index);
+          await response.arrayBuffer();
+          return response.status;
+        }),
+      ),
     );
 
-    expect(statuses.filter((status) => status !== 201)).toEqual([]);
-    const other = await otherWriter;
-    expect(other.stderr).toBe('');
-    const { added, failed } = JSON.parse(other.stdout) as { added: number; failed: string[] };
+    expect(statuses.filter((status) => status < 200 || status >= 300)).toEqual([]);
+    const [report] = await otherWriter.waitForOutput(/^\{.*\}$/m);
+    const { written, failed } = JSON.parse(report) as { written: number; failed: string[] };
+    expect(otherWriter.output().trim().split('\n'), 'the other process prints nothing else').toEqual(['writing', report]);
     expect(failed).toEqual([]);
-    expect(added).toBeGreaterThan(0);
+    expect(written).toBeGreaterThan(0);
   }, 30_000);
 });
 
 describe('while the database cannot be written (a full disk)', () => {
   /**
    * Writes fail as on a full disk: SQLITE_FULL once the file may grow no further (SQLite's own
-   * limit on its pages), or Postgres's disk_full for every new meal item.
+   * limit on its pages), or Postgres's disk_full for every new outbox entry (every change of a new
+   * day makes one).
    */
   async function fillTheDisk(): Promise<{ free(): Promise<void> }> {
     if (stack.database.kind === 'postgres') {
-      const refusal = await refuseInserts(stack.db, 'meal_items', 'disk_full');
+      const refusal = await refuseInserts(stack.db, 'outbox', 'disk_full');
       return { free: () => refusal.allow() };
     }
     const { rows } = await sql<{ page_count: number }>`pragma page_count`.execute(stack.db);
@@ -153,26 +161,30 @@ describe('while the database cannot be written (a full disk)', () => {
     return { free: async () => void (await sql`pragma max_page_count = 1073741823`.execute(stack.db)) };
   }
 
-  it('POST /api/meals answers 503, every meal acknowledged before is kept, and it saves again once there is room', async () => {
+  it(`${workload.write.route} answers 503, every write acknowledged before is kept, and it saves again once there is room`, async () => {
     const { client } = await signedUpClient();
-    const before = await client.postJson('/api/meals', meal);
-    const acknowledged = [(await bodyOf<{ id: number }>(before)).id];
+    await writeDay(client, DATE);
+    /** What the app held right after each acknowledged write, by day. */
+    const acknowledged = new Map([[DATE, await appDay(client, DATE)]]);
     const disk = await fillTheDisk();
     let refused: Response | undefined;
     try {
-      // A transaction that cannot write fails, and the database rolls it back by itself.
+      // A transaction that cannot write fails, and the database rolls it back by itself. A new day
+      // each time, so that each write grows the database.
       for (let index = 0; index < 400 && refused === undefined; index++) {
-        const response = await client.postJson('/api/meals', { ...mealOnDay(index), name: `Oats ${index} ${'x'.repeat(100)}` });
-        if (response.status === 201) acknowledged.push((await bodyOf<{ id: number }>(response)).id);
-        else refused = response;
+        const date = addDays('2025-01-01', index);
+        const response = await workload.write.send(client, date, index);
+        if (response.ok) {
+          await response.arrayBuffer();
+          acknowledged.set(date, await appDay(client, date));
+        } else refused = response;
       }
       expect(refused?.status).toBe(503);
       expect(await bodyOf<ApiError>(refused!)).toMatchObject({ error: 'unavailable', message: expect.stringContaining('try again') });
     } finally {
       await disk.free();
     }
-    const stored = await stack.db.selectFrom('meal_items').select('id').where('id', 'in', acknowledged).execute();
-    expect(stored).toHaveLength(acknowledged.length);
-    expect((await client.postJson('/api/meals', meal)).status).toBe(201);
+    for (const [date, held] of acknowledged) expect(await appDay(client, date), date).toEqual(held);
+    await writeDay(client, DATE, 1);
   });
 });

@@ -13,7 +13,7 @@ describe('Cache-Control', () => {
     stack = await startStack();
     const client = stack.browser();
     await signUpNewUser(client);
-    for (const path of ['/', '/meals', '/nowhere']) {
+    for (const path of ['/', '/account', '/nowhere']) {
       expect((await client.get(path)).headers.get('cache-control'), path).toBe('no-store');
     }
     expect((await client.get('/assets/style.css')).headers.get('cache-control')).not.toContain('no-store');
@@ -24,7 +24,7 @@ describe('Cache-Control', () => {
     const client = stack.browser();
     expect((await client.get('/api/me')).headers.get('cache-control')).toBe('no-store');
     await signUpNewUser(client);
-    for (const path of ['/api/me', '/api/meals?date=2026-05-01', '/api/nowhere']) {
+    for (const path of ['/api/me', '/api/sync/status?from=2026-05-01&to=2026-05-01', '/api/nowhere']) {
       expect((await client.get(path)).headers.get('cache-control'), path).toBe('no-store');
     }
   });

@@ -4,6 +4,7 @@ import { listActivities, uploadActivity } from '../helpers/activities.js';
 import { fitFile } from '../helpers/fit-files.js';
 import { signUpNewUser } from '../helpers/flows.js';
 import { bodyOf, type ApiError } from '../helpers/http-client.js';
+import { workload } from '../helpers/kinds.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 
 let stack: Stack;
@@ -16,22 +17,25 @@ afterAll(async () => {
 });
 
 const FOREIGN = { origin: 'https://evil.example' };
-const REFUSED = 'Requests from another site are not accepted. Go back to the page and send it from there.';
+/** The refusal names the app's own address, to go back to. */
+const refused = () => `Requests from another site are not accepted. Open ${stack.appUrl} and send it from there.`;
 
 describe('a request from another origin', () => {
   it('is refused with an error page when it is a page’s form', async () => {
-    const response = await stack.browser().postForm('/meals', { name: 'Oats' }, { ...FOREIGN, accept: 'text/html,*/*;q=0.8' });
+    const response = await stack
+      .browser()
+      .postForm('/account/mail', { connection_mail: 'on' }, { ...FOREIGN, accept: 'text/html,*/*;q=0.8' });
     expect(response.status).toBe(403);
     expect(response.headers.get('content-type')).toMatch(/^text\/html/);
-    expect(await response.text()).toContain(REFUSED);
+    expect(await response.text()).toContain(refused());
   });
 
   it('is refused with JSON under /api/, and for a client that asks for JSON at a page’s address', async () => {
-    const api = await stack.browser().postJson('/api/meals', {}, FOREIGN);
-    const script = await stack.browser().postForm('/meals', {}, { ...FOREIGN, accept: 'application/json' });
+    const api = await stack.browser().postJson('/api/login', {}, FOREIGN);
+    const script = await stack.browser().postForm('/account/mail', {}, { ...FOREIGN, accept: 'application/json' });
     for (const response of [api, script]) {
       expect(response.status).toBe(403);
-      expect(await bodyOf<ApiError>(response)).toEqual({ error: 'forbidden', message: REFUSED });
+      expect(await bodyOf<ApiError>(response)).toEqual({ error: 'forbidden', message: refused() });
     }
   });
 
@@ -46,6 +50,17 @@ describe('a request from another origin', () => {
     const change = await sendJson(client, 'PATCH', '/api/account', { connectionMail: false }, FOREIGN);
     expect(change.status).toBe(403);
     expect(await bodyOf<{ connectionMail: boolean }>(await client.get('/api/me'))).toMatchObject({ connectionMail: true });
+  });
+
+  it('from this machine under another spelling of the app’s address (localhost for 127.0.0.1) is refused, naming the address to open', async () => {
+    const otherSpelling = stack.appUrl.replace('127.0.0.1', 'localhost');
+    const response = await stack
+      .browser()
+      .postForm('/account/mail', { connection_mail: 'on' }, { origin: otherSpelling, accept: 'text/html,*/*;q=0.8' });
+    expect(response.status).toBe(403);
+    expect(await response.text()).toContain(
+      `This app&#39;s address is ${stack.appUrl}, not ${otherSpelling}. Open ${stack.appUrl} and send it from there.`,
+    );
   });
 
   it('is served without an Origin header, as scripts and mobile clients send it', async () => {
@@ -72,28 +87,34 @@ function deepMetadata(depth: number): string {
 }
 
 describe('a JSON body', () => {
-  const meal = JSON.stringify({ name: 'Oats ☕', carbs: 60, logged_at: '2026-03-10T08:15:00+01:00' });
+  /** A sign-up whose password holds a character outside ASCII: signing in with it shows how the body was read. */
+  let signUps = 0;
+  const signUp = () => {
+    const email = `charset-${++signUps}-${Date.now()}@example.com`;
+    return { email, text: JSON.stringify({ email, password: 'a long password ☕', timezone: 'UTC' }) };
+  };
+  const signsIn = async (email: string) =>
+    (await stack.browser().postJson('/api/login', { email, password: 'a long password ☕' })).status === 200;
 
   it.each([
-    ['utf-16le', utf16(meal, 'LE')],
-    ['UTF-16BE', utf16(meal, 'BE')],
-    ['utf-16', Buffer.concat([Buffer.from([0xff, 0xfe]), utf16(meal, 'LE')])],
-    ['utf-32', Buffer.from(meal)],
-    ['iso-8859-1', Buffer.from(meal.replace('☕', 'é'), 'latin1')],
-    ['us-ascii', Buffer.from(meal.replace('☕', ''))],
-    ['utf8', Buffer.from(meal)],
-    ['"utf-16le"', utf16(meal, 'LE')],
-  ])('declared in charset=%s is refused with 415 before it is parsed, storing nothing', async (charset, body) => {
-    const client = stack.browser();
-    await signUpNewUser(client);
-    const response = await client.request('/api/meals', {
+    ['utf-16le', (text: string) => utf16(text, 'LE')],
+    ['UTF-16BE', (text: string) => utf16(text, 'BE')],
+    ['utf-16', (text: string) => Buffer.concat([Buffer.from([0xff, 0xfe]), utf16(text, 'LE')])],
+    ['utf-32', (text: string) => Buffer.from(text)],
+    ['iso-8859-1', (text: string) => Buffer.from(text.replace('☕', 'é'), 'latin1')],
+    ['us-ascii', (text: string) => Buffer.from(text.replace('☕', ''))],
+    ['utf8', (text: string) => Buffer.from(text)],
+    ['"utf-16le"', (text: string) => utf16(text, 'LE')],
+  ])('declared in charset=%s is refused with 415 before it is parsed, storing nothing', async (charset, encoded) => {
+    const { email, text } = signUp();
+    const response = await stack.browser().request('/api/signup', {
       method: 'POST',
       headers: { 'content-type': `application/json; charset=${charset}` },
-      body,
+      body: encoded(text),
     });
     expect(response.status).toBe(415);
     expect(await bodyOf<ApiError>(response)).toEqual(NOT_UTF8);
-    expect(await bodyOf<{ meals: unknown[] }>(await client.get('/api/meals?date=2026-03-10'))).toMatchObject({ meals: [] });
+    expect(await stack.db.selectFrom('users').select('id').where('email', '=', email).execute()).toEqual([]);
   });
 
   it.each([
@@ -104,17 +125,30 @@ describe('a JSON body', () => {
     'APPLICATION/JSON; CHARSET=utf-8',
     'application/json; charset=utf-8; charset=utf-16le',
   ])('declared as %s is taken as UTF-8', async (contentType) => {
+    const { email, text } = signUp();
+    const response = await stack.browser().request('/api/signup', { method: 'POST', headers: { 'content-type': contentType }, body: text });
+    expect(response.status).toBe(201);
+    expect(await signsIn(email)).toBe(true);
+  });
+
+  it(`in UTF-16 is refused with 415 by the test kind's write (${workload.write.route}) too`, async () => {
     const client = stack.browser();
     await signUpNewUser(client);
-    const response = await client.request('/api/meals', { method: 'POST', headers: { 'content-type': contentType }, body: meal });
-    expect(response.status).toBe(201);
-    expect(await bodyOf<{ name: string }>(response)).toMatchObject({ name: 'Oats ☕' });
+    const inUtf16 = {
+      request: (path: string, init: RequestInit = {}) =>
+        client.request(path, {
+          ...init,
+          headers: { 'content-type': 'application/json; charset=utf-16le' },
+          // The workload's writes send their JSON as text.
+          body: utf16(init.body as string, 'LE'),
+        }),
+    };
+    const response = await workload.write.send(inUtf16, '2026-03-10', 0);
+    expect(response.status).toBe(415);
+    expect(await bodyOf<ApiError>(response)).toEqual(NOT_UTF8);
   });
 
   it.each([
-    ['POST', '/api/meals/batch'],
-    ['PATCH', '/api/meals/1'],
-    ['PUT', '/api/wellness/2026-03-10'],
     ['PATCH', '/api/account'],
     ['POST', '/api/account/password'],
     ['DELETE', '/api/account'],

@@ -1,7 +1,7 @@
 import express from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { MINIMAL_APP_ENVIRONMENT } from '../helpers/minimal-environment.js';
+import { minimalAppEnvironment } from '../helpers/minimal-environment.js';
 import { signUpNewUser } from '../helpers/flows.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 
@@ -47,7 +47,7 @@ describe('the client address behind a proxy', () => {
 describe('TRUST_PROXY unset, with APP_BASE_URL https', () => {
   /** Whether the app, configured from `env`, believes the X-Forwarded-For of a peer at `address`. */
   function believes(env: Record<string, string>, address: string): boolean {
-    const app = express().set('trust proxy', loadConfig({ ...MINIMAL_APP_ENVIRONMENT, ...env }).trustProxy);
+    const app = express().set('trust proxy', loadConfig({ ...minimalAppEnvironment(), ...env }).trustProxy);
     const trusts = app.get('trust proxy fn') as (address: string, hop: number) => boolean;
     return trusts(address, 0);
   }

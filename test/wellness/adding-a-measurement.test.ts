@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ServiceError } from '../../src/provider/service-error.js';
-import type { WellnessRecord } from '../../src/provider/records.js';
 import { wellnessRecordOf } from '../../src/wellness/wellness-record.js';
 import { declareMeasurements, WELLNESS_MEASUREMENTS } from '../../src/wellness/wellness.fields.js';
 import { measurementsSchemaOf } from '../../src/wellness/wellness.schemas.js';
+import { upsertWellness, type WellnessRecord } from '../../src/wellness/wellness.service.js';
 import { connectedUser } from '../helpers/flows.js';
 import { declaredColumnProblems, declaredColumns } from '../helpers/declared-columns.js';
 import { startStack, type Stack } from '../helpers/stack.js';
@@ -41,7 +41,7 @@ const DATE = '2026-11-20';
 
 async function sentToTheService(record: WellnessRecord): Promise<unknown> {
   const { userId } = await connectedUser(stack);
-  await stack.serviceApi().upsertWellness(userId, record);
+  await upsertWellness(stack.serviceApi(), userId, record);
   return (await stack.sandboxState()).athletes.Hana?.wellness?.[DATE]?.payload;
 }
 

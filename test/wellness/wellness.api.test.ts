@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WELLNESS_MEASUREMENTS } from '../../src/wellness/wellness.fields.js';
 import { signUpNewUser } from '../helpers/flows.js';
 import { bodyOf, type ApiError, type CookieClient } from '../helpers/http-client.js';
-import { syncStatus } from '../helpers/meals.js';
+import { syncStatus } from '../helpers/sync-status.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 import { EVERY_MEASUREMENT, MEASUREMENT_NAMES, NOW, deleteWellness, putWellness, sendWellness, wellnessDays } from '../helpers/wellness.js';
 

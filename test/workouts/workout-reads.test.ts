@@ -78,7 +78,7 @@ describe('how often a person’s workouts list asks the service', () => {
     expect(page.status).toBe(200);
     const html = await page.text();
     expect(html).toMatch(/These are your workouts as of [^:]+:\d\d: you have asked for them many times in the last minute/);
-    expect(html).toContain('<td>Long ride</td>');
+    expect(html).toContain('<td data-label="Name">Long ride</td>');
     expect(await listingCalls()).toBe(calls);
   });
 

@@ -138,7 +138,7 @@ describe('reading workouts through a blip', () => {
     // The person's zone is Europe/Berlin; the list was fetched moments ago, today.
     const asOf = DateTime.fromISO(first.fetchedAt).setZone('Europe/Berlin').toFormat('HH:mm');
     expect(page).toContain(`These are your workouts as of ${asOf}: the Athlete Data Service is not answering right now.`);
-    expect(page).toContain('<td>Long ride</td>');
+    expect(page).toContain('<td data-label="Name">Long ride</td>');
   });
 
   it('passes on a Retry-After too long to wait, pausing every request of the budget for it, after one try', async () => {
@@ -150,6 +150,6 @@ describe('reading workouts through a blip', () => {
     expect(response.headers.get('retry-after')).toBe('7');
     expect((await listingRequests(stack))['429']! - before).toBe(1);
     // Everyone's requests wait, the workers' too: no slot within the next 3 s, for anyone.
-    expect(await stack.budget.takeWithin('backfill', userId + 1, 3000)).toBeUndefined();
+    expect(await stack.budget.takeWithin('history', userId + 1, 3000)).toBeUndefined();
   });
 });

@@ -33,12 +33,12 @@ describe('the Workouts page', () => {
     const page = await workoutsPage(client);
     const row = page.match(/<tbody>([\s\S]*?)<\/tbody>/)?.[1] ?? '';
     // The person's zone is Europe/Berlin, an hour ahead of UTC in March.
-    expect(row.match(/<td>(.*?)<\/td>/g)).toEqual([
-      '<td>Long ride</td>',
-      '<td>Sun, 1 Mar 2026, 07:30</td>',
-      '<td>cycling</td>',
-      '<td>1:30:00</td>',
-      '<td>45.00 km</td>',
+    expect(row.match(/<td[^>]*>(.*?)<\/td>/g)).toEqual([
+      '<td data-label="Name">Long ride</td>',
+      '<td data-label="Start">Sun, 1 Mar 2026, 07:30</td>',
+      '<td data-label="Type">cycling</td>',
+      '<td data-label="Duration">1:30:00</td>',
+      '<td data-label="Distance">45.00 km</td>',
     ]);
     expect(page).toContain('Times are in your time zone, Europe/Berlin');
     expect(page).toContain('As the Athlete Data Service lists them.');
@@ -69,7 +69,7 @@ describe('the Workouts page', () => {
     await stack.changeSandbox({ workoutsListing: 'odd-entries' });
     const page = await workoutsPage(client);
     expect(page.match(/<th scope="col">(.*?)<\/th>/g)).toEqual(['<th scope="col">Name</th>', '<th scope="col">Distance</th>']);
-    expect(page).toContain('<td>Partly readable</td><td>12.00 km</td>');
+    expect(page).toContain('<td data-label="Name">Partly readable</td><td data-label="Distance">12.00 km</td>');
     expect(page).toContain('The duration of 1 entry could not be read.');
   });
 

@@ -30,11 +30,11 @@ const listingOf = (api: ServiceApi, userId: number) =>
 /** The outcome for a connected user when the listing call fails with `error`. */
 async function outcomeWhenListingThrows(error: Error) {
   const { userId } = await connectedAthlete(stack);
-  return listingOf(serviceApiWith({ listWorkouts: () => Promise.reject(error) }), userId);
+  return listingOf(serviceApiWith({ getText: () => Promise.reject(error) }), userId);
 }
 
 const serviceDown = serviceApiWith({
-  listWorkouts: () => Promise.reject(new ServiceError('retryable', 'HTTP 503: temporarily_unavailable')),
+  getText: () => Promise.reject(new ServiceError('retryable', 'HTTP 503: temporarily_unavailable')),
 });
 
 describe('listing a person’s workouts', () => {
@@ -64,7 +64,7 @@ describe('listing a person’s workouts', () => {
     const { userId } = await connectedAthlete(stack);
     let calls = 0;
     const api = serviceApiWith({
-      listWorkouts: async () => {
+      getText: async () => {
         calls += 1;
         if (calls === 1)
           throw new ServiceError('retryable', 'no answer from the Athlete Data Service (socket hang up)', { unanswered: true });
@@ -79,11 +79,11 @@ describe('listing a person’s workouts', () => {
     const { userId } = await connectedAthlete(stack);
     const workouts = Array.from({ length: 3000 }, (_, index) => ({ name: `Interval session number ${index} with a long name` }));
     expect(JSON.stringify({ workouts, notes: [] }).length).toBeGreaterThan(LAST_WORKOUT_LIST_MAX_BYTES);
-    const large = serviceApiWith({ listWorkouts: async () => JSON.stringify({ workouts }) });
+    const large = serviceApiWith({ getText: async () => JSON.stringify({ workouts }) });
     expect(await listingOf(large, userId)).toMatchObject({ ok: true, stale: false });
     expect(await listingOf(serviceDown, userId)).toMatchObject({ ok: false, reason: 'unavailable' });
 
-    const small = await listingOf(serviceApiWith({ listWorkouts: async () => JSON.stringify([{ name: 'Easy spin' }]) }), userId);
+    const small = await listingOf(serviceApiWith({ getText: async () => JSON.stringify([{ name: 'Easy spin' }]) }), userId);
     await listingOf(large, userId);
     expect(await listingOf(serviceDown, userId)).toEqual({ ...small, stale: true, staleReason: 'no-answer' });
   });

@@ -1,11 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import { parseBenchFlags } from '../../../src/dev/bench/flags.js';
+import { DEFAULT_WORKLOAD_KIND, WORKLOADS } from '../../../src/dev/workloads.js';
 
 describe("the bench's flags", () => {
-  it('defaults to 60 users x 10 days x 5 items from 16 clients with one worker', () => {
+  it('defaults to the first kind with a workload, 60 users x 10 days x 5 writes from 16 clients with one worker', () => {
     expect(parseBenchFlags([])).toEqual({
       ok: true,
-      flags: { users: 60, days: 10, items: 5, clients: 16, workers: 1, results: 'bench/results' },
+      flags: { kind: DEFAULT_WORKLOAD_KIND, users: 60, days: 10, items: 5, clients: 16, workers: 1, results: 'bench/results' },
+    });
+  });
+
+  it('drives any kind with a workload, and refuses another name', () => {
+    for (const { name } of WORKLOADS) expect(parseBenchFlags(['--kind', name])).toMatchObject({ ok: true, flags: { kind: name } });
+    expect(parseBenchFlags(['--kind', 'sleep-scores'])).toEqual({
+      ok: false,
+      problem: `--kind must name a kind with a workload: ${WORKLOADS.map((workload) => workload.name).join(', ')}`,
     });
   });
 

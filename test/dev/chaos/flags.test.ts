@@ -1,11 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { parseChaosFlags } from '../../../src/dev/chaos/flags.js';
+import { DEFAULT_WORKLOAD_KIND } from '../../../src/dev/workloads.js';
 
 describe('npm run chaos flags', () => {
   it('read kebab-case flags into their settings over the defaults', () => {
     expect(parseChaosFlags(['--restart-every', '5', '--converge-seconds', '30', '--seed=-2'])).toEqual({
       ok: true,
       flags: {
+        kind: DEFAULT_WORKLOAD_KIND,
         users: 8,
         days: 4,
         clients: 4,
@@ -26,5 +28,9 @@ describe('npm run chaos flags', () => {
     expect(parseChaosFlags(['--seed', ''])).toEqual({ ok: false, problem: '--seed must be a whole number' });
     expect(parseChaosFlags(['--seed', '1e400'])).toEqual({ ok: false, problem: '--seed must be a whole number' });
     expect(parseChaosFlags(['--results', ''])).toEqual({ ok: false, problem: '--results must name a folder' });
+    expect(parseChaosFlags(['--kind', 'sleep-scores'])).toMatchObject({
+      ok: false,
+      problem: expect.stringMatching(/^--kind must name a kind with a workload/),
+    });
   });
 });

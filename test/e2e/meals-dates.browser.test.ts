@@ -1,7 +1,7 @@
 import { DateTime } from 'luxon';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium, signUpAndConnect } from '../helpers/browser.js';
+import { launchChromium, openMealItem, signUpAndConnect } from '../helpers/browser.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 
 const ZONE = 'Pacific/Auckland';
@@ -50,12 +50,9 @@ describe('dates and times in the person’s locale', () => {
     expect(written).toEqual({ dashboard: [written.meals, written.meals], meals: written.meals, wellness: written.meals });
 
     await page.goto(`${stack.appUrl}/meals?date=${today}`);
-    expect(
-      await page
-        .getByRole('form', { name: /^Late dinner at 11:40\sPM$/ })
-        .getByTestId('logged-at')
-        .textContent(),
-    ).toMatch(/^11:40\sPM at UTC\+1[23]:00$/);
+    expect(await (await openMealItem(page, /^Late dinner at 11:40\sPM$/)).getByTestId('logged-at').textContent()).toMatch(
+      /^11:40\sPM at UTC\+1[23]:00$/,
+    );
     await page.context().close();
   });
 
@@ -68,7 +65,7 @@ describe('dates and times in the person’s locale', () => {
     expect(written).toEqual({ dashboard: [written.meals, written.meals], meals: written.meals, wellness: written.meals });
 
     await page.goto(`${stack.appUrl}/meals?date=${today}`);
-    expect(await page.getByRole('form', { name: 'Late dinner at 23:40' }).getByTestId('logged-at').textContent()).toMatch(
+    expect(await (await openMealItem(page, 'Late dinner at 23:40')).getByTestId('logged-at').textContent()).toMatch(
       /^23:40 at UTC\+1[23]:00$/,
     );
     await page.context().close();

@@ -3,8 +3,8 @@ import { fieldNames } from '../../src/fields/field-values.js';
 import { MEAL_AMOUNTS, type Amounts } from '../../src/nutrition/meal.fields.js';
 import type { MealLimits } from '../../src/nutrition/meal.schemas.js';
 import type { MealView } from '../../src/nutrition/meals.js';
-import { bodyOf, type CookieClient } from './http-client.js';
-import type { Stack } from './stack.js';
+import { bodyOf, type CookieClient } from '../helpers/http-client.js';
+import type { Stack } from '../helpers/stack.js';
 
 /** The names of the declared amounts of a meal item (src/nutrition/meal.fields.ts), in their order. */
 export const AMOUNT_NAMES = fieldNames(MEAL_AMOUNTS);
@@ -39,18 +39,6 @@ export async function changeMeal(client: CookieClient, id: number, changes: Reco
 
 export async function deleteMeal(client: CookieClient, id: number): Promise<void> {
   expect((await client.request(`/api/meals/${id}`, { method: 'DELETE' })).status).toBe(204);
-}
-
-export interface DayStatus {
-  kind: string;
-  date: string;
-  status: string;
-  syncedAt?: string;
-  error?: string;
-}
-
-export async function syncStatus(client: CookieClient, from: string, to = from): Promise<DayStatus[]> {
-  return (await bodyOf<{ days: DayStatus[] }>(await client.get(`/api/sync/status?from=${from}&to=${to}`))).days;
 }
 
 /** The ids of every meal item stored for the person with this email, read from the store itself. */

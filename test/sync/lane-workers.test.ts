@@ -1,17 +1,21 @@
+import { isDeepStrictEqual } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
+import { createRedisConnection } from '../../src/redis/redis.js';
 import type { ServiceApi } from '../../src/provider/api.js';
-import type { NutritionRecord } from '../../src/provider/records.js';
 import { ServiceError } from '../../src/provider/service-error.js';
 import { queueFreshTurns } from '../../src/sync/fresh-poller.js';
 import { markDirty } from '../../src/sync/outbox.js';
 import { JOB, queueTurns } from '../../src/sync/queue.js';
 import { sweepHistory } from '../../src/sync/sweeper.js';
+import { addDays, localToday } from '../../src/dates/local-today.js';
 import { connectedUser } from '../helpers/flows.js';
+import { recordingStatements } from '../../src/dev/recorded-statements.js';
 import { connectedPerson } from '../helpers/history.js';
-import { serviceApiWith } from '../helpers/service-api.js';
-import { addMeal, changeMeal, syncStatus } from '../helpers/meals.js';
+import { appDay, serviceDay, serviceDays, workload, writeDay } from '../helpers/kinds.js';
+import { upsertsThrough, type UpsertedDay } from '../helpers/service-api.js';
+import { syncStatus } from '../helpers/sync-status.js';
 import { testRedisPrefix } from '../helpers/redis-keys.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 import { startSync, type RunningSync } from '../helpers/sync-worker.js';
@@ -27,22 +31,26 @@ afterEach(async () => {
 });
 
 const DATE = '2026-04-01';
-const meal = { name: 'Banana', carbs: 27, absorptionType: 'RAPID', logged_at: `${DATE}T10:00:00+02:00` };
 
-async function startWorker(api: Partial<ServiceApi>, logger = createLogger('silent')): Promise<void> {
-  sync = await startSync(stack, stack.sendDependencies(serviceApiWith(api)), logger);
+async function startWorker(api: ServiceApi, logger = createLogger('silent')): Promise<void> {
+  sync = await startSync(stack, stack.sendDependencies(api), logger);
+}
+
+/** A worker whose upserts of day records go through `intercept` (service-api.ts). */
+function startWorkerThrough(intercept: (record: UpsertedDay, upsert: () => Promise<void>) => Promise<void>): Promise<void> {
+  return startWorker(upsertsThrough(stack.serviceApi(), intercept));
 }
 
 function daySynced(client: Parameters<typeof syncStatus>[0], date = DATE) {
   return eventually(`${date} to sync`, async () => ((await syncStatus(client, date))[0]?.status === 'synced' ? true : undefined));
 }
 
-function completedTurns(lane: 'fresh' | 'backfill') {
+function completedTurns(lane: 'fresh' | 'history') {
   return stack.syncQueues[lane].getJobs(['completed']).then((jobs) => jobs.filter((job) => job.name === JOB.turn));
 }
 
 /** How many entries the lane's finished turns sent. */
-async function sentIn(lane: 'fresh' | 'backfill'): Promise<number> {
+async function sentIn(lane: 'fresh' | 'history'): Promise<number> {
   const turns = await completedTurns(lane);
   return turns.reduce((sum, turn) => sum + (turn.returnvalue as { sent: number }).sent, 0);
 }
@@ -52,12 +60,11 @@ describe('the fresh lane', () => {
     stack = await startStack({ sandbox: { autoApprove: 'Ana' }, env: { SYNC_QUIET_MS: '1500' } });
     const { client } = await connectedUser(stack);
     await startWorker(stack.serviceApi());
-    const item = await addMeal(client, meal);
-    for (let carbs = 1; carbs <= 5; carbs++) await changeMeal(client, item.id, { carbs });
+    for (let n = 0; n <= 5; n++) await writeDay(client, DATE, n);
     await daySynced(client);
-    const day = Object.values((await stack.sandboxState()).athletes)[0]!.nutrition[DATE]!;
-    expect(day.writes).toBe(1);
-    expect(day.payload.items[0]).toMatchObject({ carbs: 5 });
+    const day = await serviceDay(stack, 'Ana', DATE);
+    expect(day?.writes).toBe(1);
+    expect(day?.content).toEqual(await appDay(client, DATE));
   });
 
   it('works under a hash-tagged REDIS_PREFIX, as Redis Cluster needs', async () => {
@@ -65,7 +72,7 @@ describe('the fresh lane', () => {
     stack = await startStack({ sandbox: { autoApprove: 'Ana' }, env: { SYNC_QUIET_MS: '200', REDIS_PREFIX: prefix } });
     const { client } = await connectedUser(stack);
     await startWorker(stack.serviceApi());
-    await addMeal(client, meal);
+    await writeDay(client, DATE);
     await daySynced(client);
     expect(await completedTurns('fresh')).toHaveLength(1);
     expect(stack.syncQueues.fresh.keys.completed).toMatch(new RegExp(`^${prefix.replace(/[{}]/g, '\\$&')}:`));
@@ -74,64 +81,56 @@ describe('the fresh lane', () => {
   it('syncs an edit made while the day’s upsert is in flight, in one more turn after it', async () => {
     stack = await startStack({ sandbox: { autoApprove: 'Ana' }, env: { SYNC_QUIET_MS: '100' } });
     const { client } = await connectedUser(stack);
-    const real = stack.serviceApi();
     let releaseFirstUpsert!: () => void;
     const firstUpsertHeld = new Promise<void>((resolve) => (releaseFirstUpsert = resolve));
-    const sent: NutritionRecord[] = [];
-    await startWorker({
-      upsertNutrition: async (userId, record) => {
-        sent.push(record);
-        if (sent.length === 1) await firstUpsertHeld;
-        await real.upsertNutrition(userId, record);
-      },
+    const sent: UpsertedDay[] = [];
+    await startWorkerThrough(async (record, upsert) => {
+      sent.push(record);
+      if (sent.length === 1) await firstUpsertHeld;
+      await upsert();
     });
-    const item = await addMeal(client, meal);
+    await writeDay(client, DATE, 0);
     await eventually('the first upsert to be in flight', async () => (sent.length === 1 ? true : undefined));
-    await changeMeal(client, item.id, { name: 'Two bananas', carbs: 54 });
+    await writeDay(client, DATE, 1);
+    const edited = await appDay(client, DATE);
     releaseFirstUpsert();
 
-    await eventually('the edit to reach the service', async () => {
-      const day = Object.values((await stack.sandboxState()).athletes)[0]?.nutrition[DATE];
-      return day?.payload.items[0]?.name === 'Two bananas' ? day : undefined;
-    });
-    expect(sent.map((record) => record.items[0]!.name)).toEqual(['Banana', 'Two bananas']);
+    await eventually('the edit to reach the service', async () =>
+      isDeepStrictEqual((await serviceDay(stack, 'Ana', DATE))?.content, edited) ? true : undefined,
+    );
+    expect(sent).toHaveLength(2);
+    expect(sent[0]).not.toEqual(sent[1]);
     expect((await syncStatus(client, DATE))[0]!.status).toBe('synced');
   });
 
   it('waits out a 429’s Retry-After without spending a try', async () => {
     stack = await startStack({ sandbox: { autoApprove: 'Ana' }, env: { SYNC_QUIET_MS: '50', SYNC_ATTEMPTS: '1' } });
     const { client, userId } = await connectedUser(stack);
-    const real = stack.serviceApi();
     const calls: number[] = [];
-    await startWorker({
-      upsertNutrition: async (id, record) => {
-        calls.push(Date.now());
-        if (calls.length === 1) throw new ServiceError('retryable', 'HTTP 429: slow down', { retryAfterMs: 700 });
-        await real.upsertNutrition(id, record);
-      },
+    await startWorkerThrough(async (_, upsert) => {
+      calls.push(Date.now());
+      if (calls.length === 1) throw new ServiceError('retryable', 'HTTP 429: slow down', { retryAfterMs: 700 });
+      await upsert();
     });
-    await addMeal(client, meal);
+    await writeDay(client, DATE);
     await daySynced(client);
     // With a single try allowed, a spent one would have moved the day into the person's history.
     expect(calls).toHaveLength(2);
     expect(calls[1]! - calls[0]!).toBeGreaterThanOrEqual(650);
-    expect(await stack.db.selectFrom('backfills').selectAll().where('user_id', '=', userId).execute()).toEqual([]);
+    expect(await stack.db.selectFrom('histories').selectAll().where('user_id', '=', userId).execute()).toEqual([]);
   });
 
   it('retries a 5xx with backoff and records why the day is still pending meanwhile', async () => {
     stack = await startStack({ sandbox: { autoApprove: 'Ana' }, env: { SYNC_QUIET_MS: '50' } });
     const { client } = await connectedUser(stack);
-    const real = stack.serviceApi();
     let failures = 0;
     let pendingWhileFailing: unknown;
-    await startWorker({
-      upsertNutrition: async (userId, record) => {
-        if (failures++ === 0) throw new ServiceError('retryable', 'HTTP 503: temporarily_unavailable');
-        pendingWhileFailing = (await syncStatus(client, DATE))[0];
-        await real.upsertNutrition(userId, record);
-      },
+    await startWorkerThrough(async (_, upsert) => {
+      if (failures++ === 0) throw new ServiceError('retryable', 'HTTP 503: temporarily_unavailable');
+      pendingWhileFailing = (await syncStatus(client, DATE))[0];
+      await upsert();
     });
-    await addMeal(client, meal);
+    await writeDay(client, DATE);
     await daySynced(client);
     // The retry's time, recorded as the turn queued it (a backoff of 0.5 to 1 s), is due when it runs.
     expect(pendingWhileFailing).toMatchObject({ status: 'pending', error: 'HTTP 503: temporarily_unavailable', problem: 'service-busy' });
@@ -149,16 +148,13 @@ describe('the fresh lane', () => {
   it('backs off after a failure that is not the service’s (a bug, the database away) instead of trying again at every poll', async () => {
     stack = await startStack({ sandbox: { autoApprove: 'Ana' }, env: { SYNC_QUIET_MS: '50' } });
     const { client } = await connectedUser(stack);
-    const real = stack.serviceApi();
     const calls: number[] = [];
-    await startWorker({
-      upsertNutrition: async (id, record) => {
-        calls.push(Date.now());
-        if (calls.length === 1) throw new TypeError('a bug');
-        await real.upsertNutrition(id, record);
-      },
+    await startWorkerThrough(async (_, upsert) => {
+      calls.push(Date.now());
+      if (calls.length === 1) throw new TypeError('a bug');
+      await upsert();
     });
-    await addMeal(client, meal);
+    await writeDay(client, DATE);
     await daySynced(client);
     // The poller found the day due four times a second meanwhile; the retry waited for its backoff (0.5 to 1 s).
     expect(calls).toHaveLength(2);
@@ -168,16 +164,13 @@ describe('the fresh lane', () => {
   it('sends the person’s other changes while one keeps failing: the entry tried least recently goes first', async () => {
     stack = await startStack({ sandbox: { autoApprove: 'Ana' }, env: { SYNC_QUIET_MS: '50' } });
     const { client } = await connectedUser(stack);
-    const real = stack.serviceApi();
-    await startWorker({
-      upsertNutrition: async (id, record) => {
-        if (record.date === DATE) throw new ServiceError('retryable', 'HTTP 500: internal_error');
-        await real.upsertNutrition(id, record);
-      },
+    await startWorkerThrough(async (record, upsert) => {
+      if (record.date === DATE) throw new ServiceError('retryable', 'HTTP 500: internal_error');
+      await upsert();
     });
-    await addMeal(client, meal);
+    await writeDay(client, DATE);
     await sleep(100);
-    await addMeal(client, { ...meal, logged_at: '2026-04-02T10:00:00+02:00' });
+    await writeDay(client, '2026-04-02');
     await daySynced(client, '2026-04-02');
     expect((await syncStatus(client, DATE))[0]).toMatchObject({ status: 'pending', problem: 'service-busy' });
   });
@@ -186,38 +179,40 @@ describe('the fresh lane', () => {
     stack = await startStack({ env: { SYNC_QUIET_MS: '50', SYNC_FRESH_PER_PERSON_PER_MINUTE: '3' } });
     const [flooder, other] = [await connectedPerson(stack, 'Flo'), await connectedPerson(stack, 'Ana')];
     const days = ['2026-03-01', '2026-03-02', '2026-03-03', '2026-03-04', '2026-03-05'];
-    for (const date of days) await addMeal(flooder.client, { ...meal, logged_at: `${date}T08:00:00+01:00` });
-    await addMeal(other.client, meal);
+    for (const date of days) await writeDay(flooder.client, date);
+    await writeDay(other.client, DATE);
     await startWorker(stack.serviceApi());
 
-    const { athletes } = await eventually('every day to reach the service', async () => {
-      const state = await stack.sandboxState();
-      const flooded = Object.keys(state.athletes.Flo?.nutrition ?? {}).length === days.length;
-      return flooded && state.athletes.Ana?.nutrition[DATE] ? state : undefined;
+    const flooded = await eventually('every day to reach the service', async () => {
+      const [ofFlo, ofAna] = [await serviceDays(stack, 'Flo'), await serviceDays(stack, 'Ana')];
+      return ofFlo.length === days.length && ofAna.some((day) => day.date === DATE) ? ofFlo : undefined;
     });
-    expect(Object.values(athletes.Flo!.nutrition).map((day) => day.writes)).toEqual([1, 1, 1, 1, 1]);
-    // Three of Flo's and Ana's one as changes of now; Flo's other two in Flo's history turns.
-    expect(await sentIn('fresh')).toBe(4);
-    expect(await sentIn('backfill')).toBe(2);
+    expect(flooded.map((day) => day.writes)).toEqual([1, 1, 1, 1, 1]);
+    // Three of Flo's and Ana's one as changes of now; Flo's other two in Flo's history turns. A turn
+    // is recorded completed just after its last upsert arrives.
+    const sent = await eventually('the turns to be recorded', async () => {
+      const counts = { fresh: await sentIn('fresh'), history: await sentIn('history') };
+      return counts.fresh + counts.history === 6 ? counts : undefined;
+    });
+    expect(sent).toEqual({ fresh: 4, history: 2 });
   });
 
   it('moves a change still failing after SYNC_ATTEMPTS tries into the person’s history, which sends it later', async () => {
     stack = await startStack({ sandbox: { autoApprove: 'Ana' }, env: { SYNC_QUIET_MS: '50', SYNC_ATTEMPTS: '2' } });
-    const { client, userId } = await connectedUser(stack);
-    const real = stack.serviceApi();
+    const { client } = await connectedUser(stack);
     let calls = 0;
-    await startWorker({
-      upsertNutrition: async (id, record) => {
-        if (++calls <= 2) throw new ServiceError('retryable', 'HTTP 500: internal_error');
-        await real.upsertNutrition(id, record);
-      },
+    await startWorkerThrough(async (_, upsert) => {
+      if (++calls <= 2) throw new ServiceError('retryable', 'HTTP 500: internal_error');
+      await upsert();
     });
-    await addMeal(client, meal);
-    await eventually('the day to join the history', async () =>
-      (await stack.db.selectFrom('backfills').select('user_id').where('user_id', '=', userId).executeTakeFirst()) ? true : undefined,
-    );
-    expect(await stack.db.selectFrom('outbox').select('fresh_at').where('user_id', '=', userId).execute()).toEqual([{ fresh_at: null }]);
+    await writeDay(client, DATE);
     await daySynced(client);
+    // The history row lives only until its turn has sent the day: the lanes' finished turns tell what happened.
+    const sent = await eventually('the turns to be recorded', async () => {
+      const counts = { fresh: await sentIn('fresh'), history: await sentIn('history') };
+      return counts.history === 1 ? counts : undefined;
+    });
+    expect(sent).toEqual({ fresh: 0, history: 1 });
     expect(calls).toBe(3);
   }, 60_000);
 });
@@ -229,7 +224,7 @@ describe('job logs', () => {
     const anHourLater = () => new Date(Date.now() + 3600_000);
     const workerLogger = createLogger('info', 'worker', { write: (line: string) => void stack.logs.push(line) });
     sync = await startSync(stack, stack.sendDependencies(stack.serviceApi(stack.accessTokens({ clock: anHourLater }))), workerLogger);
-    await addMeal(client, meal);
+    await writeDay(client, DATE);
     await daySynced(client);
 
     const [job] = await completedTurns('fresh');
@@ -254,10 +249,10 @@ describe('the fresh poller', () => {
       .executeTakeFirstOrThrow();
     const aWhileAgo = new Date(Date.now() - 120_000);
     for (const userId of [due.userId, needsReconnect.userId, notConnected.id])
-      await markDirty(stack.db, { userId, kind: 'nutrition', subject: DATE }, aWhileAgo);
-    await markDirty(stack.db, { userId: tooRecent.userId, kind: 'nutrition', subject: DATE }, new Date());
+      await markDirty(stack.db, { userId, kind: workload.syncKind, subject: DATE }, aWhileAgo);
+    await markDirty(stack.db, { userId: tooRecent.userId, kind: workload.syncKind, subject: DATE }, new Date());
     const backingOff = await connectedUser(stack);
-    await markDirty(stack.db, { userId: backingOff.userId, kind: 'nutrition', subject: DATE }, aWhileAgo);
+    await markDirty(stack.db, { userId: backingOff.userId, kind: workload.syncKind, subject: DATE }, aWhileAgo);
     const inAMinute = new Date(Date.now() + 60_000).toISOString();
     await stack.db
       .updateTable('outbox')
@@ -288,7 +283,7 @@ describe('the fresh poller', () => {
       .values({ ...grant, user_id: 0 })
       .execute();
     const aWhileAgo = new Date(Date.now() - 60_000);
-    for (const id of [0, userId]) await markDirty(stack.db, { userId: id, kind: 'nutrition', subject: DATE }, aWhileAgo);
+    for (const id of [0, userId]) await markDirty(stack.db, { userId: id, kind: workload.syncKind, subject: DATE }, aWhileAgo);
 
     expect((await queueFreshTurns({ db: stack.db, queues: stack.syncQueues, clock: () => new Date(), quietMs: 0 })).queued).toBe(1);
     expect((await stack.syncQueues.fresh.getJobs(['waiting'])).map((job) => job.data)).toEqual([{ userId, failures: 0 }]);
@@ -299,8 +294,8 @@ describe('the fresh poller', () => {
     stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
     const recent = await connectedUser(stack);
     const longest = await connectedUser(stack);
-    await markDirty(stack.db, { userId: recent.userId, kind: 'nutrition', subject: DATE }, new Date(Date.now() - 60_000));
-    await markDirty(stack.db, { userId: longest.userId, kind: 'nutrition', subject: DATE }, new Date(Date.now() - 120_000));
+    await markDirty(stack.db, { userId: recent.userId, kind: workload.syncKind, subject: DATE }, new Date(Date.now() - 60_000));
+    await markDirty(stack.db, { userId: longest.userId, kind: workload.syncKind, subject: DATE }, new Date(Date.now() - 120_000));
 
     await queueFreshTurns({ db: stack.db, queues: stack.syncQueues, clock: () => new Date(), quietMs: 0 });
     const waiting = await stack.syncQueues.fresh.getJobs(['waiting']);
@@ -312,7 +307,7 @@ describe('the fresh poller', () => {
     stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
     const { userId } = await connectedUser(stack);
     const workerNow = new Date();
-    await markDirty(stack.db, { userId, kind: 'nutrition', subject: DATE }, new Date(workerNow.getTime() + 5_000));
+    await markDirty(stack.db, { userId, kind: workload.syncKind, subject: DATE }, new Date(workerNow.getTime() + 5_000));
 
     const poll = await queueFreshTurns({ db: stack.db, queues: stack.syncQueues, clock: () => workerNow, quietMs: 1_000 });
     expect(poll).toEqual({ queued: 0, nextDueInMs: 6_000 });
@@ -324,11 +319,11 @@ describe('the fresh poller', () => {
     const unknownKind = { user_id: userId, kind: 'sleep_stages', subject: DATE, version: 1, updated_at: new Date().toISOString() };
     await stack.db
       .insertInto('outbox')
-      .values({ ...unknownKind, fresh_at: new Date(Date.now() - 60_000).toISOString() } as never)
+      .values({ ...unknownKind, fresh_at: new Date(Date.now() - 60_000).toISOString() })
       .execute();
     await stack.db
       .insertInto('outbox')
-      .values({ ...unknownKind, subject: '2026-04-02', fresh_at: new Date(Date.now() + 60_000).toISOString() } as never)
+      .values({ ...unknownKind, subject: '2026-04-02', fresh_at: new Date(Date.now() + 60_000).toISOString() })
       .execute();
 
     const poll = await queueFreshTurns({ db: stack.db, queues: stack.syncQueues, clock: () => new Date(), quietMs: 0 });
@@ -340,12 +335,12 @@ describe('a turn', () => {
   it('marks an entry that can never be sent failed with its reason, and sends the person’s other entries', async () => {
     stack = await startStack({ sandbox: { autoApprove: 'Ana' }, env: { SYNC_QUIET_MS: '50' } });
     const { client, userId } = await connectedUser(stack);
-    // Rows an older version could write (a meal logged at 9999-12-31T23:30:00Z in Berlin), or a hand edit.
+    // Rows an older version could write (an item logged at 9999-12-31T23:30:00Z in Berlin), or a hand edit.
     const unsendable = ['+010000-01-01', '-000001-12-31', '2026-02-30'];
     const aWhileAgo = new Date(Date.now() - 60_000);
-    for (const subject of unsendable) await markDirty(stack.db, { userId, kind: 'nutrition', subject }, aWhileAgo);
+    for (const subject of unsendable) await markDirty(stack.db, { userId, kind: workload.syncKind, subject }, aWhileAgo);
     await startWorker(stack.serviceApi());
-    await addMeal(client, meal);
+    await writeDay(client, DATE);
     await daySynced(client);
 
     const failed = await stack.db
@@ -367,7 +362,7 @@ describe('a turn', () => {
     const tooLarge = String(2 ** 31);
     await markDirty(stack.db, { userId, kind: 'activities', subject: tooLarge }, new Date(Date.now() - 60_000));
     await startWorker(stack.serviceApi());
-    await addMeal(client, meal);
+    await writeDay(client, DATE);
     await daySynced(client);
 
     const entry = await stack.db
@@ -383,32 +378,67 @@ describe('a turn', () => {
     stack = await startStack({ sandbox: { autoApprove: 'Ana' }, env: { SYNC_QUIET_MS: '50' } });
     const { client } = await connectedUser(stack);
     // Queued by another version of the app.
-    const invalid = await stack.syncQueues.fresh.add(JOB.turn, { userId: 'Ana', kind: 'nutrition' });
+    const invalid = await stack.syncQueues.fresh.add(JOB.turn, { userId: 'Ana', kind: workload.syncKind });
     await startWorker(stack.serviceApi());
-    await addMeal(client, meal);
+    await writeDay(client, DATE);
     await daySynced(client);
     await eventually('the invalid job to fail', async () => ((await invalid.getState()) === 'failed' ? true : undefined), 5_000);
     expect((await stack.syncQueues.fresh.getJob(invalid.id!))!.attemptsMade).toBe(1);
   });
 });
 
+/** `count` people with history waiting, the first in the rotation first, straight in the store. */
+async function peopleWithHistory(count: number): Promise<number[]> {
+  const ids: number[] = [];
+  for (let person = 0; person < count; person++) {
+    const at = new Date(Date.UTC(2026, 10, 20, 10, 0, person)).toISOString();
+    const { id } = await stack.db
+      .insertInto('users')
+      .values({ email: `rotation${person}@example.com`, password_hash: 'x', timezone: 'UTC', created_at: at })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await stack.db.insertInto('histories').values({ user_id: id, started_at: at, total: 1, last_turn_at: at }).execute();
+    ids.push(id);
+  }
+  return ids;
+}
+
+/** The people with a history turn waiting in the queue. */
+async function historyTurnsQueued(): Promise<number[]> {
+  const waiting = await stack.syncQueues.history.getJobs(['waiting'], 0, -1, true);
+  return waiting.filter((job) => job.name === JOB.turn).map((job) => (job.data as { userId: number }).userId);
+}
+
+/** A retry scheduled for one entry of the person's, as a worker records it. */
+async function retryScheduled(userId: number): Promise<void> {
+  const at = new Date(Date.now() + 60_000).toISOString();
+  await stack.db
+    .insertInto('outbox')
+    .values({ user_id: userId, kind: workload.syncKind, subject: DATE, version: 1, updated_at: at, last_error: '500', next_attempt_at: at })
+    .onConflict((conflict) => conflict.columns(['user_id', 'kind', 'subject']).doUpdateSet({ next_attempt_at: at }))
+    .execute();
+}
+
+async function retriesScheduled(): Promise<number> {
+  const rows = await stack.db.selectFrom('outbox').select('user_id').where('next_attempt_at', 'is not', null).execute();
+  return rows.length;
+}
+
 describe('the history lane', () => {
   it('sends what waited until Connect, in the person’s turns, and ends their history once all is sent', async () => {
-    stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
-    const { client, userId } = await connectedUser(stack);
-    const days = ['2026-03-01', '2026-03-02', '2026-03-03'];
-    const response = await client.postJson('/api/meals/batch', {
-      items: days.map((date) => ({ ...meal, logged_at: `${date}T08:00:00+01:00` })),
-    });
-    expect(response.status).toBe(201);
-    expect(await completedTurns('backfill')).toEqual([]);
+    stack = await startStack();
+    const { client, email } = await connectedPerson(stack, 'Ana', 3);
+    const { id: userId } = await stack.db.selectFrom('users').select('id').where('email', '=', email).executeTakeFirstOrThrow();
+    const today = localToday(new Date(), 'Europe/Berlin');
+    const days = [1, 2, 3].map((back) => addDays(today, -back));
+    expect(await completedTurns('history')).toEqual([]);
     await startWorker(stack.serviceApi());
     for (const date of days) await daySynced(client, date);
     await eventually('the history to end', async () =>
-      (await stack.db.selectFrom('backfills').select('user_id').where('user_id', '=', userId).executeTakeFirst()) ? undefined : true,
+      (await stack.db.selectFrom('histories').select('user_id').where('user_id', '=', userId).executeTakeFirst()) ? undefined : true,
     );
-    const { nutrition } = Object.values((await stack.sandboxState()).athletes)[0]!;
-    expect(days.map((date) => nutrition[date]!.writes)).toEqual([1, 1, 1]);
+    const sent = await serviceDays(stack, 'Ana');
+    expect(days.map((date) => sent.find((day) => day.date === date)?.writes)).toEqual([1, 1, 1]);
   });
 
   it('is queued again from the store, in the rotation’s order, when Redis lost the queue', async () => {
@@ -417,15 +447,15 @@ describe('the history lane', () => {
     const lastTurns = ['2026-11-20T10:00:02Z', '2026-11-20T10:00:00Z', '2026-11-20T10:00:01Z'];
     for (const [index, { userId }] of people.entries()) {
       await stack.db
-        .insertInto('backfills')
+        .insertInto('histories')
         .values({ user_id: userId, started_at: lastTurns[index]!, total: 1, last_turn_at: lastTurns[index]! })
         .execute();
     }
     const sweep = () =>
       sweepHistory({ db: stack.db, queues: stack.syncQueues, redis: stack.redis, redisPrefix: stack.config.redis.prefix });
-    await queueTurns(stack.syncQueues, 'backfill', [people[0]!.userId]);
+    await queueTurns(stack.syncQueues, 'history', [people[0]!.userId]);
     expect(await sweep()).toBe(3);
-    const waiting = await stack.syncQueues.backfill.getJobs(['waiting'], 0, -1, true);
+    const waiting = await stack.syncQueues.history.getJobs(['waiting'], 0, -1, true);
     const queued = waiting.filter((job) => job.name === JOB.turn).map((job) => (job.data as { userId: number }).userId);
     // The turn already queued keeps its place; the rest follow in the order of their last turns.
     expect(queued).toEqual([people[0]!.userId, people[1]!.userId, people[2]!.userId]);
@@ -442,5 +472,58 @@ describe('the history lane', () => {
     expect(meanwhile).toMatch(/^rebuilding /);
     expect(Date.parse((await stack.redis.get(mark))!)).toBeGreaterThan(Date.now() - 60_000);
     expect(await stack.redis.pttl(mark)).toBe(-1);
+  });
+
+  it('is rebuilt by one of two workers started on an empty Redis: the other sweeps as usual and leaves the rebuild to it', async () => {
+    stack = await startStack();
+    const people = await peopleWithHistory(25);
+    await retryScheduled(people[0]!);
+    const otherRedis = createRedisConnection(stack.config.redis.target);
+    const workers = [stack.redis, otherRedis].map((redis) => ({ redis, recording: recordingStatements(stack.db) }));
+
+    await Promise.all(
+      workers.map(({ redis, recording }) =>
+        sweepHistory({ db: recording.db, queues: stack.syncQueues, redis, redisPrefix: stack.config.redis.prefix, rebuildBatch: 10 }),
+      ),
+    );
+    await otherRedis.quit();
+
+    // Forgetting the lost queue's retries, and the pages after the first, are the rebuild's alone.
+    const rebuilt = workers.map(({ recording }) => recording.on('outbox').length);
+    expect(rebuilt.sort()).toEqual([0, 1]);
+    const pagesRead = workers.map(({ recording }) => recording.on('histories').length);
+    expect(pagesRead.sort()).toEqual([1, 3]);
+    expect(await retriesScheduled()).toBe(0);
+    expect((await historyTurnsQueued()).sort((a, b) => a - b)).toEqual(people);
+  });
+
+  it('is rebuilt from where a rebuild stopped part way, not from the start', async () => {
+    stack = await startStack();
+    const people = await peopleWithHistory(25);
+    await retryScheduled(people[0]!);
+    const sweep = (queues: typeof stack.syncQueues, db = stack.db) =>
+      sweepHistory({ db, queues, redis: stack.redis, redisPrefix: stack.config.redis.prefix, rebuildBatch: 10 });
+    // Redis goes away as the rebuild queues its second page.
+    const history = stack.syncQueues.history;
+    let pages = 0;
+    const failingHistory = Object.create(history, {
+      addBulk: {
+        value: async (...args: Parameters<typeof history.addBulk>) =>
+          ++pages === 2 ? Promise.reject(new Error('Redis went away')) : history.addBulk(...args),
+      },
+    }) as typeof history;
+    await expect(sweep({ ...stack.syncQueues, history: failingHistory })).rejects.toThrow('Redis went away');
+    expect(await historyTurnsQueued()).toEqual(people.slice(0, 10));
+    // The new queue has scheduled a retry meanwhile: it is not the lost queue's, and stays.
+    await retryScheduled(people[1]!);
+
+    const recording = recordingStatements(stack.db);
+    expect(await sweep(stack.syncQueues, recording.db)).toBe(15);
+
+    expect(recording.on('outbox')).toEqual([]);
+    expect(await retriesScheduled()).toBe(1);
+    expect(await historyTurnsQueued()).toEqual(people);
+    expect(await stack.redis.exists(`${stack.config.redis.prefix}:sync:rebuild-cursor`)).toBe(0);
+    expect(await stack.redis.pttl(`${stack.config.redis.prefix}:sync:queue-built`)).toBe(-1);
   });
 });

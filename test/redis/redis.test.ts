@@ -8,9 +8,9 @@ import {
   logReconnects,
   logUnlessRedisUnreachable,
   untilReady,
-} from '../../src/queue/redis.js';
-import { redisServer, type RedisTarget } from '../../src/queue/redis-target.js';
-import { isRedisUnavailable } from '../../src/queue/redis-unavailable.js';
+} from '../../src/redis/redis.js';
+import { redisServer, type RedisTarget } from '../../src/redis/redis-target.js';
+import { isRedisUnavailable } from '../../src/redis/redis-unavailable.js';
 import { UnreachableAtStartError } from '../../src/reach-at-start.js';
 import { createRedisSessionStore } from '../../src/web/session.js';
 import { DisposableRedis } from '../helpers/redis-server.js';

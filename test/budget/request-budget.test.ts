@@ -1,8 +1,8 @@
 import { performance } from 'node:perf_hooks';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { createRedisConnection } from '../../src/queue/redis.js';
-import { redisServer } from '../../src/queue/redis-target.js';
-import { createRequestBudget, type BudgetLane, type RequestBudget } from '../../src/queue/request-budget.js';
+import { createRedisConnection } from '../../src/redis/redis.js';
+import { redisServer } from '../../src/redis/redis-target.js';
+import { createRequestBudget, type BudgetLane, type RequestBudget } from '../../src/budget/request-budget.js';
 import { testRedisPrefix } from '../helpers/redis-keys.js';
 
 const connections = Array.from({ length: 3 }, () => createRedisConnection(redisServer(inject('redisUrl'))));
@@ -28,7 +28,7 @@ describe('the request budget', () => {
   it('spaces the requests of every process to the rate, whatever their number', async () => {
     const budgets = budgetsOfThreeProcesses(20);
     const started = performance.now();
-    const grants = await Promise.all(Array.from({ length: 30 }, (_, index) => takeAndRelease(budgets[index % 3]!, 'backfill', index + 1)));
+    const grants = await Promise.all(Array.from({ length: 30 }, (_, index) => takeAndRelease(budgets[index % 3]!, 'history', index + 1)));
     // 30 slots 50 ms apart: the last starts 1.45 s after the first, however fast the machine.
     expect(Math.max(...grants) - started).toBeGreaterThanOrEqual(1400);
   });
@@ -49,7 +49,7 @@ describe('the request budget', () => {
     );
     const history = budgets.map(async (budget, process) => {
       for (let user = 1000 * (process + 1); !stop; user++)
-        grants.push({ lane: 'backfill', at: await takeAndRelease(budget, 'backfill', user) });
+        grants.push({ lane: 'history', at: await takeAndRelease(budget, 'history', user) });
     });
     const from = performance.now() + 500;
     await new Promise((resolve) => setTimeout(resolve, 2500));
@@ -60,14 +60,14 @@ describe('the request budget', () => {
     // rest; reads book one slot further than history, so history waiting does not keep them from their share.
     expect(inWindow('read').length).toBeLessThanOrEqual(22);
     expect(inWindow('read').length).toBeGreaterThanOrEqual(10);
-    expect(inWindow('backfill').length).toBeGreaterThanOrEqual(40);
+    expect(inWindow('history').length).toBeGreaterThanOrEqual(40);
   });
 
   it.each([
-    // Backfill books no more than the next slot, so a fresh request has at most that one ahead of it.
-    ['the history', ['backfill'], 2],
+    // History books no more than the next slot, so a fresh request has at most that one ahead of it.
+    ['the history', ['history'], 2],
     // A read books one slot further: a fresh request has at most a slot or two of both ahead of it.
-    ['the reads and the history', ['read', 'backfill'], 3],
+    ['the reads and the history', ['read', 'history'], 3],
   ] as const)('grants a fresh request ahead of %s waiting for the same slots', async (_, lanes, mostAhead) => {
     const budgets = budgetsOfThreeProcesses(20);
     const othersGranted: number[] = [];
@@ -98,7 +98,7 @@ describe('the request budget', () => {
     const granted: number[] = [];
     const waiters = [];
     for (let user = 1; user <= 12; user++) {
-      waiters.push(budgets[user % 3]!.take('backfill', user).then((permit) => (granted.push(user), permit!.release())));
+      waiters.push(budgets[user % 3]!.take('history', user).then((permit) => (granted.push(user), permit!.release())));
       await new Promise((resolve) => setTimeout(resolve, 15));
     }
     await Promise.all(waiters);
@@ -113,28 +113,28 @@ describe('the request budget', () => {
     const living = createRequestBudget({ redis: connections[1]!, prefix, ratePerS: 1000, waiterTtlMs: 400 });
     const dying = createRequestBudget({ redis: holder, prefix, ratePerS: 1000, waiterTtlMs: 400 });
     await living.pause(200);
-    const lost = dying.take('backfill', 20).catch(() => 'connection closed');
+    const lost = dying.take('history', 20).catch(() => 'connection closed');
     await new Promise((resolve) => setTimeout(resolve, 50));
     holder.disconnect();
     const started = performance.now();
-    await (await living.take('backfill', 21))!.release();
+    await (await living.take('history', 21))!.release();
     expect(performance.now() - started).toBeLessThan(1500);
     expect(await lost).toBe('connection closed');
 
     const patient = createRequestBudget({ redis: connections[2]!, prefix, ratePerS: 1000, waiterTtlMs: 60_000 });
     await patient.pause(300);
-    expect(await patient.takeWithin('backfill', 22, 100)).toBeUndefined();
+    expect(await patient.takeWithin('history', 22, 100)).toBeUndefined();
     const asked = performance.now();
-    await (await patient.take('backfill', 23))!.release();
+    await (await patient.take('history', 23))!.release();
     expect(performance.now() - asked).toBeLessThan(1500);
   });
 
   it('lets one request of a person be in flight at a time, across lanes and processes; history gives way', async () => {
     const [first, second] = budgetsOfThreeProcesses(1000);
     const events: string[] = [];
-    const history = (await first!.take('backfill', 7))!;
+    const history = (await first!.take('history', 7))!;
     // The person's history waits for nothing of theirs: it gives way, and its turn comes back.
-    expect(await second!.take('backfill', 7)).toBeUndefined();
+    expect(await second!.take('history', 7)).toBeUndefined();
     const fresh = second!.take('fresh', 7).then((permit) => {
       events.push('fresh granted');
       return permit;
@@ -145,7 +145,7 @@ describe('the request budget', () => {
     await (await fresh).release();
     expect(events).toEqual(['history released', 'fresh granted']);
     // Another person is not held up meanwhile.
-    await (await first!.take('backfill', 8))!.release();
+    await (await first!.take('history', 8))!.release();
   });
 
   it('keeps a person’s lock while its request runs, however long, and frees it soon after its holder dies', async () => {
@@ -153,7 +153,7 @@ describe('the request budget', () => {
     const holder = createRedisConnection(redisServer(inject('redisUrl')));
     const living = createRequestBudget({ redis: connections[1]!, prefix, ratePerS: 1000, lockTtlMs: 1000 });
     const dying = createRequestBudget({ redis: holder, prefix, ratePerS: 1000, lockTtlMs: 1000 });
-    const slow = (await living.take('backfill', 9))!;
+    const slow = (await living.take('history', 9))!;
     const waiting = dying.take('fresh', 9);
     await new Promise((resolve) => setTimeout(resolve, 2500));
     expect(await Promise.race([waiting.then(() => 'granted'), Promise.resolve('still waiting')])).toBe('still waiting');
@@ -161,7 +161,7 @@ describe('the request budget', () => {
     await (await waiting).release();
 
     // A holder whose process dies: its renewals stop with its connection.
-    await dying.take('backfill', 10);
+    await dying.take('history', 10);
     holder.disconnect();
     const started = performance.now();
     await (await living.take('fresh', 10)).release();

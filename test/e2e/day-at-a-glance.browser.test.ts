@@ -1,0 +1,46 @@
+import { DateTime } from 'luxon';
+import { describe, expect, it } from 'vitest';
+import { addDays } from '../../src/dates/local-today.js';
+import { sendEntry } from '../../src/sync/send-entry.js';
+import { SCREENS, SCREENSHOTS, expectDayChart, pageWidth, signedInPageAt, useSignedInPerson } from '../helpers/browser.js';
+import { EVERY_MEASUREMENT, MEASUREMENT_NAMES } from '../helpers/wellness.js';
+
+const ZONE = 'Europe/Madrid';
+const EMAIL = 'at-a-glance@example.com';
+const WELLNESS_DAYS_BACK = [0, 3, 10];
+/** A day's measurements, a little different each day so the lines move. */
+const measurementsOf = (back: number) => Object.fromEntries(Object.entries(EVERY_MEASUREMENT).map(([name, value]) => [name, value - back]));
+
+const person = useSignedInPerson(ZONE, EMAIL, async (page, stack) => {
+  const today = DateTime.now().setZone(ZONE).toISODate()!;
+  for (const back of WELLNESS_DAYS_BACK) {
+    const day = await page.request.put(`${stack.appUrl}/api/wellness/${addDays(today, -back)}`, { data: measurementsOf(back) });
+    expect(day.ok()).toBe(true);
+  }
+  const { id: userId } = await stack.db.selectFrom('users').select('id').where('email', '=', EMAIL).executeTakeFirstOrThrow();
+  await sendEntry(stack.sendDependencies(), { userId, kind: 'wellness', subject: today });
+});
+
+describe.each(SCREENS)('charts at a glance on a %s', (screen, options) => {
+  const width = options.viewport!.width;
+
+  it('charts each wellness measurement’s last 30 days within the screen, with the numbers as text', async () => {
+    const page = await signedInPageAt(person, options, ZONE, '/wellness');
+    for (const name of MEASUREMENT_NAMES) {
+      await expectDayChart(page.locator(`figure[data-chart="chart-${name}"]`), width, WELLNESS_DAYS_BACK.length);
+    }
+    expect(await pageWidth(page)).toBeLessThanOrEqual(width);
+    await page.screenshot({ path: `${SCREENSHOTS}/wellness-charts-${screen}.png`, fullPage: true });
+    await page.context().close();
+  });
+
+  it('draws a sparkline of what the service received on the dashboard, within the screen', async () => {
+    const page = await signedInPageAt(person, options, ZONE, '/');
+    const received = page.locator('figure[data-chart="chart-received"]');
+    await expectDayChart(received, width, 14);
+    expect(await received.locator('tbody tr').last().textContent()).toMatch(/[1-9]\d* entr(y|ies)$/);
+    expect(await pageWidth(page)).toBeLessThanOrEqual(width);
+    await page.screenshot({ path: `${SCREENSHOTS}/dashboard-received-${screen}.png`, fullPage: true });
+    await page.context().close();
+  });
+});
