@@ -5,7 +5,7 @@ import type { UserTable } from '../accounts/user.table.js';
 import type { ConnectionTable } from '../connections/connection.table.js';
 import type { ConnectionNoticeTable } from '../notices/notice.table.js';
 import type { HistoryTable } from '../sync/history.table.js';
-import type { OutboxTable } from '../sync/outbox.table.js';
+import type { OutboxTable, OutboxWaitingCountTable } from '../sync/outbox.table.js';
 import type { Config } from '../config.js';
 import { createPostgresDialect } from './postgres-dialect.js';
 import { createSqliteDialect } from './sqlite-dialect.js';
@@ -19,6 +19,7 @@ export interface Database {
   users: UserTable;
   connections: ConnectionTable;
   outbox: OutboxTable;
+  outbox_waiting_counts: OutboxWaitingCountTable;
   histories: HistoryTable;
   connection_notices: ConnectionNoticeTable;
   account_erasures: AccountErasureTable;

@@ -36,3 +36,15 @@ export interface OutboxTable {
   fresh_at: string | null;
   updated_at: string;
 }
+
+/**
+ * How many outbox entries wait to be sent (needsSending), per kind, split over a few rows by person
+ * so that transactions on Postgres seldom wait for each other's: kept by triggers on the outbox in
+ * the same transaction as each change (migrations/20261207090000_core_waiting_counts.ts), never
+ * written by the app.
+ */
+export interface OutboxWaitingCountTable {
+  kind: SyncKind;
+  shard: number;
+  entries: number;
+}

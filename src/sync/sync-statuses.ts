@@ -33,18 +33,37 @@ export function syncFactsOf({ kind: _kind, subject: _subject, changedAt: _change
 
 /**
  * Per kind this version sends, how many entries wait to be sent (whatever holds them up) and when
- * the longest-waiting one last changed: one query for every kind, read from the index of waiting
- * entries (outbox_waiting), so what it costs follows what waits, never the synced entries.
+ * the longest-waiting one last changed. The counts are the few rows the store keeps up to date as
+ * entries start and stop waiting (outbox_waiting_counts); the oldest change is the first entry of
+ * the kind in the index of waiting entries (outbox_waiting). So what it costs follows neither what
+ * waits nor what was sent.
  */
 export async function waitingEntries(db: Db): Promise<Array<{ kind: SyncKind; entries: number; oldestChange: Date }>> {
-  const rows = await db
-    .selectFrom('outbox')
-    .select((eb) => ['kind', eb.fn.countAll().as('entries'), eb.fn.min('updated_at').as('oldest_change')])
+  const counts = await db
+    .selectFrom('outbox_waiting_counts')
+    .select((eb) => ['kind', eb.fn.sum<number | string>('entries').as('entries')])
     .where('kind', 'in', syncKinds())
-    .where(needsSending)
     .groupBy('kind')
     .execute();
-  return rows.map((row) => ({ kind: row.kind, entries: Number(row.entries), oldestChange: new Date(row.oldest_change) }));
+  const waiting = [];
+  for (const { kind, entries } of counts) {
+    // Sent between the two reads: the next scrape counts it as gone.
+    const oldestChange = Number(entries) > 0 ? await oldestChangeWaiting(db, kind) : undefined;
+    if (oldestChange) waiting.push({ kind, entries: Number(entries), oldestChange });
+  }
+  return waiting;
+}
+
+async function oldestChangeWaiting(db: Db, kind: SyncKind): Promise<Date | undefined> {
+  const oldest = await db
+    .selectFrom('outbox')
+    .select('updated_at')
+    .where('kind', '=', kind)
+    .where(needsSending)
+    .orderBy('updated_at')
+    .limit(1)
+    .executeTakeFirst();
+  return oldest && new Date(oldest.updated_at);
 }
 
 /** The user's daily entries from `from` to `to` inclusive (local dates) that have ever changed, with where their sync stands. */

@@ -93,14 +93,20 @@ async function plansOf(run: (db: Db) => Promise<unknown>): Promise<Array<{ sql: 
   );
 }
 
-/** The plan's steps that read a whole table: SQLite's SCAN without an index, Postgres's Seq Scan. */
+/** Tables that hold a few rows whatever the outbox holds: the waiting counts, at most 16 rows a kind. */
+const SMALL_TABLES = ['outbox_waiting_counts'];
+
+/** The plan's steps that read a whole table other than a small one: SQLite's SCAN without an index, Postgres's Seq Scan. */
 function tableScans(plan: string[]): string[] {
-  return plan.filter((step) =>
-    testDatabaseKind() === 'sqlite' ? /^SCAN \w+$/.test(step.trim()) || /^SCAN \w+ (?!USING)/.test(step.trim()) : /Seq Scan/.test(step),
-  );
+  return plan
+    .filter((step) =>
+      testDatabaseKind() === 'sqlite' ? /^SCAN \w+$/.test(step.trim()) || /^SCAN \w+ (?!USING)/.test(step.trim()) : /Seq Scan/.test(step),
+    )
+    .filter((step) => !SMALL_TABLES.some((table) => new RegExp(`\\b${table}\\b`).test(step)));
 }
 
 const BACKGROUND_STATEMENTS: Array<{ name: string; run: (db: Db) => Promise<unknown>; index: RegExp }> = [
+  // The kept counts (a small table), then the oldest waiting entry of each kind that has one.
   { name: "the metrics' waiting counts", run: (db) => waitingEntries(db), index: /outbox_waiting/ },
   {
     name: 'forgetting the scheduled retries when Redis lost the queue',
