@@ -83,7 +83,7 @@ async function hasHistoryWaiting(person: Person): Promise<boolean> {
 }
 
 describe('changes of now past what anyone makes by hand', () => {
-  it('from three people writing a new day every 50 ms wait as their history: another’s 30-day history keeps an eighth of the rate or more, a change of now still goes first, and every flooded day arrives once', async () => {
+  it('from three people writing a new day every 50 ms wait as their history: another’s 30-day history keeps an eighth or more of the days sent meanwhile, a change of now still goes first, and every flooded day arrives once', async () => {
     stack = await startStack();
     const flooders = [await connectedPerson(stack, 'W1'), await connectedPerson(stack, 'W2'), await connectedPerson(stack, 'W3')];
     const changer = await connectedPerson(stack, 'F');

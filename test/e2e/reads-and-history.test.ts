@@ -68,7 +68,7 @@ describe('reads of the service beside history and changes of now', () => {
     // Every list asks the service, as many people's lists would: the reads' share of the budget alone.
     ['no recent list answered again and no per-person rate', { WORKOUTS_CACHE_S: '0', WORKOUTS_READS_PER_PERSON_PER_MINUTE: '600' }],
   ])(
-    'with %s: three people listing their workouts in two loops each leave another’s 30-day history at least half the rate, and a change of now goes first',
+    'with %s: three people listing their workouts in two loops each leave another’s 30-day history at least half of the requests sent meanwhile, and a change of now goes first',
     async (_, reads: Record<string, string>) => {
       const rate = { ATHLETE_RATE_LIMIT_PER_S: String(RATE_PER_S) };
       stack = await startStack({ env: { ...rate, ...reads } });
