@@ -7,7 +7,7 @@ import type { ConnectionNoticeTable } from '../notices/notice.table.js';
 import type { HistoryTable } from '../sync/history.table.js';
 import type { OutboxTable, OutboxWaitingCountTable } from '../sync/outbox.table.js';
 import type { Config } from '../config.js';
-import { createPostgresDialect } from './postgres-dialect.js';
+import { createPostgresDialect, type StatementLimit } from './postgres-dialect.js';
 import { createSqliteDialect } from './sqlite-dialect.js';
 
 /**
@@ -28,8 +28,8 @@ export interface Database {
 
 export type Db = Kysely<Database>;
 
-export function createDb(database: Config['database']): Db {
-  const dialect = database.kind === 'sqlite' ? createSqliteDialect(database.path) : createPostgresDialect(database);
+export function createDb(database: Config['database'], statements?: StatementLimit): Db {
+  const dialect = database.kind === 'sqlite' ? createSqliteDialect(database.path) : createPostgresDialect(database, statements);
   return new Kysely<Database>({ dialect });
 }
 

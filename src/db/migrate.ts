@@ -1,7 +1,9 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { FileMigrationProvider, Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import type { Config } from '../config.js';
 import { StartupError } from '../errors.js';
+import { createDb, type Db } from './database.js';
 import { MIGRATION_FOLDERS, type MigrationFolders } from './migration-folders.js';
 import { currentSchema } from './portable.js';
 
@@ -40,6 +42,14 @@ function migrationsOf({ core, kinds }: MigrationFolders): MigrationProvider {
 
 function migrationsIn(migrationFolder: string): Promise<Record<string, Migration>> {
   return new FileMigrationProvider({ fs, path, migrationFolder }).getMigrations();
+}
+
+/**
+ * The database as `npm run migrate` opens it: no statement timeout, since a migration may index or
+ * count a launch's whole outbox once (postgres-dialect.ts, StatementLimit).
+ */
+export function openForMigrations(database: Config['database']): Db {
+  return createDb(database, 'unbounded');
 }
 
 // Migrations see the schema as it was when each was written, so they take Kysely<any>.

@@ -59,13 +59,21 @@ export interface PostgresSettings {
   poolSize: number;
 }
 
-export function createPostgresDialect({ url, poolSize }: PostgresSettings): PostgresDialect {
+/**
+ * Whether a statement is cut off after STATEMENT_TIMEOUT_MS: always for the app's processes, never
+ * for the migrations an operator runs, which may index or count a launch's whole outbox (tens of
+ * millions of rows) once. Their locks are still waited for only LOCK_TIMEOUT_MS, so a migration
+ * never holds the running app's queries up behind it: it fails instead, and is run again.
+ */
+export type StatementLimit = 'bounded' | 'unbounded';
+
+export function createPostgresDialect({ url, poolSize }: PostgresSettings, statements: StatementLimit = 'bounded'): PostgresDialect {
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,
     connectionTimeoutMillis: POOL_WAIT_MS,
     lock_timeout: LOCK_TIMEOUT_MS,
-    statement_timeout: STATEMENT_TIMEOUT_MS,
+    statement_timeout: statements === 'bounded' ? STATEMENT_TIMEOUT_MS : 0,
   });
   // A connection the server closed (pg_terminate_backend, a restart, a failover, a proxy's reset)
   // emits 'error', and an 'error' event with no listener ends the process. The pool listens on its

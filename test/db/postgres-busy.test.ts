@@ -1,8 +1,9 @@
+import { sql } from 'kysely';
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createDb, type Db } from '../../src/db/database.js';
 import { DatabaseBusyError } from '../../src/db/database-busy-error.js';
-import { migrateToLatest } from '../../src/db/migrate.js';
+import { migrateToLatest, openForMigrations } from '../../src/db/migrate.js';
 import { createTestDatabase, testDatabaseKind, type TestDatabase } from '../helpers/database.js';
 
 /** What "busy" is on Postgres, reported as SQLite's busy is (test/web/busy-database.test.ts answers it 503). */
@@ -35,6 +36,23 @@ describe.runIf(testDatabaseKind() === 'postgres')('a crowded Postgres', () => {
       await holder.end();
     }
     expect(await db.selectFrom('users').select('timezone').execute()).toEqual([{ timezone: 'UTC' }]);
+  });
+
+  it('the app’s statements are cut off after 10 s, the migrations’ (npm run migrate) never, and both wait for a lock a second', async () => {
+    const settingsOf = async (of: Db) =>
+      (
+        await sql<{
+          statement: string;
+          lock: string;
+        }>`select current_setting('statement_timeout') as statement, current_setting('lock_timeout') as lock`.execute(of)
+      ).rows[0];
+    const migrations = openForMigrations({ kind: 'postgres', url: database.url, poolSize: 1 });
+    try {
+      expect(await settingsOf(db)).toEqual({ statement: '10s', lock: '1s' });
+      expect(await settingsOf(migrations)).toEqual({ statement: '0', lock: '1s' });
+    } finally {
+      await migrations.destroy();
+    }
   });
 
   it('a query waiting for a connection while the pool is all in use fails as DatabaseBusyError', async () => {
