@@ -14,7 +14,7 @@ const KIND_FOLDERS = [...readFileSync(new URL('src/kinds.ts', import.meta.url), 
 );
 
 export default defineConfig(
-  // The fixture kind's imports resolve only once copied into src/ (test/e2e/kinds-in-a-copy.test.ts).
+  // The fixture kind's imports resolve only once copied into src/ (test/e2e/partner-copy.test.ts).
   { ignores: ['dist/', 'node_modules/', 'coverage/', 'test-output/', 'bench/', 'test/e2e/fixtures/hydration-kind/'] },
   {
     files: ['src/**/*.ts', 'test/**/*.ts', 'scripts/**/*.js'],
