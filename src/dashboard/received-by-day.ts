@@ -3,7 +3,7 @@ import type { DateStyle } from '../dates/date-style.js';
 import { addDays, localToday } from '../dates/local-today.js';
 import type { Db } from '../db/database.js';
 import { receivedSince } from '../sync/sync-statuses.js';
-import { dayChart, type DayChart } from '../web/day-chart.js';
+import { dayChart, type DayChart } from '../charts/day-chart.js';
 
 /** The days of the dashboard's sparkline of what the service received: the last two weeks, as the overview. */
 export const RECEIVED_DAYS = 14;

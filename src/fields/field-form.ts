@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { formField, numberFromForm } from '../web/form-numbers.js';
+import { formField, numberFromForm } from './form-numbers.js';
 import type { FieldWords } from '../web/form-problems.js';
 import { fieldNames } from './field-values.js';
 import type { NumericField, NumericFields, ValuesOf } from './numeric-field.js';

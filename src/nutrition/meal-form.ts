@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { formFieldsOf, numbersFromForm, type FormInput } from '../fields/field-form.js';
 import { fieldNames } from '../fields/field-values.js';
-import { formField, numberFromForm } from '../web/form-numbers.js';
+import { formField, numberFromForm } from '../fields/form-numbers.js';
 import { MEAL_AMOUNTS } from './meal.fields.js';
 
 /**

@@ -1,6 +1,6 @@
 import { addDays, localToday } from '../dates/local-today.js';
 import type { KindDashboardPart } from '../kinds/kind.js';
-import { dayChart } from '../web/day-chart.js';
+import { dayChart } from '../charts/day-chart.js';
 import { amountWords } from './day-totals.js';
 import { kcalOfDays } from './meal.repository.js';
 

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { numberFromForm } from './form-numbers.js';
+import { numberFromForm } from '../fields/form-numbers.js';
 
 /**
  * What a page's form says when it is refused, in plain words for a person; the JSON API keeps the

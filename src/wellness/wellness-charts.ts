@@ -2,7 +2,7 @@ import type { DateStyle } from '../dates/date-style.js';
 import { addDays } from '../dates/local-today.js';
 import { fieldNames } from '../fields/field-values.js';
 import type { NumericField } from '../fields/numeric-field.js';
-import { dayChart, type DayChart } from '../web/day-chart.js';
+import { dayChart, type DayChart } from '../charts/day-chart.js';
 import { WELLNESS_MEASUREMENTS } from './wellness.fields.js';
 import type { WellnessRecordView } from './wellness.js';
 

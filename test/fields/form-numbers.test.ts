@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { numberFromForm } from '../../src/web/form-numbers.js';
+import { numberFromForm } from '../../src/fields/form-numbers.js';
 
 describe('numberFromForm', () => {
   it.each([

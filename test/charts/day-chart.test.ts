@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dayChart, daysBetween, type DayChartInput } from '../../src/web/day-chart.js';
+import { dayChart, daysBetween, type DayChartInput } from '../../src/charts/day-chart.js';
 
 const base: DayChartInput = {
   from: '2026-11-01',
