@@ -16,7 +16,7 @@ const FIXTURE_KIND = 'test/e2e/fixtures/hydration-kind/**';
 
 const DATABASE_TESTS = [
   'test/{accounts,activities,connections,dashboard,db,notices,nutrition,sync,web,wellness,workouts}/**/*.test.ts',
-  'test/e2e/{activities-sync,fresh-flood,multi-host,nutrition-sync,read-only-store,shutdown,token-canary,token-key-rotation,token-single-flight,wellness-sync,worker-stopped-mid-refresh,worker-takeover}.test.ts',
+  'test/e2e/{activities-sync,check-memory,fresh-flood,multi-host,nutrition-sync,read-only-store,reads-and-history,shutdown,token-canary,token-key-rotation,token-single-flight,wellness-sync,worker-stopped-mid-refresh,worker-takeover}.test.ts',
 ];
 /**
  * In those folders, the files whose subject is not the database: pure functions, the sync queues'
