@@ -141,8 +141,9 @@ export async function endSession(req: Request, res: Response): Promise<void> {
 
 /**
  * A session that no longer signs anyone in (every session of the person was ended since it began,
- * or the account is gone) leaves Redis, and the request goes on signed out, in a new empty session
- * that is stored only if signing in fills it. Whatever wrote it back after it was ended (a request
+ * or the account is gone) leaves Redis, and the request goes on signed out, in a new session that
+ * names no one: stored, as a visitor's is, once the rest of the request puts something in it (a
+ * form's token, a message for the next page). Whatever wrote it back after it was ended (a request
  * that was under way then) revived nothing. The cookie is left: it names nothing now, and dropping
  * it could drop the new one a concurrent request (the password change itself) is setting.
  */
