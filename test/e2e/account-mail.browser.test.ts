@@ -3,7 +3,7 @@ import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMailCatcher, type MailCatcher } from '../../src/dev/mail-catcher.js';
 import { PASSWORD } from '../helpers/account.js';
-import { launchChromium, pageWidth } from '../helpers/browser.js';
+import { launchChromium, pageWidth, smallTapTargets } from '../helpers/browser.js';
 import { linkMailedTo } from '../helpers/mail.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 
@@ -35,9 +35,10 @@ describe.each(SCREENS)('the pages of the mailed links on a %s', (_screen, option
   const email = `links-${width}-${Date.now()}@example.com`;
   let page: Page;
 
-  /** The page fits the screen, and is kept as a screenshot. */
+  /** The page fits the screen, what a person taps on it is large enough, and it is kept as a screenshot. */
   async function fitsAndShoot(name: string) {
     expect.soft(await pageWidth(page)).toBeLessThanOrEqual(width);
+    expect.soft(await smallTapTargets(page), name).toEqual([]);
     await page.screenshot({ path: `${SCREENSHOTS}/${name}-${width}.png`, fullPage: true });
   }
 
