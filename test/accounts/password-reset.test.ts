@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { PASSWORD, signedInAgain } from '../helpers/account.js';
 import { signUpNewUser } from '../helpers/flows.js';
@@ -166,6 +167,20 @@ describe('the link', () => {
     expect(await again.text()).toContain('This link has already been used: each link works once.');
     expect((await app.stack.browser().get(link)).status).toBe(410);
     expect((await signIn(email, NEW_PASSWORD)).status).toBe(200);
+  });
+
+  it('is stored only as its secret’s SHA-256: no column holds the secret it carries', async () => {
+    const { email, link } = await personWithResetLink();
+    const secret = new URL(link).searchParams.get('link')!;
+    const rows = await app.stack.db
+      .selectFrom('email_links')
+      .innerJoin('users', 'users.id', 'email_links.user_id')
+      .selectAll('email_links')
+      .where('users.email', '=', email)
+      .execute();
+    const reset = rows.find((row) => row.purpose === 'reset_password');
+    expect(reset?.token_sha256).toBe(createHash('sha256').update(secret).digest('hex'));
+    expect(JSON.stringify(rows)).not.toContain(secret);
   });
 
   it('works within its hour, and past it says it has expired, changing nothing', async () => {
