@@ -69,6 +69,17 @@ describe.each(SCREENS)('the pages of the mailed links on a %s', (_screen, option
     await page.getByTestId('email-status').waitFor();
     expect(await page.getByRole('button', { name: 'Change email address' }).isVisible()).toBe(true);
     await fitsAndShoot('account-email');
+
+    const typed = `new-${email}`;
+    await page.getByLabel('New email address').fill(typed);
+    await page.getByLabel('Your password').fill('not my password');
+    await page.getByRole('button', { name: 'Change email address' }).click();
+    expect(await page.getByRole('alert').textContent()).toBe('Your address was not changed: That is not your current password.');
+    expect(await page.getByLabel('New email address').inputValue()).toBe(typed);
+    expect(await page.getByLabel('Your password').getAttribute('aria-invalid')).toBe('true');
+    await fitsAndShoot('account-email-refused');
+    await page.reload();
+    expect(await page.getByRole('alert').count()).toBe(0);
   });
 
   it('forgot password, the mailed link, a new password: signed in', async () => {
