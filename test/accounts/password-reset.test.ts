@@ -1,5 +1,8 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { accountMailWords } from '../../src/accounts/account-mails.js';
+import { createPasswordReset } from '../../src/accounts/password-reset.js';
+import type { Db } from '../../src/db/database.js';
 import { PASSWORD, signedInAgain } from '../helpers/account.js';
 import { signUpNewUser } from '../helpers/flows.js';
 import { hiddenField, submitForm, type CookieClient } from '../helpers/http-client.js';
@@ -105,6 +108,35 @@ describe('asking for a link: the same answer whether or not an account has the a
     }
     // The sign-up's mail, and three to reset the password.
     expect(await exactlyMails(app.catcher, email, 4)).toHaveLength(4);
+  });
+});
+
+describe('asking for a link, as the answer is made', () => {
+  it('answers before any account is looked up: the store is read only by the mail’s work, after the answer, for a known address or not', async () => {
+    let storeRead = false;
+    const db = new Proxy(
+      {},
+      {
+        get() {
+          storeRead = true;
+          throw new Error('the store was read before the answer');
+        },
+      },
+    ) as unknown as Db;
+    const work: Array<() => Promise<unknown>> = [];
+    const reset = createPasswordReset({
+      db,
+      mails: { on: true, later: (_what, job) => void work.push(job), idle: async () => {} },
+      words: accountMailWords('http://app.example'),
+      passwords: { hash: async () => 'never used' },
+      attemptLimits: { startPasswordReset: async () => undefined },
+      linkLifetimeMs: 3_600_000,
+      clock: () => new Date(),
+    });
+    expect(await reset.request('known@example.com', '192.0.2.1')).toEqual({ ok: true });
+    expect(await reset.request('nobody@example.com', '192.0.2.1')).toEqual({ ok: true });
+    expect(storeRead).toBe(false);
+    expect(work).toHaveLength(2);
   });
 });
 
