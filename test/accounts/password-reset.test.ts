@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { accountMailWords } from '../../src/accounts/account-mails.js';
+import { accountMailWords, createAccountMailer } from '../../src/accounts/account-mails.js';
 import { createPasswordReset } from '../../src/accounts/password-reset.js';
 import type { Db } from '../../src/db/database.js';
+import { createLogger } from '../../src/logger.js';
 import { PASSWORD, signedInAgain } from '../helpers/account.js';
 import { signUpNewUser } from '../helpers/flows.js';
 import { hiddenField, submitForm, type CookieClient } from '../helpers/http-client.js';
@@ -137,6 +138,22 @@ describe('asking for a link, as the answer is made', () => {
     expect(await reset.request('nobody@example.com', '192.0.2.1')).toEqual({ ok: true });
     expect(storeRead).toBe(false);
     expect(work).toHaveLength(2);
+  });
+});
+
+describe('the mail’s work', () => {
+  it('starts only once the request that asked for it has answered: none of its queries go before the answer, on SQLite either', async () => {
+    const order: string[] = [];
+    const mails = createAccountMailer({ send: async () => {} }, createLogger('silent', 'test'));
+    mails.later('password reset', async () => {
+      order.push('the work');
+      return undefined;
+    });
+    // The route goes on through promises (the limits counted, the answer rendered) before it answers.
+    for (let i = 0; i < 20; i++) await Promise.resolve();
+    order.push('the answer');
+    await mails.idle();
+    expect(order).toEqual(['the answer', 'the work']);
   });
 });
 
