@@ -82,7 +82,7 @@ export default defineConfig(
   {
     // Callbacks given to page.evaluate() run in the browser: their DOM types are not in the Node
     // program (tsconfig's lib), so TypeScript sees them as unresolved.
-    files: ['test/**/*.browser.test.ts'],
+    files: ['test/**/*.browser.test.ts', 'test/helpers/browser.ts'],
     rules: { '@typescript-eslint/no-unsafe-call': 'off' },
   },
 );

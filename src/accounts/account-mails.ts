@@ -78,7 +78,10 @@ export function lifetimeWords(ms: number): string {
 export interface AccountMailer {
   /** Whether mails go anywhere at all (SMTP_URL is set). */
   readonly on: boolean;
-  /** Runs `work` (which finds out whether and what to mail) in the background, and sends what it gives. */
+  /**
+   * Runs `work` (which finds out whether and what to mail) in the background, once the request under
+   * way has answered, and sends what it gives.
+   */
   later(what: string, work: () => Promise<Mail | undefined>): void;
   /** Resolves once every mail started so far is sent or given up on (the tests; shutting down). */
   idle(): Promise<void>;
@@ -92,6 +95,9 @@ export function createAccountMailer(mailer: Mailer | undefined, logger: Logger):
     later(what, work) {
       if (mailer === undefined) return;
       const task = (async () => {
+        // After the request that asked has answered: its queries would otherwise go first, in the
+        // answer's time (better-sqlite3 runs them on this thread), and tell whether an account has the address.
+        await new Promise((resolve) => setImmediate(resolve));
         const mail = await work();
         if (mail) await mailer.send(mail);
       })()

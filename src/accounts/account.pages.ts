@@ -13,6 +13,7 @@ import { PASSWORD_CHANGE_WORDS, PASSWORD_CONFIRMATION_WORDS } from './account-fo
 import { passwordChangeSchema, passwordConfirmationSchema } from './account.schemas.js';
 import type { AccountErasure } from './account-erasure.js';
 import type { Accounts, PasswordCheck } from './accounts.js';
+import { EMAIL_CHANGE_FORM } from './email-verification.pages.js';
 import { changeConnectionMail } from './user.repository.js';
 import type { Db } from '../db/database.js';
 
@@ -29,6 +30,8 @@ interface Dependencies {
 const PASSWORD_CHANGED = 'Password changed. Every other place you were signed in has been signed out.';
 
 const WRONG_PASSWORD = 'That is not your current password.';
+
+const ADDRESS_NOT_CHANGED = 'Your address was not changed:';
 
 /** The two forms that ask for the password: where each is, and what its refusal says first. */
 const PASSWORD_FORMS = {
@@ -47,10 +50,23 @@ type PasswordForm = keyof typeof PASSWORD_FORMS;
 export function accountPages({ db, accounts, erasure, sessions, renderPage, mailOn }: Dependencies): Router {
   const router = Router();
 
-  /** A password form's page, with the refusal of its form just before (form-draft.ts), said once. */
+  /**
+   * A password form's page, with the refusal of its form just before (form-draft.ts), said once; the
+   * account page's refused change of address too (email-verification.pages.ts), with the address typed.
+   */
   function renderForm(req: Request, res: Response, form: PasswordForm) {
     const { view, title, notDone } = PASSWORD_FORMS[form];
-    const refused = takeDraft(req, (name) => name === form);
+    const refused = takeDraft(req, (name) => name === form || (form === '/account/password' && name === EMAIL_CHANGE_FORM));
+    if (refused?.form === EMAIL_CHANGE_FORM) {
+      const error = `${ADDRESS_NOT_CHANGED} ${refused.problems.all.join(' ')}`;
+      return renderPage(req, res, view, {
+        title,
+        mailOn,
+        problems: {},
+        emailChange: { values: refused.values, problems: refused.problems.fields },
+        error,
+      });
+    }
     const error = refused && `${notDone} ${refused.problems.all.join(' ')}`;
     renderPage(req, res, view, { title, mailOn, problems: refused?.problems.fields ?? {}, error });
   }

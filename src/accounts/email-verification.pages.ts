@@ -4,7 +4,8 @@ import { currentUser, requireUserPage } from '../web/authentication.js';
 import { clientAddress } from '../web/client-address.js';
 import { flash } from '../web/flash.js';
 import { formFields } from '../web/form-fields.js';
-import { formProblemsOf, type FormWords } from '../web/form-problems.js';
+import { refuseForm } from '../web/form-draft.js';
+import { formProblemsOf, type FormProblems, type FormWords } from '../web/form-problems.js';
 import type { RenderPage } from '../web/pages.js';
 import { sameSitePath } from '../web/return-to.js';
 import { renderTooManyAttempts, tooManyAttemptsMessage } from '../web/too-many-attempts.js';
@@ -32,6 +33,9 @@ const EMAIL_CHANGE_WORDS: FormWords = {
 /** The account page, where the address is changed: only shown with mail on. */
 const ACCOUNT_PAGE = { view: 'account', data: { title: 'Your account', mailOn: true } };
 
+/** The form that changes the address, refused back to the account page like its other forms (form-draft.ts, account.pages.ts). */
+export const EMAIL_CHANGE_FORM = '/account/email';
+
 /** Confirming the account's address by the link mailed there, asking for that link again, and changing the address. */
 export function emailVerificationPages({ accounts, verification, renderPage, linkLifetimeMs }: Dependencies): Router {
   const router = Router();
@@ -52,9 +56,15 @@ export function emailVerificationPages({ accounts, verification, renderPage, lin
     }
   }
 
-  function renderAccountError(req: Request, res: Response, error: string, status: number) {
-    renderPage(req, res, ACCOUNT_PAGE.view, { ...ACCOUNT_PAGE.data, error }, status);
+  /** A refused change of address: back to the account page, the address typed kept (never the password), the problem next to its field. */
+  function refuseChange(req: Request, res: Response, email: unknown, problems: FormProblems) {
+    refuseForm(req, res, '/account#email', {
+      form: EMAIL_CHANGE_FORM,
+      values: { email: typeof email === 'string' ? email : '' },
+      problems,
+    });
   }
+  const problemOf = (field: string, sentence: string): FormProblems => ({ fields: { [field]: sentence }, all: [sentence] });
 
   // Opened from the mail, signed in or not: the link is its own authority.
   router.get(VERIFY_EMAIL_PATH, async (req, res) => {
@@ -72,19 +82,22 @@ export function emailVerificationPages({ accounts, verification, renderPage, lin
     res.redirect(303, sameSitePath(formFields(req).next) ?? '/');
   });
 
-  router.post('/account/email', requireUserPage, async (req, res) => {
+  router.post(EMAIL_CHANGE_FORM, requireUserPage, async (req, res) => {
     const body = formFields(req);
     const input = emailChangeSchema.safeParse(body);
-    if (!input.success) return renderAccountError(req, res, formProblemsOf(input.error, EMAIL_CHANGE_WORDS, {}).all.join(' '), 400);
+    if (!input.success) return refuseChange(req, res, body.email, formProblemsOf(input.error, EMAIL_CHANGE_WORDS, {}));
     const user = currentUser(res);
     const check = await accounts.confirmPassword(user, input.data.password, clientAddress(req));
     if (!check.ok && check.reason === 'too_many_attempts')
       return renderTooManyAttempts(renderPage, req, res, ACCOUNT_PAGE, check.retryAfterS);
-    if (!check.ok) return renderAccountError(req, res, 'That is not your current password.', 403);
+    if (!check.ok) return refuseChange(req, res, body.email, problemOf('password', 'That is not your current password.'));
     const request = await verification.requestChange(user, input.data.email);
     if (!request.ok && request.reason === 'too_many_attempts')
       return renderTooManyAttempts(renderPage, req, res, ACCOUNT_PAGE, request.retryAfterS);
-    if (!request.ok) return renderAccountError(req, res, said(request, input.data.email), 409);
+    if (!request.ok && request.reason === 'email_taken') {
+      return refuseChange(req, res, body.email, problemOf('email', 'That address is already yours or another account’s.'));
+    }
+    if (!request.ok) return refuseChange(req, res, body.email, problemOf('email', said(request, input.data.email)));
     flash(req, `${said(request, input.data.email)} Your account keeps ${user.email} until you open it.`);
     res.redirect(303, '/account');
   });

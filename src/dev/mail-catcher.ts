@@ -56,9 +56,11 @@ const MAIL_PAGE_STYLE =
   'body { font: 16px/1.5 system-ui, sans-serif; max-width: 50rem; margin: 0 auto; padding: 0 1rem; overflow-wrap: anywhere; } ' +
   'article { border-top: 1px solid #ddd; } pre { white-space: pre-wrap; font-size: 14px; }';
 
-/** A page listing the mails caught, newest first, with their headers that matter and their text. */
+/** A page listing the mails caught, newest first, with their headers that matter and their text, its links to open. */
 export async function serveMailPage(catcher: MailCatcher, port: number): Promise<Server> {
   const escape = (text: string) => text.replace(/[&<>"]/g, (char) => `&#${char.charCodeAt(0)};`);
+  // A mail's links (to confirm an address, set a password, reconnect) open from the page, on a phone too.
+  const withLinks = (escaped: string) => escaped.replace(/https?:\/\/[^\s<]+/g, (url) => `<a href="${url}">${url}</a>`);
   const server = createServer((_req, res) => {
     const mails = [...catcher.mails].reverse().map((mail) => {
       const unsubscribe = mail.headerLines.find((header) => header.key === 'list-unsubscribe')?.line;
@@ -72,7 +74,7 @@ export async function serveMailPage(catcher: MailCatcher, port: number): Promise
           : '',
       )}, ${escape(mail.date?.toISOString() ?? '')}${
         unsubscribe ? `; ${escape(unsubscribe)}` : ''
-      }</p><pre>${escape(mail.text ?? '')}</pre></article>`;
+      }</p><pre>${withLinks(escape(mail.text ?? ''))}</pre></article>`;
     });
     res.setHeader('content-type', 'text/html; charset=utf-8');
     res.end(`<!doctype html><html lang="en"><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">

@@ -23,7 +23,7 @@ export interface AmountTotal extends ItemAmount {
   total: number;
   counted: number;
   items: number;
-  /** "45.5 g" */
+  /** "45.5 g"; "not given" when the day has items and none gives it (a total of 0 would say they had none). */
   shown: string;
 }
 
@@ -37,7 +37,8 @@ export function dayTotals(meals: readonly MealView[]): AmountTotal[] {
   return ITEM_AMOUNTS.map((amount) => {
     const given = meals.flatMap((meal) => amountOf(meal, amount.name) ?? []);
     const total = given.reduce((sum, value) => sum + value, 0);
-    return { ...amount, total, counted: given.length, items: meals.length, shown: amountWords(total, amount.symbol) };
+    const shown = given.length === 0 && meals.length > 0 ? 'not given' : amountWords(total, amount.symbol);
+    return { ...amount, total, counted: given.length, items: meals.length, shown };
   });
 }
 

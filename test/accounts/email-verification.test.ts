@@ -116,8 +116,9 @@ describe('changing the address', () => {
     const client = app.stack.browser();
     const old = await signUpNewUser(client);
     const changed = `changed-${Date.now()}@example.com`;
-    expect((await change(client, changed, 'not my password')).status).toBe(403);
-    expect((await change(client, old)).status).toBe(409);
+    expect((await change(client, changed, 'not my password')).status).toBe(303);
+    expect((await change(client, old)).status).toBe(303);
+    expect(mailsTo(app.catcher, changed)).toEqual([]);
 
     expect((await change(client, changed)).status).toBe(303);
     expect(await (await client.get('/account')).text()).toContain(`Your account keeps ${old} until you open it.`);
@@ -135,6 +136,52 @@ describe('changing the address', () => {
     expect(told.text).toContain(`Your athlete-sync account now uses ${changed}`);
     expect((await app.stack.browser().postJson('/api/login', { email: changed, password: PASSWORD })).status).toBe(200);
     expect((await app.stack.browser().postJson('/api/login', { email: old, password: PASSWORD })).status).toBe(401);
+  });
+
+  it.each([
+    [
+      'an address that is not one',
+      () => 'ana at example.com',
+      PASSWORD,
+      'email',
+      'New email address must be an email address, such as ana@example.com.',
+    ],
+    ['a wrong password', () => `typed-${Date.now()}@example.com`, 'not my password', 'password', 'That is not your current password.'],
+    ['the address the account has', (old: string) => old, PASSWORD, 'email', 'That address is already yours or another account’s.'],
+  ])(
+    'refused for %s, comes back to the account page once, the address typed kept and the problem next to its field',
+    async (_case, typedFor, password, field, problem) => {
+      const client = app.stack.browser();
+      const old = await signUpNewUser(client);
+      const typed = typedFor(old);
+      const refused = await change(client, typed, password);
+      expect(refused.status).toBe(303);
+      expect(refused.headers.get('location')).toBe('/account#email');
+
+      const page = await (await client.get('/account')).text();
+      expect(page).toContain(`Your address was not changed: ${problem}`);
+      expect(page).toContain(`<span class="field-problem" id="email-change-${field}-problem">${problem}</span>`);
+      expect(page).toMatch(
+        new RegExp(`<input name="email" value="${typed.replaceAll('.', '\\.')}" type="email"[^>]* id="email-change-email"`),
+      );
+      expect(page).not.toMatch(/<input name="password" value="[^"]/);
+      expect(await (await client.get('/account')).text()).not.toContain('was not changed');
+      expect(await (await client.get('/api/me')).json()).toMatchObject({ email: old });
+    },
+  );
+
+  it('mails the new address within the same 5 links an account an hour: past them, 429 and no mail', async () => {
+    const client = app.stack.browser();
+    await signUpNewUser(client);
+    const stamp = Date.now();
+    const wanted = [0, 1, 2, 3, 4].map((n) => `limit-${String(n)}-${String(stamp)}@example.com`);
+    for (const email of wanted.slice(0, 4)) expect((await change(client, email)).status).toBe(303);
+    const refused = await change(client, wanted[4]!);
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(3000);
+    expect(await refused.text()).toContain('Too many attempts. Please try again in');
+    expect(await exactlyMails(wanted[3]!, 1)).toHaveLength(1);
+    expect(mailsTo(app.catcher, wanted[4]!)).toEqual([]);
   });
 
   it('to an address another account took meanwhile changes nothing', async () => {

@@ -1,4 +1,9 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { accountMailWords, createAccountMailer } from '../../src/accounts/account-mails.js';
+import { createPasswordReset } from '../../src/accounts/password-reset.js';
+import type { Db } from '../../src/db/database.js';
+import { createLogger } from '../../src/logger.js';
 import { PASSWORD, signedInAgain } from '../helpers/account.js';
 import { signUpNewUser } from '../helpers/flows.js';
 import { hiddenField, submitForm, type CookieClient } from '../helpers/http-client.js';
@@ -107,6 +112,51 @@ describe('asking for a link: the same answer whether or not an account has the a
   });
 });
 
+describe('asking for a link, as the answer is made', () => {
+  it('answers before any account is looked up: the store is read only by the mail’s work, after the answer, for a known address or not', async () => {
+    let storeRead = false;
+    const db = new Proxy(
+      {},
+      {
+        get() {
+          storeRead = true;
+          throw new Error('the store was read before the answer');
+        },
+      },
+    ) as unknown as Db;
+    const work: Array<() => Promise<unknown>> = [];
+    const reset = createPasswordReset({
+      db,
+      mails: { on: true, later: (_what, job) => void work.push(job), idle: async () => {} },
+      words: accountMailWords('http://app.example'),
+      passwords: { hash: async () => 'never used' },
+      attemptLimits: { startPasswordReset: async () => undefined },
+      linkLifetimeMs: 3_600_000,
+      clock: () => new Date(),
+    });
+    expect(await reset.request('known@example.com', '192.0.2.1')).toEqual({ ok: true });
+    expect(await reset.request('nobody@example.com', '192.0.2.1')).toEqual({ ok: true });
+    expect(storeRead).toBe(false);
+    expect(work).toHaveLength(2);
+  });
+});
+
+describe('the mail’s work', () => {
+  it('starts only once the request that asked for it has answered: none of its queries go before the answer, on SQLite either', async () => {
+    const order: string[] = [];
+    const mails = createAccountMailer({ send: async () => {} }, createLogger('silent', 'test'));
+    mails.later('password reset', async () => {
+      order.push('the work');
+      return undefined;
+    });
+    // The route goes on through promises (the limits counted, the answer rendered) before it answers.
+    for (let i = 0; i < 20; i++) await Promise.resolve();
+    order.push('the answer');
+    await mails.idle();
+    expect(order).toEqual(['the answer', 'the work']);
+  });
+});
+
 describe('asking for a link, by other settings', () => {
   it('the client past PASSWORD_RESETS_PER_ADDRESS_PER_HOUR is answered 429, whatever the address', async () => {
     const limited = await startStack({
@@ -166,6 +216,20 @@ describe('the link', () => {
     expect(await again.text()).toContain('This link has already been used: each link works once.');
     expect((await app.stack.browser().get(link)).status).toBe(410);
     expect((await signIn(email, NEW_PASSWORD)).status).toBe(200);
+  });
+
+  it('is stored only as its secret’s SHA-256: no column holds the secret it carries', async () => {
+    const { email, link } = await personWithResetLink();
+    const secret = new URL(link).searchParams.get('link')!;
+    const rows = await app.stack.db
+      .selectFrom('email_links')
+      .innerJoin('users', 'users.id', 'email_links.user_id')
+      .selectAll('email_links')
+      .where('users.email', '=', email)
+      .execute();
+    const reset = rows.find((row) => row.purpose === 'reset_password');
+    expect(reset?.token_sha256).toBe(createHash('sha256').update(secret).digest('hex'));
+    expect(JSON.stringify(rows)).not.toContain(secret);
   });
 
   it('works within its hour, and past it says it has expired, changing nothing', async () => {

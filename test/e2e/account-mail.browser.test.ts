@@ -3,7 +3,7 @@ import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMailCatcher, type MailCatcher } from '../../src/dev/mail-catcher.js';
 import { PASSWORD } from '../helpers/account.js';
-import { launchChromium, pageWidth } from '../helpers/browser.js';
+import { launchChromium, pageWidth, smallTapTargets } from '../helpers/browser.js';
 import { linkMailedTo } from '../helpers/mail.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 
@@ -35,9 +35,10 @@ describe.each(SCREENS)('the pages of the mailed links on a %s', (_screen, option
   const email = `links-${width}-${Date.now()}@example.com`;
   let page: Page;
 
-  /** The page fits the screen, and is kept as a screenshot. */
+  /** The page fits the screen, what a person taps on it is large enough, and it is kept as a screenshot. */
   async function fitsAndShoot(name: string) {
     expect.soft(await pageWidth(page)).toBeLessThanOrEqual(width);
+    expect.soft(await smallTapTargets(page), name).toEqual([]);
     await page.screenshot({ path: `${SCREENSHOTS}/${name}-${width}.png`, fullPage: true });
   }
 
@@ -68,6 +69,17 @@ describe.each(SCREENS)('the pages of the mailed links on a %s', (_screen, option
     await page.getByTestId('email-status').waitFor();
     expect(await page.getByRole('button', { name: 'Change email address' }).isVisible()).toBe(true);
     await fitsAndShoot('account-email');
+
+    const typed = `new-${email}`;
+    await page.getByLabel('New email address').fill(typed);
+    await page.getByLabel('Your password').fill('not my password');
+    await page.getByRole('button', { name: 'Change email address' }).click();
+    expect(await page.getByRole('alert').textContent()).toBe('Your address was not changed: That is not your current password.');
+    expect(await page.getByLabel('New email address').inputValue()).toBe(typed);
+    expect(await page.getByLabel('Your password').getAttribute('aria-invalid')).toBe('true');
+    await fitsAndShoot('account-email-refused');
+    await page.reload();
+    expect(await page.getByRole('alert').count()).toBe(0);
   });
 
   it('forgot password, the mailed link, a new password: signed in', async () => {

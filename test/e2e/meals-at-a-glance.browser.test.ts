@@ -1,6 +1,6 @@
 import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
-import { SCREENS, SCREENSHOTS, expectDayChart, pageWidth, signedInPageAt, useSignedInPerson } from '../helpers/browser.js';
+import { SCREENS, SCREENSHOTS, expectDayChart, pageWidth, signedInPageAt, smallTapTargets, useSignedInPerson } from '../helpers/browser.js';
 import { AMOUNT_NAMES } from '../nutrition/helpers.js';
 
 const ZONE = 'Europe/Madrid';
@@ -25,7 +25,7 @@ const person = useSignedInPerson(ZONE, 'meals-at-a-glance@example.com', async (p
 describe.each(SCREENS)('the meals day at a glance on a %s', (screen, options) => {
   const width = options.viewport!.width;
 
-  it('shows the day’s total of every amount, and a compact list whose item opens its form', async () => {
+  it('shows the day’s total of every amount, and a compact list whose item opens its form, large enough to tap', async () => {
     const page = await signedInPageAt(person, options, ZONE, `/meals?date=${today}`);
     for (const name of ITEM_AMOUNT_NAMES) {
       const total = page.getByTestId('day-totals').locator(`[data-amount="${name}"] dd`);
@@ -42,6 +42,7 @@ describe.each(SCREENS)('the meals day at a glance on a %s', (screen, options) =>
     expect(await form.isVisible()).toBe(true);
     expect(await form.getByLabel('Carbs (g)').inputValue()).toBe(String(amountOf(2, 'carbs')));
     expect(await pageWidth(page)).toBeLessThanOrEqual(width);
+    expect(await smallTapTargets(page)).toEqual([]);
     await page.screenshot({ path: `${SCREENSHOTS}/meals-at-a-glance-${screen}.png`, fullPage: true });
     await page.context().close();
   });

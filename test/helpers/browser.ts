@@ -120,6 +120,40 @@ export const SCREENS: Array<[string, BrowserContextOptions]> = [
   ['desktop', { viewport: { width: 1280, height: 800 } }],
 ];
 
+/** WCAG 2.5.5's target size: the least width and height of what a person taps. */
+const TAP_TARGET_PX = 44;
+
+/**
+ * What a person taps that is smaller than TAP_TARGET_PX either way, with its size: buttons, links
+ * styled as buttons, disclosures, the header's links, and every link that stands on its own rather
+ * than inside a sentence (WCAG 2.5.5 excepts those).
+ */
+export function smallTapTargets(page: Page): Promise<string[]> {
+  return page.locator('button, a, summary, input[type="submit"]').evaluateAll(
+    (elements, least) =>
+      elements
+        .filter((target) => target.getClientRects().length > 0 && !target.classList.contains('skip-link'))
+        .filter(
+          (target) =>
+            target.tagName !== 'A' ||
+            target.closest('header') !== null ||
+            target.classList.contains('button') ||
+            target.parentElement?.textContent?.trim() === target.textContent?.trim(),
+        )
+        .map((target) => ({ target, box: target.getBoundingClientRect() }))
+        .filter(({ box }) => box.width < least - 0.5 || box.height < least - 0.5)
+        .map(({ target, box }) => `${target.textContent?.trim() ?? ''}: ${Math.round(box.width)}×${Math.round(box.height)}`),
+    TAP_TARGET_PX,
+  );
+}
+
+/** Opens every disclosure (`<details>`) of the page, as a person taps each, so that what they hold is laid out too. */
+export async function openEveryDisclosure(page: Page): Promise<void> {
+  await page.locator('details').evaluateAll((disclosures) => {
+    for (const disclosure of disclosures) disclosure.setAttribute('open', '');
+  });
+}
+
 /** How wide the page is laid out: wider than the screen means sideways scrolling of the whole page. */
 export function pageWidth(page: Page): Promise<number> {
   return page.locator('html').evaluate((html) => html.scrollWidth);

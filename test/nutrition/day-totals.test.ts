@@ -27,6 +27,12 @@ describe('a day’s totals', () => {
     expect(total).toMatchObject({ total: 12, counted: 1, items: 2 });
   });
 
+  it('says an amount no item of the day gives is not given, rather than a total of 0', () => {
+    const [name] = AMOUNT_NAMES;
+    const total = dayTotals([meal(1, { carbs: 30 })]).find((amount) => amount.name === name)!;
+    expect(total).toMatchObject({ counted: 0, items: 1, shown: 'not given' });
+  });
+
   it('is zero of every amount for a day without items', () => {
     expect(dayTotals([]).every((amount) => amount.total === 0 && amount.items === 0)).toBe(true);
   });

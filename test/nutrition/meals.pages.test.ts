@@ -211,6 +211,14 @@ describe('the meals page’s day at a glance', () => {
     for (const name of others) expect(total(name)).toMatch(/^5 \S+ <span class="hint">\(1 of 2 items\)<\/span>$/);
   });
 
+  it('says an amount no item gives is not given, without a count of items', async () => {
+    const client = await newUser();
+    await addMeal(client, { name: 'Oats', carbs: 40, logged_at: `${DATE}T08:00:00` });
+    const html = await (await client.get(`/meals?date=${DATE}`)).text();
+    const [name] = AMOUNT_NAMES;
+    expect(html).toMatch(new RegExp(`<div data-amount="${name!}">\\s*<dt>[^<]*</dt>\\s*<dd>not given</dd>`));
+  });
+
   it('lists each item on one line that opens its form, a refused one coming back open', async () => {
     const client = await newUser();
     const oats = await addMeal(client, { name: 'Oats', carbs: 40, logged_at: `${DATE}T08:00:00` });
