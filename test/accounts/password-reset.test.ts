@@ -72,8 +72,11 @@ describe('asking for a link: the same answer whether or not an account has the a
       expect(answer.body).toBe(answers.known[0]!.body);
     }
     const [knownMs, unknownMs] = [median(answers.known.map((a) => a.ms)), median(answers.unknown.map((a) => a.ms))];
+    // Within what a busy machine adds to a few milliseconds: what this can see is work of tens of
+    // milliseconds done only for a known address (a hash, a mail sent before answering); that the
+    // answer is made before any account is looked up is the test below with a store that fails.
     expect(Math.abs(knownMs - unknownMs), `medians: known ${knownMs} ms, unknown ${unknownMs} ms`).toBeLessThanOrEqual(
-      Math.max(5, 0.5 * Math.max(knownMs, unknownMs)),
+      Math.max(15, 0.5 * Math.max(knownMs, unknownMs)),
     );
     for (const email of known) await linkMailedTo(app.catcher, email, RESET_PATH);
     for (const email of strangers) expect(mailsTo(app.catcher, email)).toEqual([]);
