@@ -10,8 +10,9 @@ export interface AdminAccount {
 }
 
 /**
- * The demo starts empty, and nobody may sign up with an address in ADMIN_EMAILS (emails are not
- * verified): so the demo makes each listed account itself, with a new random password to print.
+ * The demo starts empty, and nobody may sign up with an address in ADMIN_EMAILS (the address alone
+ * opens the queue dashboard): so the demo makes each listed account itself, with a new random
+ * password to print, its address taken as confirmed (it is the operator's own, set in the environment).
  */
 export async function createAdminAccounts(config: Config): Promise<AdminAccount[]> {
   if (config.admin.emails.length === 0) return [];
@@ -21,7 +22,14 @@ export async function createAdminAccounts(config: Config): Promise<AdminAccount[
     return await Promise.all(
       config.admin.emails.map(async (email) => {
         const password = randomBytes(12).toString('base64url');
-        await insertUser(db, { email, password_hash: await hasher.hash(password), timezone: 'UTC', created_at: new Date().toISOString() });
+        const now = new Date().toISOString();
+        await insertUser(db, {
+          email,
+          password_hash: await hasher.hash(password),
+          timezone: 'UTC',
+          created_at: now,
+          email_verified_at: now,
+        });
         return { email, password };
       }),
     );
