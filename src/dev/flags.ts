@@ -44,10 +44,11 @@ export function parseFlags<Schema extends z.ZodType>(
   return flags.success ? { ok: true, flags: flags.data } : { ok: false, problem: flags.error.issues[0]?.message ?? 'unreadable flags' };
 }
 
-/** `--kind`: a registered kind with a workload (src/dev/workloads.ts), by its name. */
-export const kindFlag = () =>
-  z
-    .string({ error: `--kind must name a kind with a workload, and none has one` })
-    .refine((name) => WORKLOADS.some((workload) => workload.name === name), {
-      error: `--kind must name a kind with a workload: ${workloadNames()}`,
-    });
+/**
+ * `--kind`: a registered kind with a workload (src/dev/workloads.ts), by its name; `whenNone`: what
+ * to say when it is not given and no kind can be the default (none has what the tool needs).
+ */
+export const kindFlag = (whenNone = '--kind must name a kind with a workload, and none has one') =>
+  z.string({ error: whenNone }).refine((name) => WORKLOADS.some((workload) => workload.name === name), {
+    error: `--kind must name a kind with a workload: ${workloadNames()}`,
+  });

@@ -7,6 +7,17 @@ export const WORKLOADS: readonly KindWorkload[] = KINDS.flatMap((kind) => (kind.
 /** The kind the tools drive unless told otherwise: the first with a workload. */
 export const DEFAULT_WORKLOAD_KIND = WORKLOADS[0]?.name;
 
+/** The first registered kind whose workload can do what a scenario needs; undefined when none can. */
+export function firstWorkloadThat(can: (workload: KindWorkload) => boolean): string | undefined {
+  return WORKLOADS.find(can)?.name;
+}
+
+/** Whether `name` is a registered kind whose workload can do what a scenario needs. */
+export function workloadCan(name: string, can: (workload: KindWorkload) => boolean): boolean {
+  const workload = WORKLOADS.find((candidate) => candidate.name === name);
+  return workload !== undefined && can(workload);
+}
+
 /** The workload of the registered kind named `name`. */
 export function workloadNamed(name: string): KindWorkload {
   const workload = WORKLOADS.find((candidate) => candidate.name === name);

@@ -39,8 +39,9 @@ describe('npm run bench', () => {
     expect(json.batch?.count ?? null).toBe(workload.bulk ? 16 : null);
     const { workerCpuMsPerDay, ...drain } = json.drain;
     expect(drain).toEqual({ days: workload.bulk ? 10 : 2, seconds: expect.any(Number), perSecond: expect.any(Number) });
-    // Ten days may all arrive before the bench first looks, which leaves none to count the CPU by.
-    expect(workerCpuMsPerDay === null || workerCpuMsPerDay > 0).toBe(true);
+    // Ten days may all arrive before the bench first looks, which leaves none to count the CPU by;
+    // and /proc counts CPU in ticks of 10 ms, which the few days after it may not fill.
+    expect(workerCpuMsPerDay === null || workerCpuMsPerDay >= 0).toBe(true);
     expect(json.calls).toEqual({ max: 1, mean: 1, naiveMax: 2, naiveMean: 2 });
     expect(json.latency).toEqual({ days: 2, p50Ms: expect.any(Number), p99Ms: expect.any(Number) });
     expect(json.signInBurst.count).toBe(10);

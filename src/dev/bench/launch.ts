@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { KindWorkload } from '../../kinds/workload.js';
 import { countFlag, kindFlag, parseFlags, pathFlag, type FlagsResult } from '../flags.js';
 import { writeRunResults } from '../run-results.js';
-import { DEFAULT_WORKLOAD_KIND, WORKLOADS, workloadNamed } from '../workloads.js';
+import { firstWorkloadThat, workloadCan, workloadNamed } from '../workloads.js';
 import { dateDaysAgo } from './dates.js';
 import { expectSuccess, percentile, runConcurrently } from './measure.js';
 import { BENCH_SYNC_QUIET_MS, startBenchStack, type BenchStack } from './stack.js';
@@ -18,12 +18,17 @@ import { importsOf } from './writes.js';
  * by anyone's history, people with history share the rate, and the rate is used.
  */
 
+const importsInBulk = (workload: KindWorkload) => workload.bulk !== undefined;
+
 const flagsSchema = z.object({
   scenario: z.literal('launch'),
   /** The kind written; its workload must have a bulk import. */
-  kind: kindFlag().refine((name) => WORKLOADS.find((workload) => workload.name === name)?.bulk !== undefined, {
-    error: '--kind must name a kind with a bulk import',
-  }),
+  kind: kindFlag('--kind must name a kind with a bulk import, and no registered kind has one').refine(
+    (name) => workloadCan(name, importsInBulk),
+    {
+      error: '--kind must name a kind with a bulk import',
+    },
+  ),
   users: countFlag('users'),
   days: countFlag('days').pipe(z.number().max(2000, { error: '--days must be at most 2000' })),
   active: countFlag('active'),
@@ -41,7 +46,8 @@ export type LaunchFlags = z.infer<typeof flagsSchema>;
 
 const DEFAULTS = {
   scenario: 'launch',
-  kind: DEFAULT_WORKLOAD_KIND,
+  // The first registered kind with a bulk import; none in an app without one.
+  kind: firstWorkloadThat(importsInBulk),
   users: '200',
   days: '365',
   active: '20',

@@ -1,17 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { parseLaunchScaleFlags } from '../../../src/dev/bench/launch-scale/flags.js';
-import { DEFAULT_WORKLOAD_KIND } from '../../../src/dev/workloads.js';
+import { LAUNCH_SCALE_KIND, parseLaunchScaleFlags } from '../../../src/dev/bench/launch-scale/flags.js';
+import { WORKLOADS } from '../../../src/dev/workloads.js';
 
 const POSTGRES = 'postgres://postgres@127.0.0.1:5432/launch';
 const scenario = (...args: string[]) => ['--scenario', 'launch-scale', ...args];
 
-describe("the launch-scale scenario's flags", () => {
+/** An app without a kind that can fill a backlog (a partner's copy) cannot run the scenario: see the last test. */
+describe.runIf(LAUNCH_SCALE_KIND !== undefined)("the launch-scale scenario's flags", () => {
   it('defaults to 10,000 people x 365 days, 10 writing now, 200 requests/s, 2 workers, 3 minutes scraped every 15 s, in full', () => {
     expect(parseLaunchScaleFlags(scenario('--postgres', POSTGRES), {})).toEqual({
       ok: true,
       flags: {
         scenario: 'launch-scale',
-        kind: DEFAULT_WORKLOAD_KIND,
+        kind: LAUNCH_SCALE_KIND,
         people: 10000,
         days: 365,
         active: 10,
@@ -60,5 +61,15 @@ describe("the launch-scale scenario's flags", () => {
     expect(problem('--people', '0')).toEqual({ ok: false, problem: '--people must be at least 1' });
     expect(problem('--days', '2001')).toEqual({ ok: false, problem: '--days must be at most 2000' });
     expect(problem('--users', '5')).toMatchObject({ ok: false, problem: expect.stringContaining("'--users'") });
+  });
+});
+
+describe.runIf(LAUNCH_SCALE_KIND === undefined)('the launch-scale scenario in an app without a kind that can fill a backlog', () => {
+  it('refuses to run, saying what a kind needs', () => {
+    expect(WORKLOADS.every((workload) => workload.insertImported === undefined || workload.bulk === undefined)).toBe(true);
+    expect(parseLaunchScaleFlags(scenario('--postgres', POSTGRES), {})).toEqual({
+      ok: false,
+      problem: '--kind must name a kind whose workload can insert imported rows and has a bulk import, and no registered kind has both',
+    });
   });
 });

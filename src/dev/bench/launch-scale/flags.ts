@@ -1,20 +1,25 @@
 import { z } from 'zod';
 import { countFlag, kindFlag, parseFlags, pathFlag, type FlagsResult } from '../../flags.js';
-import { DEFAULT_WORKLOAD_KIND, WORKLOADS } from '../../workloads.js';
+import type { KindWorkload } from '../../../kinds/workload.js';
+import { firstWorkloadThat, workloadCan } from '../../workloads.js';
 
 /** Where the scenario's Postgres database is named when --postgres is not given. */
 export const POSTGRES_URL_VARIABLE = 'BENCH_POSTGRES_URL';
 
+/** What the scenario needs of a kind: imported rows written straight into the store, and a bulk import (the newcomer's). */
+const fillsABacklog = (workload: KindWorkload) => workload.insertImported !== undefined && workload.bulk !== undefined;
+
+/** The kind written unless --kind names another: the first registered one that can; none in an app without one. */
+export const LAUNCH_SCALE_KIND = firstWorkloadThat(fillsABacklog);
+
 const flagsSchema = z.object({
   scenario: z.literal('launch-scale'),
   /** The kind written; its workload must write imported rows straight into the store and have a bulk import (the newcomer's). */
-  kind: kindFlag().refine(
-    (name) => {
-      const workload = WORKLOADS.find((candidate) => candidate.name === name);
-      return workload?.insertImported !== undefined && workload.bulk !== undefined;
-    },
-    { error: '--kind must name a kind whose workload can insert imported rows and has a bulk import' },
-  ),
+  kind: kindFlag(
+    '--kind must name a kind whose workload can insert imported rows and has a bulk import, and no registered kind has both',
+  ).refine((name) => workloadCan(name, fillsABacklog), {
+    error: '--kind must name a kind whose workload can insert imported rows and has a bulk import',
+  }),
   people: countFlag('people'),
   days: countFlag('days').pipe(z.number().max(2000, { error: '--days must be at most 2000' })),
   active: countFlag('active'),
@@ -37,7 +42,7 @@ export type LaunchScaleFlags = z.infer<typeof flagsSchema>;
 /** A partner's launch size at the low end: 10,000 people with a year of history each, 2 workers, a rate of 200/s, scraped every 15 s. */
 const DEFAULTS = {
   scenario: 'launch-scale',
-  kind: DEFAULT_WORKLOAD_KIND,
+  kind: LAUNCH_SCALE_KIND,
   people: '10000',
   days: '365',
   active: '10',
