@@ -93,7 +93,10 @@ export async function run(
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const closed = once(child, 'close');
   const [code] = (await once(child, 'exit')) as [number | null];
+  // As start's: the last of the output can be read after 'exit', on a busy machine.
+  await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, OUTPUT_AFTER_EXIT_MS).unref())]);
   return { code, stdout, stderr };
 }
 
