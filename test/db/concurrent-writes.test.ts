@@ -1,13 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { insertUser } from '../../src/accounts/user.repository.js';
+import { describe, expect, it } from 'vitest';
 import { saveConnection } from '../../src/connections/connection.repository.js';
 import { createTokenCipher } from '../../src/connections/token-crypto.js';
-import type { Db } from '../../src/db/database.js';
-import { migrateToLatest } from '../../src/db/migrate.js';
 import { total, writeConcurrently } from '../helpers/concurrent-writes.js';
-import { createTestDatabase, openDb, type TestDatabase } from '../helpers/database.js';
+import { useDatabaseWithOnePerson } from '../helpers/database.js';
 
 /**
  * The writes that read before they write, run by several processes at once on the same rows: what
@@ -19,26 +16,11 @@ const WRITER = fileURLToPath(new URL('./fixtures/concurrent-writer.ts', import.m
 const PROCESSES = 4;
 const TOKEN_ENCRYPTION_KEY = randomBytes(32).toString('base64');
 
-let database: TestDatabase;
-let db: Db;
-let userId: number;
-
-beforeEach(async () => {
-  database = await createTestDatabase();
-  db = openDb(database);
-  await migrateToLatest(db);
-  const now = new Date().toISOString();
-  const user = await insertUser(db, { email: 'a@example.com', password_hash: 'x', timezone: 'UTC', created_at: now });
-  userId = user!.id;
-});
-
-afterEach(async () => {
-  await db.destroy();
-  await database.drop();
-});
+const person = useDatabaseWithOnePerson();
 
 describe('several processes writing at once', () => {
   it('storing refreshed tokens: a write lands only on the row it read, so the version counts every write that landed', async () => {
+    const { database, db, userId } = person();
     const cipher = createTokenCipher(Buffer.from(TOKEN_ENCRYPTION_KEY, 'base64'));
     const issuedAt = new Date();
     const tokens = { accessToken: 'at-0', refreshToken: 'rt-0', issuedAt, expiresAt: issuedAt, refreshExpiresAt: undefined, scopes: [] };

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import pg from 'pg';
-import { afterAll, beforeAll, inject } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, inject } from 'vitest';
+import { insertUser } from '../../src/accounts/user.repository.js';
 import { loadDatabaseConfig } from '../../src/config.js';
 import { createDb, type Db } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
@@ -95,6 +96,38 @@ export function useMigratedDatabase(): () => Db {
     await database.drop();
   });
   return () => db;
+}
+
+/** A database of its own for each test, migrated, holding one person. */
+export interface DatabaseWithOnePerson {
+  database: TestDatabase;
+  db: Db;
+  userId: number;
+}
+
+/**
+ * A migrated database of each test's own, holding one person, dropped after the test: for tests
+ * whose child processes open it by its url. Read the result inside a test or hook.
+ */
+export function useDatabaseWithOnePerson(): () => DatabaseWithOnePerson {
+  let current: DatabaseWithOnePerson;
+  beforeEach(async () => {
+    const database = await createTestDatabase();
+    const db = openDb(database);
+    await migrateToLatest(db);
+    const user = await insertUser(db, {
+      email: 'a@example.com',
+      password_hash: 'x',
+      timezone: 'UTC',
+      created_at: new Date().toISOString(),
+    });
+    current = { database, db, userId: user!.id };
+  });
+  afterEach(async () => {
+    await current.db.destroy();
+    await current.database.drop();
+  });
+  return () => current;
 }
 
 /** Runs one statement on its own connection to the Postgres server. */

@@ -1,10 +1,8 @@
 import { fileURLToPath } from 'node:url';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { findUserById, insertUser } from '../../src/accounts/user.repository.js';
-import type { Db } from '../../src/db/database.js';
-import { migrateToLatest } from '../../src/db/migrate.js';
+import { describe, expect, it } from 'vitest';
+import { findUserById } from '../../src/accounts/user.repository.js';
 import { total, writeConcurrently, type WriterReport } from '../helpers/concurrent-writes.js';
-import { createTestDatabase, openDb, type TestDatabase } from '../helpers/database.js';
+import { useDatabaseWithOnePerson } from '../helpers/database.js';
 import { mealsWithLimit } from './fixtures/meals-with-limit.js';
 
 /**
@@ -16,34 +14,21 @@ const WRITER = fileURLToPath(new URL('./fixtures/concurrent-meal-writer.ts', imp
 const PROCESSES = 4;
 const DATE = '2026-04-10';
 
-let database: TestDatabase;
-let db: Db;
-let userId: number;
-
-beforeEach(async () => {
-  database = await createTestDatabase();
-  db = openDb(database);
-  await migrateToLatest(db);
-  const now = new Date().toISOString();
-  const user = await insertUser(db, { email: 'a@example.com', password_hash: 'x', timezone: 'UTC', created_at: now });
-  userId = user!.id;
-});
-
-afterEach(async () => {
-  await db.destroy();
-  await database.drop();
-});
+const person = useDatabaseWithOnePerson();
 
 /** Starts one meal writer per entry of `envs`, all at once, for the person. */
 function writeMealsConcurrently(envs: Array<Record<string, string>>): Promise<WriterReport[]> {
+  const { database, userId } = person();
   return writeConcurrently(WRITER, database, { USER_ID: String(userId) }, envs);
 }
 
 async function itemsOn(date: string): Promise<number> {
+  const { db, userId } = person();
   return (await db.selectFrom('meal_items').select('id').where('user_id', '=', userId).where('local_date', '=', date).execute()).length;
 }
 
 async function versionOf(date: string): Promise<number | undefined> {
+  const { db, userId } = person();
   const row = await db.selectFrom('outbox').select('version').where('user_id', '=', userId).where('subject', '=', date).executeTakeFirst();
   return row?.version;
 }
@@ -64,6 +49,7 @@ describe('several processes writing meals at once', () => {
 
   it('moving meals to a day fills it exactly to its limit, and bumps the versions of both days once per move', async () => {
     const limit = 60;
+    const { db, userId } = person();
     const user = (await findUserById(db, userId))!;
     const meals = mealsWithLimit(db, limit);
     const add = async (date: string) => {
