@@ -3,7 +3,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import type { KindWorkload } from '../../../kinds/workload.js';
 import { ioredisConnection, type RedisConnection } from '../../../redis/redis-target.js';
-import { deleteKeys } from '../../stack.js';
 import { dateDaysAgo } from '../dates.js';
 import { counters, writeNow, type FreshPost } from '../launch.js';
 import { expectSuccess } from '../measure.js';
@@ -13,7 +12,7 @@ import { importsOf } from '../writes.js';
 
 /**
  * The app at work on the backlog: the workers started on a Redis that holds nothing yet (so the
- * first of them builds the whole rotation), /metrics scraped every few seconds, and, in full mode,
+ * first of them builds the queue from the store), /metrics scraped every few seconds, and, in full mode,
  * people writing now, a newcomer importing their history a third of the way in, and at two thirds
  * a failover: every key of the app's Redis prefix deleted, as a Redis failed over to an empty
  * replica would lose them. What it records is summed up by report.ts.
@@ -104,7 +103,7 @@ export async function runLive(stack: BenchStack, workload: KindWorkload, active:
       await sleep(Math.max(0, startedAt + ((end - startedAt) * 2) / 3 - Date.now()));
       failingOver = true;
       const from = Date.now();
-      await deleteKeys(stack.config);
+      await loseEveryKey(redis, stack.config.redis.prefix);
       failover = await watchRebuild(redis, mark, from, stopped);
     }
     await sleep(Math.max(0, end - Date.now()));
@@ -124,6 +123,22 @@ export async function runLive(stack: BenchStack, workload: KindWorkload, active:
   } finally {
     redis.disconnect();
   }
+}
+
+/**
+ * Every key of the prefix gone in one step, as a failover to an empty replica or a FLUSHALL loses
+ * them: deleted a few at a time while the app runs, the queue would be half there for a moment (a
+ * job's id in a list whose job is gone), a state no real loss leaves. One script, so atomic; KEYS
+ * blocks the server while it looks, which a bench's Redis can afford.
+ */
+async function loseEveryKey(redis: RedisConnection, prefix: string): Promise<void> {
+  await redis.eval(
+    `local keys = redis.call('keys', ARGV[1])
+     for first = 1, #keys, 1000 do redis.call('unlink', unpack(keys, first, math.min(first + 999, #keys))) end
+     return #keys`,
+    0,
+    `${prefix}:*`,
+  );
 }
 
 /** Watches the mark of a built queue: claimed (`rebuilding …`), then a date once built; gives up once `over`. */
