@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { UnrecoverableError, Worker, type ConnectionOptions, type Job } from 'bullmq';
+import { ErrorCode, UnrecoverableError, Worker, type ConnectionOptions, type Job } from 'bullmq';
 import { z } from 'zod';
 import type { AccessTokens } from '../connections/access-token.js';
 import { keepConnectionsAlive } from '../connections/keep-alive.js';
@@ -8,8 +8,9 @@ import { withLogContext } from '../observability/log-context.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { Lane } from '../budget/request-budget.js';
 import { logUnlessRedisUnreachable } from '../redis/redis.js';
-import { JOB, LANES, SYNC_QUEUES, queueNextTurn, turnJobSchema, type SyncQueues } from './queue.js';
-import { backoffMs, takeTurn, type TurnDependencies, type TurnOutcome, type TurnSettings } from './turn.js';
+import { JOB, LANES, SYNC_QUEUES, queueNextTurn, turnJobSchema, type SyncQueues, type TurnJob } from './queue.js';
+import { HISTORY_WINDOW, moveRotationOn } from './rotation.js';
+import { backoffMs, takeTurn, type TurnDependencies, type TurnNext, type TurnOutcome, type TurnSettings } from './turn.js';
 
 export interface SyncWorkerSettings {
   connection: ConnectionOptions;
@@ -24,6 +25,8 @@ export interface SyncWorkerSettings {
   lockDurationMs: number;
   queues: SyncQueues;
   turns: TurnSettings;
+  /** People at the head of the history rotation with a turn queued (HISTORY_WINDOW unless a test asks for fewer). */
+  historyWindow?: number;
   deps: TurnDependencies;
   accessTokens: AccessTokens;
   logger: Logger;
@@ -48,7 +51,16 @@ export function createSyncWorkers(settings: SyncWorkerSettings): Worker[] {
 
 function createLaneWorker(settings: SyncWorkerSettings, lane: Lane): Worker {
   const { connection, prefix, concurrency, lockDurationMs, queues, turns, deps, accessTokens, logger, metrics } = settings;
+  const { historyWindow = HISTORY_WINDOW } = settings;
   const log = logger.child({ module: 'sync-worker', lane });
+
+  const rotation = { db: deps.db, queues, window: historyWindow };
+
+  async function queueAfterFreshTurn({ userId, failures }: TurnJob, next: TurnNext): Promise<void> {
+    if (next.next === 'again') await queueNextTurn(queues, 'fresh', { userId, failures: 0 }, next.afterMs);
+    if (next.next === 'retry') await queueNextTurn(queues, 'fresh', { userId, failures: failures + 1 }, next.afterMs);
+    if (next.next === 'history') await queueNextTurn(queues, 'history', { userId, failures: 0 });
+  }
 
   async function runJob(job: Job): Promise<JobResult> {
     if (job.name === JOB.keepAlive) {
@@ -73,9 +85,8 @@ function createLaneWorker(settings: SyncWorkerSettings, lane: Lane): Worker {
       throw error;
     }
     const { sent, next } = outcome;
-    if (next.next === 'again') await queueNextTurn(queues, lane, { userId, failures: 0 }, next.afterMs);
-    if (next.next === 'retry') await queueNextTurn(queues, lane, { userId, failures: failures + 1 }, next.afterMs);
-    if (next.next === 'history') await queueNextTurn(queues, 'history', { userId, failures: 0 });
+    if (lane === 'history') await moveRotationOn(rotation, parsed.data, next);
+    if (lane === 'fresh') await queueAfterFreshTurn(parsed.data, next);
     return { outcome: next.next, sent };
   }
 
@@ -105,10 +116,30 @@ function createLaneWorker(settings: SyncWorkerSettings, lane: Lane): Worker {
     // One check per interval for all processes together; it reads only the running jobs, however many wait.
     stalledInterval: Math.ceil(lockDurationMs / 2),
   });
-  worker.on('error', logUnlessRedisUnreachable(log, 'worker error'));
+  worker.on('error', reportWorkerError(log));
   worker.on('stalled', (jobId) => log.warn({ jobId }, 'job of a worker that stopped renewing its lock queued again'));
   worker.on('failed', (job, error) => {
     if (job?.name !== JOB.turn) log.error({ job: job?.name, err: error }, 'repeating job failed');
   });
   return worker;
+}
+
+/**
+ * BullMQ's answers when a turn that ended is no longer its worker's to finish: its job left Redis
+ * (a Redis that lost its keys: every turn running then ends so) or its lock ran out and another
+ * worker took it up. Nothing is lost either way: what the turn sent is in the store, and the
+ * sweeper and the fresh poller queue what is left.
+ */
+const JOB_NO_LONGER_OURS: ReadonlySet<unknown> = new Set([ErrorCode.JobNotExist, ErrorCode.JobLockNotExist, ErrorCode.JobNotInState]);
+
+function reportWorkerError(log: Logger): (error: Error) => void {
+  const reportOthers = logUnlessRedisUnreachable(log, 'worker error');
+  return (error) => {
+    if ('code' in error && JOB_NO_LONGER_OURS.has(error.code)) {
+      log.warn(
+        { reason: error.message },
+        'a turn ended after its job left Redis or passed to another worker; what it sent is in the store',
+      );
+    } else reportOthers(error);
+  };
 }
