@@ -20,7 +20,7 @@ const DATABASE_TESTS = [
 ];
 /**
  * In those folders, the files whose subject is not the database: pure functions, the sync queues'
- * job options, each person's counts of workouts lists and of changes of now (Redis alone), and the
+ * job options, the session store's touches, each person's counts of workouts lists and of changes of now (Redis alone), and the
  * fuzz tests of the API's input (1,000 requests each).
  */
 const NOT_ABOUT_THE_DATABASE = [
@@ -43,6 +43,7 @@ const NOT_ABOUT_THE_DATABASE = [
   'test/charts/day-chart.test.ts',
   'test/fields/form-numbers.test.ts',
   'test/web/locale.test.ts',
+  'test/web/session-touches.test.ts',
   'test/wellness/wellness-record.test.ts',
   'test/workouts/read-limits.test.ts',
   'test/workouts/read-with-retries.test.ts',

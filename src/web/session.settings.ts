@@ -13,7 +13,8 @@ export const sessionSettings = settingGroup({
     SESSION_IDLE_MINUTES: setting({
       schema: wholePositive('a number of minutes, e.g. 30'),
       default: '30',
-      meaning: 'A signed-in session ends this long after its last request.',
+      meaning:
+        'A signed-in session ends this long after its last request, up to a minute sooner (its expiry in Redis is reset at most once a minute).',
     }),
     SESSION_MAX_DAYS: setting({
       schema: wholePositive('a number of days, e.g. 7'),

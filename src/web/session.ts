@@ -7,6 +7,7 @@ import type { Logger } from '../logger.js';
 import { logReconnects, REDIS_REPLY_TIMEOUT_MS, untilConnected, type RedisAtStart } from '../redis/redis.js';
 import { sessionClient } from '../redis/redis-target.js';
 import { SessionStoreWithDeadline } from './session-store-deadline.js';
+import { SessionStoreWithFewerTouches } from './session-touches.js';
 
 declare module 'express-session' {
   interface SessionData {
@@ -81,8 +82,10 @@ export async function createRedisSessionStore(redis: RedisAtStart & { prefix: st
  * The session cookie and its lifetimes. A session is stored only once it holds something, which
  * only signing in gives it (`saveUninitialized: false`; a signed-out visitor's forms carry a token
  * that needs no session, csrf.ts): so a page view of someone signed out stores nothing. Each
- * response sends the cookie again and resets the Redis key's expiry (`rolling`), so a session
- * lives `idleMinutes` past its last request, and a sign-in older than `maxDays` is ended.
+ * response sends the cookie again (`rolling`), and the Redis key's expiry is reset at most once per
+ * SESSION_TOUCH_INTERVAL_MS by each web process (session-touches.ts): every request doing it cost
+ * a round trip to Redis for nothing a JSON call needs. So a session lives `idleMinutes` past its
+ * last request, a minute less at worst, and a sign-in older than `maxDays` is ended.
  */
 export function createSessionMiddleware(options: {
   secret: string;
@@ -93,14 +96,15 @@ export function createSessionMiddleware(options: {
 }): RequestHandler[] {
   const { secret, store, secure, limits, clock } = options;
   const maxSignInMs = limits.maxDays * 24 * 3600 * 1000;
+  const idleMs = limits.idleMinutes * 60 * 1000;
   const sessions = session({
     name: SESSION_COOKIE,
     secret,
-    store,
+    store: new SessionStoreWithFewerTouches(store, sessionTouchIntervalMs(idleMs), clock),
     resave: false,
     saveUninitialized: false,
     rolling: true,
-    cookie: { httpOnly: true, sameSite: 'lax', secure, maxAge: limits.idleMinutes * 60 * 1000 },
+    cookie: { httpOnly: true, sameSite: 'lax', secure, maxAge: idleMs },
   });
   const endOldSignIns: RequestHandler = async (req, _res, next) => {
     // A sign-in with no recorded time is from before times were recorded: past any limit.
@@ -109,6 +113,14 @@ export function createSessionMiddleware(options: {
     next();
   };
   return [sessions, endOldSignIns];
+}
+
+/** How often at most a process resets a session's expiry in Redis. */
+export const SESSION_TOUCH_INTERVAL_MS = 60_000;
+
+/** A minute, or a tenth of the idle time when that is shorter: a session kept alive by its requests never runs out between touches. */
+export function sessionTouchIntervalMs(idleMs: number): number {
+  return Math.min(SESSION_TOUCH_INTERVAL_MS, idleMs / 10);
 }
 
 /** Who signs in, as a session keeps them. */

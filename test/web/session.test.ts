@@ -176,16 +176,36 @@ describe('session lifetimes', () => {
   });
 
   it('keep a signed-in session for SESSION_IDLE_MINUTES past its last request, in Redis and in the cookie', async () => {
-    stack = await startStack({ env: { SESSION_IDLE_MINUTES: '90' } });
+    let now = Date.now();
+    stack = await startStack({ env: { SESSION_IDLE_MINUTES: '90' }, clock: () => new Date(now) });
     const client = stack.browser();
     const signUp = await client.postJson('/api/signup', { email: 'idle@example.com', password, timezone: 'UTC' });
     expectAbout(cookieLifetimeS(signUp), 90 * MINUTE_S);
     expectAbout(await sessionTtlS(client), 90 * MINUTE_S);
 
-    await withRedis((redis) => redis.expire(sessionKey(client), MINUTE_S));
+    await withRedis((redis) => redis.expire(sessionKey(client), 2 * MINUTE_S));
+    now += MINUTE_S * 1000;
     const later = await client.get('/api/me');
     expect(later.status).toBe(200);
     expectAbout(cookieLifetimeS(later), 90 * MINUTE_S);
+    expectAbout(await sessionTtlS(client), 90 * MINUTE_S);
+  });
+
+  it('reset its expiry in Redis at most once a minute, the cookie at every request', async () => {
+    let now = Date.now();
+    stack = await startStack({ env: { SESSION_IDLE_MINUTES: '90' }, clock: () => new Date(now) });
+    const client = stack.browser();
+    await client.postJson('/api/signup', { email: 'touch@example.com', password, timezone: 'UTC' });
+    await withRedis((redis) => redis.expire(sessionKey(client), 10 * MINUTE_S));
+
+    now += 59_000;
+    const soon = await client.get('/api/me');
+    expect(soon.status).toBe(200);
+    expectAbout(cookieLifetimeS(soon), 90 * MINUTE_S);
+    expectAbout(await sessionTtlS(client), 10 * MINUTE_S);
+
+    now += 1_000;
+    expect((await client.get('/api/me')).status).toBe(200);
     expectAbout(await sessionTtlS(client), 90 * MINUTE_S);
   });
 
