@@ -49,10 +49,18 @@ export function latencies(posts: FreshPost[], arrived: Map<FreshPost, number>): 
   };
 }
 
-/** The changes made while the queue was being rebuilt after the failover. */
-export function madeDuringRebuild(posts: FreshPost[], rebuild: Rebuild | null, endedAt: number): FreshPost[] {
+/** How long after the rebuild a change falling due still counts as one it could have held up. */
+const AFTER_REBUILD_MS = 1000;
+
+/**
+ * The changes that fell due (their quiet period over) from the failover until a second after the
+ * queue was rebuilt: those a rebuild could hold up. A rebuild of a second would see few made
+ * within it.
+ */
+export function dueAroundRebuild(posts: FreshPost[], rebuild: Rebuild | null, endedAt: number): FreshPost[] {
   if (rebuild === null) return [];
-  return posts.filter((post) => post.postedAt >= rebuild.from && post.postedAt <= (rebuild.builtAt ?? endedAt));
+  const until = (rebuild.builtAt ?? endedAt) + AFTER_REBUILD_MS;
+  return posts.filter((post) => post.postedAt + BENCH_SYNC_QUIET_MS >= rebuild.from && post.postedAt + BENCH_SYNC_QUIET_MS <= until);
 }
 
 export const rebuildSeconds = (rebuild: Rebuild | null) => (rebuild?.builtAt ? (rebuild.builtAt - rebuild.from) / 1000 : null);
@@ -104,7 +112,7 @@ export function launchScaleTable(figures: LaunchScaleFigures): string {
     `metrics scrapes: p50 ${ms(figures.scrapeMs.p50)}, max ${ms(figures.scrapeMs.max)} (${figures.scrapeMs.count})`,
     `budget use: ${(figures.budgetUse * 100).toFixed(1)}% of ${figures.rate}/s`,
     `fresh beyond quiet: p50 ${ms(figures.fresh.p50)}, p99 ${ms(figures.fresh.p99)}, max ${ms(figures.fresh.max)} (${figures.fresh.count} changes, ${figures.fresh.missing} not arrived)`,
-    `fresh beyond quiet during the rebuild: p99 ${ms(figures.freshDuringRebuild.p99)} (${figures.freshDuringRebuild.count} changes)`,
+    `fresh beyond quiet, due during the rebuild or the second after: p99 ${ms(figures.freshDuringRebuild.p99)} (${figures.freshDuringRebuild.count} changes)`,
     `newcomer's first history day: ${seconds(figures.newcomerFirstDayS)} after their import`,
     `history shares: ${figures.historyShares.peopleReached} of ${figures.people} people got days; median ${figures.historyShares.medianDays}, max ${figures.historyShares.maxDays} days each`,
     `peak RSS: ${Object.entries(figures.peakRssMb)
@@ -125,9 +133,10 @@ function targets(figures: LaunchScaleFigures): string[] {
     `${verdict(rssMax < 150)} web and worker peak RSS < 150 MB: ${rssMax.toFixed(0)} MB`,
   ];
   if (figures.failoverRebuildS !== null || figures.newcomerFirstDayS !== null || figures.fresh.count > 0) {
-    const during = figures.freshDuringRebuild.p99;
+    const during = figures.freshDuringRebuild;
+    const duringText = during.count === 0 ? 'no change fell due around it' : `${ms(during.p99)} against ${ms(figures.fresh.p99)}`;
     lines.push(
-      `${verdict((figures.failoverRebuildS ?? Number.POSITIVE_INFINITY) <= 10 && !(during > figures.fresh.p99 + 1000))} the rebuild within 10 s, fresh p99 <= quiet + 1 s during it: ${seconds(figures.failoverRebuildS)}, ${ms(during)} against ${ms(figures.fresh.p99)}`,
+      `${verdict((figures.failoverRebuildS ?? Number.POSITIVE_INFINITY) <= 10 && !(during.p99 > figures.fresh.p99 + 1000))} the rebuild within 10 s, fresh p99 <= quiet + 1 s during it: ${seconds(figures.failoverRebuildS)}, ${duringText}`,
       `${verdict((figures.newcomerFirstDayS ?? Number.POSITIVE_INFINITY) <= 60)} a newcomer's first history day within 60 s: ${seconds(figures.newcomerFirstDayS)}`,
     );
   }

@@ -17,7 +17,7 @@ import {
   historyShares,
   latencies,
   launchScaleTable,
-  madeDuringRebuild,
+  dueAroundRebuild,
   rebuildSeconds,
   scrapeFigures,
   type LaunchScaleFigures,
@@ -91,7 +91,7 @@ async function figuresOf(
   for (const [index, worker] of stack.workers.entries()) peakRss[`worker ${index + 1}`] = await peakRssMb(worker.pid, readText);
   peakRss.sandbox = await peakRssMb(stack.sandbox.pid, readText);
   const arrived = await freshArrivals(stack, workload, live.fresh);
-  const duringRebuild = madeDuringRebuild(live.fresh, live.failover, live.endedAt);
+  const duringRebuild = dueAroundRebuild(live.fresh, live.failover, live.endedAt);
   const { newcomer } = live;
   return {
     people: flags.people,
