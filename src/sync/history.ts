@@ -40,29 +40,12 @@ export interface TurnPosition {
   lastTurnAt: string;
 }
 
-/** People with history waiting, those whose last turn ended longest ago first: the head of the rotation. */
-export async function peopleInTurnOrder(db: Db, limit: number): Promise<TurnPosition[]> {
-  const rows = await db
-    .selectFrom('histories')
-    .select(['user_id', 'last_turn_at'])
-    .orderBy('last_turn_at')
-    .orderBy('user_id')
-    .limit(limit)
-    .execute();
+/** People with history waiting, those whose last turn ended longest ago first (the rotation's order), from after `after`. */
+export async function peopleInTurnOrder(db: Db, limit: number, after?: TurnPosition): Promise<TurnPosition[]> {
+  let query = db.selectFrom('histories').select(['user_id', 'last_turn_at']).orderBy('last_turn_at').orderBy('user_id').limit(limit);
+  if (after) query = query.where((eb) => eb(eb.refTuple('last_turn_at', 'user_id'), '>', eb.tuple(after.lastTurnAt, after.userId)));
+  const rows = await query.execute();
   return rows.map((row) => ({ userId: row.user_id, lastTurnAt: row.last_turn_at }));
-}
-
-/** Who stands at this place in the rotation (1 is the next to take a turn), unless fewer people are in it. */
-export async function personAtPlace(db: Db, place: number): Promise<number | undefined> {
-  const row = await db
-    .selectFrom('histories')
-    .select('user_id')
-    .orderBy('last_turn_at')
-    .orderBy('user_id')
-    .limit(1)
-    .offset(place - 1)
-    .executeTakeFirst();
-  return row?.user_id;
 }
 
 /** A turn of the person's ended: they go to the back of the rotation. */

@@ -8,9 +8,8 @@ import { withLogContext } from '../observability/log-context.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { Lane } from '../budget/request-budget.js';
 import { logUnlessRedisUnreachable } from '../redis/redis.js';
-import { JOB, LANES, SYNC_QUEUES, queueNextTurn, turnJobSchema, type SyncQueues, type TurnJob } from './queue.js';
-import { HISTORY_WINDOW, moveRotationOn } from './rotation.js';
-import { backoffMs, takeTurn, type TurnDependencies, type TurnNext, type TurnOutcome, type TurnSettings } from './turn.js';
+import { JOB, LANES, SYNC_QUEUES, queueNextTurn, turnJobSchema, type SyncQueues } from './queue.js';
+import { backoffMs, takeTurn, type TurnDependencies, type TurnOutcome, type TurnSettings } from './turn.js';
 
 export interface SyncWorkerSettings {
   connection: ConnectionOptions;
@@ -25,8 +24,6 @@ export interface SyncWorkerSettings {
   lockDurationMs: number;
   queues: SyncQueues;
   turns: TurnSettings;
-  /** People at the head of the history rotation with a turn queued (HISTORY_WINDOW unless a test asks for fewer). */
-  historyWindow?: number;
   deps: TurnDependencies;
   accessTokens: AccessTokens;
   logger: Logger;
@@ -51,16 +48,7 @@ export function createSyncWorkers(settings: SyncWorkerSettings): Worker[] {
 
 function createLaneWorker(settings: SyncWorkerSettings, lane: Lane): Worker {
   const { connection, prefix, concurrency, lockDurationMs, queues, turns, deps, accessTokens, logger, metrics } = settings;
-  const { historyWindow = HISTORY_WINDOW } = settings;
   const log = logger.child({ module: 'sync-worker', lane });
-
-  const rotation = { db: deps.db, queues, window: historyWindow };
-
-  async function queueAfterFreshTurn({ userId, failures }: TurnJob, next: TurnNext): Promise<void> {
-    if (next.next === 'again') await queueNextTurn(queues, 'fresh', { userId, failures: 0 }, next.afterMs);
-    if (next.next === 'retry') await queueNextTurn(queues, 'fresh', { userId, failures: failures + 1 }, next.afterMs);
-    if (next.next === 'history') await queueNextTurn(queues, 'history', { userId, failures: 0 });
-  }
 
   async function runJob(job: Job): Promise<JobResult> {
     if (job.name === JOB.keepAlive) {
@@ -85,8 +73,9 @@ function createLaneWorker(settings: SyncWorkerSettings, lane: Lane): Worker {
       throw error;
     }
     const { sent, next } = outcome;
-    if (lane === 'history') await moveRotationOn(rotation, parsed.data, next);
-    if (lane === 'fresh') await queueAfterFreshTurn(parsed.data, next);
+    if (next.next === 'again') await queueNextTurn(queues, lane, { userId, failures: 0 }, next.afterMs);
+    if (next.next === 'retry') await queueNextTurn(queues, lane, { userId, failures: failures + 1 }, next.afterMs);
+    if (next.next === 'history') await queueNextTurn(queues, 'history', { userId, failures: 0 });
     return { outcome: next.next, sent };
   }
 

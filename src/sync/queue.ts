@@ -5,9 +5,8 @@ import type { Lane } from '../budget/request-budget.js';
 /**
  * The sync queues, one per lane (docs/architecture.md, "Who waits"), so that a person's fresh change
  * never waits for a worker slot that history holds. A job is one person's turn in a lane: it sends
- * a few of their entries, then queues what comes next, behind every turn waiting: the person's next
- * fresh turn, or in history the next person of the rotation (rotation.ts). What to send is always
- * read from the store when the turn runs; a queue lost with Redis is rebuilt from it.
+ * a few of their entries, then queues their next turn behind everyone else's. What to send is
+ * always read from the store when the turn runs; a queue lost with Redis is rebuilt from it.
  */
 export const SYNC_QUEUES: Record<Lane, string> = { fresh: 'sync-fresh', history: 'sync-history' };
 

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { connectedConnectionsAfter } from '../../src/connections/connection.repository.js';
 import type { Db } from '../../src/db/database.js';
-import { peopleInTurnOrder, personAtPlace } from '../../src/sync/history.js';
+import { peopleInTurnOrder } from '../../src/sync/history.js';
 import { nextFreshChangeAfter, peopleWithFreshChangesDue } from '../../src/sync/lanes.js';
 import { forgetScheduledRetries } from '../../src/sync/outbox.js';
 import { syncKinds } from '../../src/sync/sync-kinds.js';
@@ -134,7 +134,11 @@ const BACKGROUND_STATEMENTS: Array<{ name: string; run: (db: Db) => Promise<unkn
     index: /outbox_fresh/,
   },
   { name: "the sweeper's longest waiting", run: (db) => peopleInTurnOrder(db, 200), index: /histories_in_turn_order/ },
-  { name: 'the last in the history window, as a turn ends', run: (db) => personAtPlace(db, 200), index: /histories_in_turn_order/ },
+  {
+    name: "the sweeper's rebuild, from its cursor",
+    run: (db) => peopleInTurnOrder(db, 200, { userId: 100, lastTurnAt: minutesAgo(50) }),
+    index: /histories_in_turn_order/,
+  },
 ];
 
 describe('every background statement reads through an index, never a whole table', () => {

@@ -18,7 +18,6 @@ export async function startSync(
   stack: Stack,
   deps: SendEntryDependencies = stack.sendDependencies(),
   logger: Logger = createLogger('silent'),
-  { historyWindow }: { historyWindow?: number } = {},
 ): Promise<RunningSync> {
   const connection = createRedisConnection(stack.config.redis.target);
   const { sync, redis } = stack.config;
@@ -31,7 +30,6 @@ export async function startSync(
     lockDurationMs: 30_000,
     queues: stack.syncQueues,
     turns: { quietMs: sync.quietMs, freshAttempts: sync.attempts },
-    historyWindow,
     deps: { ...deps, budget: stack.budget, freshAllowance: stack.freshAllowance, logger },
     accessTokens: stack.accessTokens(),
     logger,

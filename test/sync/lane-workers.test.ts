@@ -20,7 +20,6 @@ import { testRedisPrefix } from '../helpers/redis-keys.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 import { startSync, type RunningSync } from '../helpers/sync-worker.js';
 import { eventually } from '../helpers/wait.js';
-import { historyTurnsQueued, peopleWithHistory } from '../helpers/rotation.js';
 
 let stack: Stack;
 let sync: RunningSync | undefined;
@@ -413,6 +412,28 @@ describe('a turn', () => {
   });
 });
 
+/** `count` people with history waiting, the first in the rotation first, straight in the store. */
+async function peopleWithHistory(count: number): Promise<number[]> {
+  const ids: number[] = [];
+  for (let person = 0; person < count; person++) {
+    const at = new Date(Date.UTC(2026, 10, 20, 10, 0, person)).toISOString();
+    const { id } = await stack.db
+      .insertInto('users')
+      .values({ email: `rotation${person}@example.com`, password_hash: 'x', timezone: 'UTC', created_at: at })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await stack.db.insertInto('histories').values({ user_id: id, started_at: at, total: 1, last_turn_at: at }).execute();
+    ids.push(id);
+  }
+  return ids;
+}
+
+/** The people with a history turn waiting in the queue. */
+async function historyTurnsQueued(): Promise<number[]> {
+  const waiting = await stack.syncQueues.history.getJobs(['waiting'], 0, -1, true);
+  return waiting.filter((job) => job.name === JOB.turn).map((job) => (job.data as { userId: number }).userId);
+}
+
 /** A retry scheduled for one entry of the person's, as a worker records it. */
 async function retryScheduled(userId: number): Promise<void> {
   const at = new Date(Date.now() + 60_000).toISOString();
@@ -480,76 +501,54 @@ describe('the history lane', () => {
 
   it('is rebuilt by one of two workers started on an empty Redis: the other sweeps as usual and leaves the rebuild to it', async () => {
     stack = await startStack();
-    const people = await peopleWithHistory(stack, 25);
+    const people = await peopleWithHistory(25);
     await retryScheduled(people[0]!);
     const otherRedis = createRedisConnection(stack.config.redis.target);
     const workers = [stack.redis, otherRedis].map((redis) => ({ redis, recording: recordingStatements(stack.db) }));
 
     await Promise.all(
       workers.map(({ redis, recording }) =>
-        sweepHistory({ db: recording.db, queues: stack.syncQueues, redis, redisPrefix: stack.config.redis.prefix, window: 10 }),
+        sweepHistory({ db: recording.db, queues: stack.syncQueues, redis, redisPrefix: stack.config.redis.prefix, rebuildBatch: 10 }),
       ),
     );
     await otherRedis.quit();
 
-    // Forgetting the lost queue's retries is the rebuild's alone; each reads the window once.
+    // Forgetting the lost queue's retries, and the pages after the first, are the rebuild's alone.
     const rebuilt = workers.map(({ recording }) => recording.on('outbox').length);
     expect(rebuilt.sort()).toEqual([0, 1]);
-    expect(workers.map(({ recording }) => recording.on('histories').length)).toEqual([1, 1]);
+    const pagesRead = workers.map(({ recording }) => recording.on('histories').length);
+    expect(pagesRead.sort()).toEqual([1, 3]);
     expect(await retriesScheduled()).toBe(0);
-    // The window: the ten people whose last turn is longest ago, in that order; the rest wait their turn in the store.
-    expect(await historyTurnsQueued(stack)).toEqual(people.slice(0, 10));
+    expect((await historyTurnsQueued()).sort((a, b) => a - b)).toEqual(people);
   });
 
-  it('is rebuilt again after a rebuild that failed part way, without forgetting the retries the new queue scheduled meanwhile', async () => {
+  it('is rebuilt from where a rebuild stopped part way, not from the start', async () => {
     stack = await startStack();
-    const people = await peopleWithHistory(stack, 25);
+    const people = await peopleWithHistory(25);
     await retryScheduled(people[0]!);
     const sweep = (queues: typeof stack.syncQueues, db = stack.db) =>
-      sweepHistory({ db, queues, redis: stack.redis, redisPrefix: stack.config.redis.prefix, window: 10 });
-    // Redis goes away as the rebuild queues the window, after it forgot the lost queue's retries.
+      sweepHistory({ db, queues, redis: stack.redis, redisPrefix: stack.config.redis.prefix, rebuildBatch: 10 });
+    // Redis goes away as the rebuild queues its second page.
     const history = stack.syncQueues.history;
+    let pages = 0;
     const failingHistory = Object.create(history, {
-      addBulk: { value: async () => Promise.reject(new Error('Redis went away')) },
+      addBulk: {
+        value: async (...args: Parameters<typeof history.addBulk>) =>
+          ++pages === 2 ? Promise.reject(new Error('Redis went away')) : history.addBulk(...args),
+      },
     }) as typeof history;
     await expect(sweep({ ...stack.syncQueues, history: failingHistory })).rejects.toThrow('Redis went away');
-    expect(await retriesScheduled()).toBe(0);
-    expect(await historyTurnsQueued(stack)).toEqual([]);
+    expect(await historyTurnsQueued()).toEqual(people.slice(0, 10));
     // The new queue has scheduled a retry meanwhile: it is not the lost queue's, and stays.
     await retryScheduled(people[1]!);
 
     const recording = recordingStatements(stack.db);
-    expect(await sweep(stack.syncQueues, recording.db)).toBe(10);
+    expect(await sweep(stack.syncQueues, recording.db)).toBe(15);
 
     expect(recording.on('outbox')).toEqual([]);
     expect(await retriesScheduled()).toBe(1);
-    expect(await historyTurnsQueued(stack)).toEqual(people.slice(0, 10));
-    expect(await stack.redis.exists(`${stack.config.redis.prefix}:sync:rebuild-forgot-retries`)).toBe(0);
+    expect(await historyTurnsQueued()).toEqual(people);
+    expect(await stack.redis.exists(`${stack.config.redis.prefix}:sync:rebuild-cursor`)).toBe(0);
     expect(await stack.redis.pttl(`${stack.config.redis.prefix}:sync:queue-built`)).toBe(-1);
-  });
-
-  it('goes round everyone with history, in the rotation’s order, when the rotation is longer than the window', async () => {
-    stack = await startStack();
-    const people = [];
-    for (const athlete of ['Ana', 'Ben', 'Cy', 'Dee', 'Eve']) people.push(await connectedPerson(stack, athlete, 4));
-    // Their first turns, queued at Connect, are left out: the window alone hands out turns.
-    await stack.syncQueues.history.obliterate({ force: true });
-    // Slow enough that a turn sends two days at most, so everyone needs turns after their first.
-    const slowUpserts = upsertsThrough(stack.serviceApi(), async (_record, upsert) => {
-      await sleep(150);
-      await upsert();
-    });
-    sync = await startSync(stack, stack.sendDependencies(slowUpserts), createLogger('silent'), { historyWindow: 2 });
-    await eventually('every history to end', async () =>
-      (await stack.db.selectFrom('histories').select('user_id').execute()).length === 0 ? true : undefined,
-    );
-
-    const turns = (await completedTurns('history'))
-      .sort((a, b) => a.processedOn! - b.processedOn!)
-      .map((job) => (job.data as { userId: number }).userId);
-    expect(turns.length).toBeGreaterThan(people.length);
-    // Nobody's second turn before everyone's first.
-    expect(new Set(turns.slice(0, people.length)).size).toBe(people.length);
-    for (const { athlete } of people) expect((await serviceDays(stack, athlete)).map((day) => day.writes)).toEqual([1, 1, 1, 1]);
   });
 });
