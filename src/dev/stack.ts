@@ -8,7 +8,7 @@ import { StartupError } from '../errors.js';
 import { createDb } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
 import { untilReady } from '../redis/redis.js';
-import { ioredisConnection, keyHolders } from '../redis/redis-target.js';
+import { ioredisConnection, keyHolders, type RedisConnection } from '../redis/redis-target.js';
 import { settingsFromEnvironment } from '../sandbox/environment.js';
 import { startCompiledEntryPoint, startEntryPoint, stopChild, waitForHealthy } from './child-processes.js';
 import { refuseTakenPorts, type PortUse } from './ports-in-use.js';
@@ -242,6 +242,22 @@ function metricsUrlOf(config: Config, processNumber: number): string | undefined
   if (config.metrics.port === undefined || config.metrics.port === 0) return undefined;
   const host = config.metrics.host.includes(':') ? `[${config.metrics.host}]` : config.metrics.host;
   return `http://${host}:${config.metrics.port + processNumber}/metrics`;
+}
+
+/**
+ * Every key of the prefix gone in one step, as a failover to an empty replica or a FLUSHALL loses
+ * them: deleted a few at a time while the app runs, the queue would be half there for a moment (a
+ * job's id in a list whose job is gone), a state no real loss leaves. One script, so atomic; KEYS
+ * blocks the server while it looks, which a bench's or a test's Redis can afford.
+ */
+export async function loseEveryKey(redis: RedisConnection, prefix: string): Promise<void> {
+  await redis.eval(
+    `local keys = redis.call('keys', ARGV[1])
+     for first = 1, #keys, 1000 do redis.call('unlink', unpack(keys, first, math.min(first + 999, #keys))) end
+     return #keys`,
+    0,
+    `${prefix}:*`,
+  );
 }
 
 /** This run's keys only (under its REDIS_PREFIX), from each server that holds keys: a Redis found on the machine may hold others'. */

@@ -12,6 +12,7 @@ import { sweepHistory } from '../../src/sync/sweeper.js';
 import { addDays, localToday } from '../../src/dates/local-today.js';
 import { connectedUser } from '../helpers/flows.js';
 import { recordingStatements } from '../../src/dev/recorded-statements.js';
+import { loseEveryKey } from '../../src/dev/stack.js';
 import { connectedPerson } from '../helpers/history.js';
 import { appDay, serviceDay, serviceDays, workload, writeDay } from '../helpers/kinds.js';
 import { upsertsThrough, type UpsertedDay } from '../helpers/service-api.js';
@@ -381,11 +382,9 @@ describe('a turn', () => {
     const logger = createLogger('info', 'test', {
       write: (line: string) => void lines.push(JSON.parse(line) as { level: number; msg: string }),
     });
-    const prefix = stack.config.redis.prefix;
     await startWorker(
       upsertsThrough(stack.serviceApi(), async (_record, upsert) => {
-        // Every key of the app's, at once, as a Redis failed over to an empty replica loses them.
-        await stack.redis.eval(`for _, key in ipairs(redis.call('keys', ARGV[1])) do redis.call('del', key) end`, 0, `${prefix}:*`);
+        await loseEveryKey(stack.redis, stack.config.redis.prefix);
         await upsert();
       }),
       logger,

@@ -3,6 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import type { KindWorkload } from '../../../kinds/workload.js';
 import { ioredisConnection, type RedisConnection } from '../../../redis/redis-target.js';
+import { loseEveryKey } from '../../stack.js';
 import { dateDaysAgo } from '../dates.js';
 import { counters, writeNow, type FreshPost } from '../launch.js';
 import { expectSuccess } from '../measure.js';
@@ -123,22 +124,6 @@ export async function runLive(stack: BenchStack, workload: KindWorkload, active:
   } finally {
     redis.disconnect();
   }
-}
-
-/**
- * Every key of the prefix gone in one step, as a failover to an empty replica or a FLUSHALL loses
- * them: deleted a few at a time while the app runs, the queue would be half there for a moment (a
- * job's id in a list whose job is gone), a state no real loss leaves. One script, so atomic; KEYS
- * blocks the server while it looks, which a bench's Redis can afford.
- */
-async function loseEveryKey(redis: RedisConnection, prefix: string): Promise<void> {
-  await redis.eval(
-    `local keys = redis.call('keys', ARGV[1])
-     for first = 1, #keys, 1000 do redis.call('unlink', unpack(keys, first, math.min(first + 999, #keys))) end
-     return #keys`,
-    0,
-    `${prefix}:*`,
-  );
 }
 
 /** Watches the mark of a built queue: claimed (`rebuilding …`), then a date once built; gives up once `over`. */
