@@ -57,7 +57,7 @@ export async function startSyncEngine(settings: SyncEngineSettings): Promise<Syn
     ),
     runEvery(
       Math.min(QUEUE_LOSS_CHECK_MS, sweepIntervalMs),
-      sweepWhenDue({ db: deps.db, queues, redis, redisPrefix: prefix }, sweepIntervalMs),
+      sweepWhenDue({ db: deps.db, queues, redis, redisPrefix: prefix, window: settings.historyWindow }, sweepIntervalMs),
       reportOnceAMinute(logger, 'sweep failed'),
     ),
   ];

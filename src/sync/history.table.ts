@@ -8,6 +8,9 @@ export interface HistoryTable {
   started_at: string;
   /** How many entries it has had: what waits of it now, and what has been sent (or settled) since it began. */
   total: number;
-  /** When the person's last turn ended (at first: when the history began). Turns are queued again in this order. */
+  /**
+   * The person's place in the rotation: when their last turn ended (at first: when the history
+   * began), or when the backoff after a failed one ends. Turns go round in this order.
+   */
   last_turn_at: string;
 }

@@ -34,23 +34,35 @@ export async function noteHistory(trx: Writer, userId: number, added: number, no
   return began;
 }
 
-/** A person's place in the rotation. */
-export interface TurnPosition {
-  userId: number;
-  lastTurnAt: string;
+/** People with history waiting, those whose last turn ended longest ago first: the head of the rotation. */
+export async function peopleInTurnOrder(db: Db, limit: number): Promise<number[]> {
+  const rows = await db.selectFrom('histories').select('user_id').orderBy('last_turn_at').orderBy('user_id').limit(limit).execute();
+  return rows.map((row) => row.user_id);
 }
 
-/** People with history waiting, those whose last turn ended longest ago first (the rotation's order), from after `after`. */
-export async function peopleInTurnOrder(db: Db, limit: number, after?: TurnPosition): Promise<TurnPosition[]> {
-  let query = db.selectFrom('histories').select(['user_id', 'last_turn_at']).orderBy('last_turn_at').orderBy('user_id').limit(limit);
-  if (after) query = query.where((eb) => eb(eb.refTuple('last_turn_at', 'user_id'), '>', eb.tuple(after.lastTurnAt, after.userId)));
-  const rows = await query.execute();
-  return rows.map((row) => ({ userId: row.user_id, lastTurnAt: row.last_turn_at }));
+/** Whether the person stands among the first `places` of the rotation (false once their history ended). */
+export async function standsInHead(db: Db, userId: number, places: number): Promise<boolean> {
+  const own = await db.selectFrom('histories').select('last_turn_at').where('user_id', '=', userId).executeTakeFirst();
+  if (!own) return false;
+  // Someone at the last place of the head ahead of them would push them out of it.
+  const lastPlaceTaken = await db
+    .selectFrom('histories')
+    .select('user_id')
+    .where((eb) => eb(eb.refTuple('last_turn_at', 'user_id'), '<', eb.tuple(own.last_turn_at, userId)))
+    .orderBy('last_turn_at')
+    .orderBy('user_id')
+    .limit(1)
+    .offset(places - 1)
+    .executeTakeFirst();
+  return lastPlaceTaken === undefined;
 }
 
-/** A turn of the person's ended: they go to the back of the rotation. */
-export async function recordTurn(db: Db, userId: number, now: Date): Promise<void> {
-  await db.updateTable('histories').set({ last_turn_at: now.toISOString() }).where('user_id', '=', userId).execute();
+/**
+ * A turn of the person's ended: they go to the back of the rotation, at `nextTurnAt`: now, or when
+ * a retry's backoff ends, so that someone waiting out a backoff stands behind everyone until then.
+ */
+export async function recordTurn(db: Db, userId: number, nextTurnAt: Date): Promise<void> {
+  await db.updateTable('histories').set({ last_turn_at: nextTurnAt.toISOString() }).where('user_id', '=', userId).execute();
 }
 
 export async function endHistory(trx: Writer, userId: number): Promise<void> {

@@ -8,8 +8,9 @@ import { withLogContext } from '../observability/log-context.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { Lane } from '../budget/request-budget.js';
 import { logUnlessRedisUnreachable } from '../redis/redis.js';
-import { JOB, LANES, SYNC_QUEUES, queueNextTurn, turnJobSchema, type SyncQueues } from './queue.js';
-import { backoffMs, takeTurn, type TurnDependencies, type TurnOutcome, type TurnSettings } from './turn.js';
+import { JOB, LANES, SYNC_QUEUES, queueNextTurn, turnJobSchema, type SyncQueues, type TurnJob } from './queue.js';
+import { HISTORY_WINDOW, queueHistoryTurnIfAtHead } from './rotation.js';
+import { backoffMs, takeTurn, type TurnDependencies, type TurnNext, type TurnOutcome, type TurnSettings } from './turn.js';
 
 export interface SyncWorkerSettings {
   connection: ConnectionOptions;
@@ -24,6 +25,8 @@ export interface SyncWorkerSettings {
   lockDurationMs: number;
   queues: SyncQueues;
   turns: TurnSettings;
+  /** People at the head of the history rotation with a turn queued (HISTORY_WINDOW unless a test asks for fewer). */
+  historyWindow?: number;
   deps: TurnDependencies;
   accessTokens: AccessTokens;
   logger: Logger;
@@ -49,6 +52,16 @@ export function createSyncWorkers(settings: SyncWorkerSettings): Worker[] {
 function createLaneWorker(settings: SyncWorkerSettings, lane: Lane): Worker {
   const { connection, prefix, concurrency, lockDurationMs, queues, turns, deps, accessTokens, logger, metrics } = settings;
   const log = logger.child({ module: 'sync-worker', lane });
+  const rotation = { db: deps.db, queues, window: settings.historyWindow ?? HISTORY_WINDOW };
+
+  /** A fresh turn's next is the person's own; a history turn's only while they stand at the head of the rotation (rotation.ts). */
+  async function queueWhatComesNext({ userId, failures }: TurnJob, next: TurnNext): Promise<void> {
+    if (next.next === 'done') return;
+    if (next.next === 'history') return queueHistoryTurnIfAtHead(rotation, { userId, failures: 0 });
+    const job = { userId, failures: next.next === 'retry' ? failures + 1 : 0 };
+    if (lane === 'fresh') await queueNextTurn(queues, lane, job, next.afterMs);
+    else await queueHistoryTurnIfAtHead(rotation, job, next.afterMs);
+  }
 
   async function runJob(job: Job): Promise<JobResult> {
     if (job.name === JOB.keepAlive) {
@@ -72,11 +85,8 @@ function createLaneWorker(settings: SyncWorkerSettings, lane: Lane): Worker {
       await queueNextTurn(queues, lane, { userId, failures: failures + 1 }, backoffMs(failures + 1));
       throw error;
     }
-    const { sent, next } = outcome;
-    if (next.next === 'again') await queueNextTurn(queues, lane, { userId, failures: 0 }, next.afterMs);
-    if (next.next === 'retry') await queueNextTurn(queues, lane, { userId, failures: failures + 1 }, next.afterMs);
-    if (next.next === 'history') await queueNextTurn(queues, 'history', { userId, failures: 0 });
-    return { outcome: next.next, sent };
+    await queueWhatComesNext(parsed.data, outcome.next);
+    return { outcome: outcome.next.next, sent: outcome.sent };
   }
 
   /** Every line a job logs, wherever it is written, carries the job's id; every job is counted. */

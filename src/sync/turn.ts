@@ -145,9 +145,11 @@ async function historyTurn(deps: OneTurn, userId: number, granted: SyncKind[], f
     await setAsideUnsendableEntries(deps, entries),
     () => performance.now() - started < HISTORY_TURN_MS,
   );
-  await recordTurn(deps.db, userId, deps.clock());
   const more = run.stoppedEarly || entries.length === HISTORY_TURN_ENTRIES || !(await endHistoryIfSent(deps, userId, granted));
-  return { run, next: nextAfter(run, failures, more) };
+  const next = nextAfter(run, failures, more);
+  const delayMs = next.next === 'again' || next.next === 'retry' ? (next.afterMs ?? 0) : 0;
+  await recordTurn(deps.db, userId, new Date(deps.clock().getTime() + delayMs));
+  return { run, next };
 }
 
 interface Run {

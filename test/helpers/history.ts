@@ -35,3 +35,22 @@ async function writeHistory(client: CookieClient, days: number): Promise<void> {
 export async function arrivalsOf(stack: Stack, athlete: string): Promise<number[]> {
   return (await serviceDays(stack, athlete)).map((day) => day.createdAt).sort((a, b) => a - b);
 }
+
+/**
+ * People with a history under way, made straight in the store, one second apart in the rotation
+ * (the first stands at its head); their ids in that order.
+ */
+export async function peopleWithHistory(stack: Stack, count: number): Promise<number[]> {
+  const ids: number[] = [];
+  for (let person = 0; person < count; person++) {
+    const at = new Date(Date.UTC(2026, 10, 20, 10, 0, person)).toISOString();
+    const { id } = await stack.db
+      .insertInto('users')
+      .values({ email: `rotation${person}@example.com`, password_hash: 'x', timezone: 'UTC', created_at: at })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await stack.db.insertInto('histories').values({ user_id: id, started_at: at, total: 1, last_turn_at: at }).execute();
+    ids.push(id);
+  }
+  return ids;
+}

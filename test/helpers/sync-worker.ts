@@ -12,12 +12,14 @@ export interface RunningSync {
 
 /**
  * A worker process's sync in this process (its lane workers, fresh poller and sweeper), on the
- * stack's queues and settings, as worker.ts builds it. `deps` defaults to the stack's own.
+ * stack's queues and settings, as worker.ts builds it. `deps` defaults to the stack's own;
+ * `historyWindow` to the app's head of the rotation (HISTORY_WINDOW).
  */
 export async function startSync(
   stack: Stack,
   deps: SendEntryDependencies = stack.sendDependencies(),
   logger: Logger = createLogger('silent'),
+  { historyWindow }: { historyWindow?: number } = {},
 ): Promise<RunningSync> {
   const connection = createRedisConnection(stack.config.redis.target);
   const { sync, redis } = stack.config;
@@ -30,6 +32,7 @@ export async function startSync(
     lockDurationMs: 30_000,
     queues: stack.syncQueues,
     turns: { quietMs: sync.quietMs, freshAttempts: sync.attempts },
+    historyWindow,
     deps: { ...deps, budget: stack.budget, freshAllowance: stack.freshAllowance, logger },
     accessTokens: stack.accessTokens(),
     logger,

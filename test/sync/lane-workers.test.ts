@@ -13,7 +13,7 @@ import { addDays, localToday } from '../../src/dates/local-today.js';
 import { connectedUser } from '../helpers/flows.js';
 import { recordingStatements } from '../../src/dev/recorded-statements.js';
 import { loseEveryKey } from '../../src/dev/stack.js';
-import { connectedPerson } from '../helpers/history.js';
+import { connectedPerson, peopleWithHistory } from '../helpers/history.js';
 import { appDay, serviceDay, serviceDays, workload, writeDay } from '../helpers/kinds.js';
 import { upsertsThrough, type UpsertedDay } from '../helpers/service-api.js';
 import { syncStatus } from '../helpers/sync-status.js';
@@ -411,22 +411,6 @@ describe('a turn', () => {
   });
 });
 
-/** `count` people with history waiting, the first in the rotation first, straight in the store. */
-async function peopleWithHistory(count: number): Promise<number[]> {
-  const ids: number[] = [];
-  for (let person = 0; person < count; person++) {
-    const at = new Date(Date.UTC(2026, 10, 20, 10, 0, person)).toISOString();
-    const { id } = await stack.db
-      .insertInto('users')
-      .values({ email: `rotation${person}@example.com`, password_hash: 'x', timezone: 'UTC', created_at: at })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    await stack.db.insertInto('histories').values({ user_id: id, started_at: at, total: 1, last_turn_at: at }).execute();
-    ids.push(id);
-  }
-  return ids;
-}
-
 /** The people with a history turn waiting in the queue. */
 async function historyTurnsQueued(): Promise<number[]> {
   const waiting = await stack.syncQueues.history.getJobs(['waiting'], 0, -1, true);
@@ -500,54 +484,48 @@ describe('the history lane', () => {
 
   it('is rebuilt by one of two workers started on an empty Redis: the other sweeps as usual and leaves the rebuild to it', async () => {
     stack = await startStack();
-    const people = await peopleWithHistory(25);
+    const people = await peopleWithHistory(stack, 25);
     await retryScheduled(people[0]!);
     const otherRedis = createRedisConnection(stack.config.redis.target);
     const workers = [stack.redis, otherRedis].map((redis) => ({ redis, recording: recordingStatements(stack.db) }));
 
     await Promise.all(
       workers.map(({ redis, recording }) =>
-        sweepHistory({ db: recording.db, queues: stack.syncQueues, redis, redisPrefix: stack.config.redis.prefix, rebuildBatch: 10 }),
+        sweepHistory({ db: recording.db, queues: stack.syncQueues, redis, redisPrefix: stack.config.redis.prefix, window: 10 }),
       ),
     );
     await otherRedis.quit();
 
-    // Forgetting the lost queue's retries, and the pages after the first, are the rebuild's alone.
+    // Forgetting the lost queue's retries is the rebuild's alone; both queue the head of the rotation, nobody twice.
     const rebuilt = workers.map(({ recording }) => recording.on('outbox').length);
     expect(rebuilt.sort()).toEqual([0, 1]);
-    const pagesRead = workers.map(({ recording }) => recording.on('histories').length);
-    expect(pagesRead.sort()).toEqual([1, 3]);
     expect(await retriesScheduled()).toBe(0);
-    expect((await historyTurnsQueued()).sort((a, b) => a - b)).toEqual(people);
+    expect(await historyTurnsQueued()).toEqual(people.slice(0, 10));
   });
 
-  it('is rebuilt from where a rebuild stopped part way, not from the start', async () => {
+  it('is rebuilt anew after a rebuild failed part way, without forgetting the retries the new queue scheduled since', async () => {
     stack = await startStack();
-    const people = await peopleWithHistory(25);
+    const people = await peopleWithHistory(stack, 25);
     await retryScheduled(people[0]!);
     const sweep = (queues: typeof stack.syncQueues, db = stack.db) =>
-      sweepHistory({ db, queues, redis: stack.redis, redisPrefix: stack.config.redis.prefix, rebuildBatch: 10 });
-    // Redis goes away as the rebuild queues its second page.
+      sweepHistory({ db, queues, redis: stack.redis, redisPrefix: stack.config.redis.prefix, window: 10 });
+    // Redis goes away as the rebuild queues the head of the rotation.
     const history = stack.syncQueues.history;
-    let pages = 0;
     const failingHistory = Object.create(history, {
-      addBulk: {
-        value: async (...args: Parameters<typeof history.addBulk>) =>
-          ++pages === 2 ? Promise.reject(new Error('Redis went away')) : history.addBulk(...args),
-      },
+      addBulk: { value: () => Promise.reject(new Error('Redis went away')) },
     }) as typeof history;
     await expect(sweep({ ...stack.syncQueues, history: failingHistory })).rejects.toThrow('Redis went away');
-    expect(await historyTurnsQueued()).toEqual(people.slice(0, 10));
+    expect(await retriesScheduled()).toBe(0);
     // The new queue has scheduled a retry meanwhile: it is not the lost queue's, and stays.
     await retryScheduled(people[1]!);
 
     const recording = recordingStatements(stack.db);
-    expect(await sweep(stack.syncQueues, recording.db)).toBe(15);
+    expect(await sweep(stack.syncQueues, recording.db)).toBe(10);
 
     expect(recording.on('outbox')).toEqual([]);
     expect(await retriesScheduled()).toBe(1);
-    expect(await historyTurnsQueued()).toEqual(people);
-    expect(await stack.redis.exists(`${stack.config.redis.prefix}:sync:rebuild-cursor`)).toBe(0);
+    expect(await historyTurnsQueued()).toEqual(people.slice(0, 10));
+    expect(await stack.redis.exists(`${stack.config.redis.prefix}:sync:rebuild-forgot-retries`)).toBe(0);
     expect(await stack.redis.pttl(`${stack.config.redis.prefix}:sync:queue-built`)).toBe(-1);
   });
 });

@@ -2,7 +2,8 @@ import { CompiledQuery, sql, type Transaction } from 'kysely';
 import { connectedConnectionsAfter } from '../../../connections/connection.repository.js';
 import { KEEP_ALIVE_BATCH } from '../../../connections/keep-alive.js';
 import type { Database, Db } from '../../../db/database.js';
-import { peopleInTurnOrder } from '../../../sync/history.js';
+import { peopleInTurnOrder, standsInHead } from '../../../sync/history.js';
+import { HISTORY_WINDOW } from '../../../sync/rotation.js';
 import { freshEntriesDue, historyEntries, historyWaiting, nextFreshChangeAfter, peopleWithFreshChangesDue } from '../../../sync/lanes.js';
 import { forgetScheduledRetries } from '../../../sync/outbox.js';
 import { syncKinds } from '../../../sync/sync-kinds.js';
@@ -35,31 +36,29 @@ interface Statement {
   run: (db: Db) => Promise<unknown>;
 }
 
-/** The background statements, and a turn's, for a person half way through the rotation and the ids. */
-function statementsAt(middle: { userId: number; lastTurnAt: string }, now: Date): Statement[] {
+/** The background statements, and a turn's, for a person half way through the rotation and the ids (`middleUserId`). */
+function statementsAt(middleUserId: number, now: Date): Statement[] {
   const kinds = syncKinds();
   const dueBefore = new Date(now.getTime() - 1000);
   return [
     { name: "metrics: the waiting counts (a scrape's)", run: (db) => waitingEntries(db) },
     { name: 'fresh poller: people with changes due', run: (db) => peopleWithFreshChangesDue(db, dueBefore, now, 1000) },
     { name: 'fresh poller: the next change', run: (db) => nextFreshChangeAfter(db, dueBefore) },
-    { name: 'sweeper: the longest waiting', run: (db) => peopleInTurnOrder(db, 1000) },
-    { name: 'rebuild: a page from its cursor', run: (db) => peopleInTurnOrder(db, 200, middle) },
+    { name: 'sweeper: the head of the rotation', run: (db) => peopleInTurnOrder(db, HISTORY_WINDOW) },
+    { name: "history turn's end: whether the person stands at the head", run: (db) => standsInHead(db, middleUserId, HISTORY_WINDOW) },
     { name: 'rebuild: forgetting the scheduled retries', run: (db) => forgetScheduledRetries(db) },
     { name: 'keep-alive: the first page', run: (db) => connectedConnectionsAfter(db, 0, KEEP_ALIVE_BATCH) },
-    { name: 'keep-alive: a page half way', run: (db) => connectedConnectionsAfter(db, middle.userId, KEEP_ALIVE_BATCH) },
-    { name: "history turn: the person's next entries", run: (db) => historyEntries(db, middle.userId, kinds, 50) },
-    { name: "history turn: the person's entries left", run: (db) => historyWaiting(db, middle.userId, kinds) },
-    { name: "fresh turn: the person's changes due", run: (db) => freshEntriesDue(db, middle.userId, kinds, dueBefore, 20) },
+    { name: 'keep-alive: a page half way', run: (db) => connectedConnectionsAfter(db, middleUserId, KEEP_ALIVE_BATCH) },
+    { name: "history turn: the person's next entries", run: (db) => historyEntries(db, middleUserId, kinds, 50) },
+    { name: "history turn: the person's entries left", run: (db) => historyWaiting(db, middleUserId, kinds) },
+    { name: "fresh turn: the person's changes due", run: (db) => freshEntriesDue(db, middleUserId, kinds, dueBefore, 20) },
   ];
 }
 
 /** Times every statement; `middleUserId` names a person with history waiting. */
 export async function timeStatements(db: Db, middleUserId: number): Promise<StatementTime[]> {
-  const row = await db.selectFrom('histories').select('last_turn_at').where('user_id', '=', middleUserId).executeTakeFirst();
-  const middle = { userId: middleUserId, lastTurnAt: row?.last_turn_at ?? new Date().toISOString() };
   const times: StatementTime[] = [];
-  for (const statement of statementsAt(middle, new Date())) {
+  for (const statement of statementsAt(middleUserId, new Date())) {
     const sent = await statementsOf(db, statement);
     for (const [index, compiled] of sent.entries()) {
       const first = await executionMs(db, compiled);
