@@ -14,7 +14,7 @@ export const syncSettings = settingGroup({
       schema: wholePositive('milliseconds, e.g. 30000'),
       default: '30000',
       meaning:
-        'How often the sweeper makes sure every person with history waiting has a turn queued. A Redis that lost the queue (restarted empty, flushed) is noticed sooner, within about a second: each worker looks for it every second, and the queue is then built again from the store (see [Redis](production.md)).',
+        'How often the sweeper makes sure the people at the head of the history rotation (its first 1,000) have a turn queued; it does so sooner once fewer than half of them wait in the queue. A Redis that lost the queue (restarted empty, flushed) is noticed sooner, within about a second: each worker looks for it every second, and the queue is then built again from the store (see [Redis](production.md)).',
     }),
     // One change every two seconds for a whole minute: more than anyone makes by hand, far fewer than a script.
     SYNC_FRESH_PER_PERSON_PER_MINUTE: setting({
