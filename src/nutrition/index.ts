@@ -25,7 +25,7 @@ export const nutrition: Kind = {
   settings: [mealSettings],
   web({ config, db, logger, syncQueues, renderPage, clock }) {
     const limits = config.kindSettings.of(mealSettings).meals;
-    const meals = createMeals({ db, limits, clock, historyAdded: createHistoryHint(db, syncQueues, logger) });
+    const meals = createMeals({ db, limits, clock, historyAdded: createHistoryHint(syncQueues, logger) });
     return {
       // An import carries up to MEALS_BATCH_MAX items, more than the 100 kB of any other request.
       ownBodies: Router().use('/api/meals/batch', requireJsonBody, parseJsonBody(batchBodyLimitBytes(limits))),

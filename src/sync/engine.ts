@@ -5,13 +5,16 @@ import type { RedisConnection } from '../redis/redis-target.js';
 import { isRedisUnavailable } from '../redis/redis-unavailable.js';
 import { FRESH_POLL_MS, queueFreshTurns } from './fresh-poller.js';
 import { scheduleKeepAlive } from './queue.js';
+import { rotationHead } from './rotation.js';
 import { QUEUE_LOSS_CHECK_MS, sweepWhenDue } from './sweeper.js';
 import { createSyncWorkers, type SyncWorkerSettings } from './lane-workers.js';
 
-export interface SyncEngineSettings extends SyncWorkerSettings {
+export interface SyncEngineSettings extends Omit<SyncWorkerSettings, 'rotationHead'> {
   /** The connection the sweeper checks the queue's mark on. */
   redis: RedisConnection;
   sweepIntervalMs: number;
+  /** People at the head of the history rotation with a turn queued (HISTORY_WINDOW unless a test asks for fewer). */
+  historyWindow?: number;
 }
 
 /** A worker process's sync: its lane workers, and the two loops that hand them turns from the store. */
@@ -42,9 +45,10 @@ function reportOnceAMinute(logger: Logger, what: string): (error: unknown) => vo
  * lost with Redis is filled again from the store.
  */
 export async function startSyncEngine(settings: SyncEngineSettings): Promise<SyncEngine> {
-  const { deps, queues, redis, prefix, turns, sweepIntervalMs, logger } = settings;
+  const { deps, queues, redis, prefix, turns, sweepIntervalMs, historyWindow, logger } = settings;
   await scheduleKeepAlive(queues);
-  const workers = createSyncWorkers(settings);
+  const head = rotationHead();
+  const workers = createSyncWorkers({ ...settings, rotationHead: head });
   await Promise.all(workers.map((worker) => worker.waitUntilReady()));
   const loops = [
     runEvery(
@@ -57,7 +61,7 @@ export async function startSyncEngine(settings: SyncEngineSettings): Promise<Syn
     ),
     runEvery(
       Math.min(QUEUE_LOSS_CHECK_MS, sweepIntervalMs),
-      sweepWhenDue({ db: deps.db, queues, redis, redisPrefix: prefix, window: settings.historyWindow }, sweepIntervalMs),
+      sweepWhenDue({ db: deps.db, queues, redis, redisPrefix: prefix, window: historyWindow, head }, sweepIntervalMs),
       reportOnceAMinute(logger, 'sweep failed'),
     ),
   ];

@@ -1,7 +1,5 @@
-import type { Db } from '../db/database.js';
 import type { Logger } from '../logger.js';
 import { queueFirstHistoryTurn, type SyncQueues } from './queue.js';
-import { HISTORY_WINDOW, queueHistoryTurnIfAtHead } from './rotation.js';
 
 /**
  * Told after commit that a person's history grew (an import), and whether it began with it (none
@@ -10,19 +8,19 @@ import { HISTORY_WINDOW, queueHistoryTurnIfAtHead } from './rotation.js';
 export type HistoryHint = (userId: number, history: { began: boolean }) => Promise<void>;
 
 /**
- * Queues the person's history turn at once rather than at the sweeper's next top-up. A history
- * that begins gets its first turn ahead of everyone's waiting, so that whoever has just connected
- * and imported sees their first days arrive within seconds however many people wait
- * (docs/architecture.md, "Who waits"); from then on they go round the rotation like everyone. A
- * history already under way keeps its place in the rotation. Only a hint: the history is in the
- * store already, and if Redis is unreachable the sweeper queues the turn later, so a failure here
- * is logged, never passed on to the person who imported.
+ * Queues the first turn of a history that begins ahead of everyone's waiting, rather than leaving
+ * it to the sweeper, so that whoever has just connected and imported sees their first days arrive
+ * within seconds however many people wait (docs/architecture.md, "Who waits"); from then on they go
+ * round the rotation like everyone. A history already under way keeps its place in the rotation:
+ * growing it earns no turn. Only a hint: the history is in the store already, and if Redis is
+ * unreachable the sweeper queues the turn later, so a failure here is logged, never passed on to
+ * the person who imported.
  */
-export function createHistoryHint(db: Db, queues: SyncQueues, logger: Logger, window = HISTORY_WINDOW): HistoryHint {
+export function createHistoryHint(queues: SyncQueues, logger: Logger): HistoryHint {
   return async (userId, { began }) => {
+    if (!began) return;
     try {
-      if (began) await queueFirstHistoryTurn(queues, userId);
-      else await queueHistoryTurnIfAtHead({ db, queues, window }, { userId, failures: 0 });
+      await queueFirstHistoryTurn(queues, userId);
     } catch (error) {
       logger.warn({ err: error, userId }, 'could not queue the history turn; the sweeper will');
     }

@@ -40,23 +40,6 @@ export async function peopleInTurnOrder(db: Db, limit: number): Promise<number[]
   return rows.map((row) => row.user_id);
 }
 
-/** Whether the person stands among the first `places` of the rotation (false once their history ended). */
-export async function standsInHead(db: Db, userId: number, places: number): Promise<boolean> {
-  const own = await db.selectFrom('histories').select('last_turn_at').where('user_id', '=', userId).executeTakeFirst();
-  if (!own) return false;
-  // Someone at the last place of the head ahead of them would push them out of it.
-  const lastPlaceTaken = await db
-    .selectFrom('histories')
-    .select('user_id')
-    .where((eb) => eb(eb.refTuple('last_turn_at', 'user_id'), '<', eb.tuple(own.last_turn_at, userId)))
-    .orderBy('last_turn_at')
-    .orderBy('user_id')
-    .limit(1)
-    .offset(places - 1)
-    .executeTakeFirst();
-  return lastPlaceTaken === undefined;
-}
-
 /**
  * A turn of the person's ended: they go to the back of the rotation, at `nextTurnAt`: now, or when
  * a retry's backoff ends, so that someone waiting out a backoff stands behind everyone until then.

@@ -9,7 +9,7 @@ import type { Metrics } from '../observability/metrics.js';
 import type { Lane } from '../budget/request-budget.js';
 import { logUnlessRedisUnreachable } from '../redis/redis.js';
 import { JOB, LANES, SYNC_QUEUES, queueNextTurn, turnJobSchema, type SyncQueues, type TurnJob } from './queue.js';
-import { HISTORY_WINDOW, queueHistoryTurnIfAtHead } from './rotation.js';
+import type { RotationHead } from './rotation.js';
 import { backoffMs, takeTurn, type TurnDependencies, type TurnNext, type TurnOutcome, type TurnSettings } from './turn.js';
 
 export interface SyncWorkerSettings {
@@ -25,8 +25,8 @@ export interface SyncWorkerSettings {
   lockDurationMs: number;
   queues: SyncQueues;
   turns: TurnSettings;
-  /** People at the head of the history rotation with a turn queued (HISTORY_WINDOW unless a test asks for fewer). */
-  historyWindow?: number;
+  /** What the process's sweeper last found at the head of the history rotation. */
+  rotationHead: RotationHead;
   deps: TurnDependencies;
   accessTokens: AccessTokens;
   logger: Logger;
@@ -52,15 +52,18 @@ export function createSyncWorkers(settings: SyncWorkerSettings): Worker[] {
 function createLaneWorker(settings: SyncWorkerSettings, lane: Lane): Worker {
   const { connection, prefix, concurrency, lockDurationMs, queues, turns, deps, accessTokens, logger, metrics } = settings;
   const log = logger.child({ module: 'sync-worker', lane });
-  const rotation = { db: deps.db, queues, window: settings.historyWindow ?? HISTORY_WINDOW };
 
-  /** A fresh turn's next is the person's own; a history turn's only while they stand at the head of the rotation (rotation.ts). */
+  /**
+   * What comes after a turn: the person's next fresh turn, or their next history turn, which is
+   * theirs to queue only while everyone with history fits in the head of the rotation (rotation.ts);
+   * further back, the sweeper queues it when the rotation reaches them.
+   */
   async function queueWhatComesNext({ userId, failures }: TurnJob, next: TurnNext): Promise<void> {
     if (next.next === 'done') return;
-    if (next.next === 'history') return queueHistoryTurnIfAtHead(rotation, { userId, failures: 0 });
+    const nextLane = next.next === 'history' ? 'history' : lane;
+    if (nextLane === 'history' && !settings.rotationHead.everyoneFits) return;
     const job = { userId, failures: next.next === 'retry' ? failures + 1 : 0 };
-    if (lane === 'fresh') await queueNextTurn(queues, lane, job, next.afterMs);
-    else await queueHistoryTurnIfAtHead(rotation, job, next.afterMs);
+    await queueNextTurn(queues, nextLane, job, next.next === 'history' ? 0 : next.afterMs);
   }
 
   async function runJob(job: Job): Promise<JobResult> {

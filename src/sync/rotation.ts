@@ -1,6 +1,6 @@
 import type { Db } from '../db/database.js';
-import { endHistory, peopleInTurnOrder, standsInHead } from './history.js';
-import { canTakeTurns, queueNextTurn, queueTurns, type SyncQueues, type TurnJob } from './queue.js';
+import { endHistory, peopleInTurnOrder } from './history.js';
+import { canTakeTurns, queueTurns, type SyncQueues } from './queue.js';
 
 /**
  * How many people at the head of the history rotation have a turn queued. The history lane does not
@@ -14,11 +14,28 @@ import { canTakeTurns, queueNextTurn, queueTurns, type SyncQueues, type TurnJob 
  */
 export const HISTORY_WINDOW = 1000;
 
+/**
+ * What a process's last look at the head of the rotation found, shared by its sweeper, which looks,
+ * and its history turns. While everyone with history waiting fits in the head, a turn that ends
+ * queues its person's next one itself, at the back of the lane, as the rotation would; once more
+ * wait, the person's next turn is the sweeper's to queue when the rotation reaches them, and
+ * queuing it now would put them ahead of everyone between.
+ */
+export interface RotationHead {
+  everyoneFits: boolean;
+}
+
 export interface RotationDependencies {
   db: Db;
   queues: SyncQueues;
   /** HISTORY_WINDOW unless a test asks for fewer. */
   window: number;
+  head: RotationHead;
+}
+
+/** Before the first look: as if few waited, since the first look comes within a second. */
+export function rotationHead(): RotationHead {
+  return { everyoneFits: true };
 }
 
 /**
@@ -26,21 +43,12 @@ export interface RotationDependencies {
  * already (it keeps its place). Idempotent, so processes that top the head up at the same moment
  * queue nobody twice. Returns how many people it found there.
  */
-export async function queueRotationHead({ db, queues, window }: RotationDependencies): Promise<number> {
+export async function queueRotationHead({ db, queues, window, head }: RotationDependencies): Promise<number> {
   const people = await peopleInTurnOrder(db, window);
+  head.everyoneFits = people.length < window;
   const ready = people.filter(canTakeTurns);
   // A user id no turn can be queued for (a hand edit) would stand first for ever.
   for (const userId of people) if (!canTakeTurns(userId)) await endHistory(db, userId);
   await queueTurns(queues, 'history', ready);
   return ready.length;
-}
-
-/**
- * The person's next history turn, after `delayMs`, if they stand at the head of the rotation: when
- * the whole rotation fits in it, their next turn is theirs to queue. Further back, the rotation
- * reaches them in its order (the sweeper's top-up), and queuing them now would put them ahead of
- * everyone between.
- */
-export async function queueHistoryTurnIfAtHead(deps: RotationDependencies, job: TurnJob, delayMs = 0): Promise<void> {
-  if (await standsInHead(deps.db, job.userId, deps.window)) await queueNextTurn(deps.queues, 'history', job, delayMs);
 }

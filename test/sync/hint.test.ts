@@ -1,15 +1,16 @@
 import { Worker } from 'bullmq';
-import { afterEach, describe, expect, inject, it } from 'vitest';
+import { afterAll, describe, expect, inject, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
 import { createHistoryHint } from '../../src/sync/hint.js';
-import { queueTurns, SYNC_QUEUES, turnJobSchema } from '../../src/sync/queue.js';
-import { peopleWithHistory } from '../helpers/history.js';
-import { startStack, type Stack } from '../helpers/stack.js';
+import { closeSyncQueues, createSyncQueues, queueTurns, SYNC_QUEUES, turnJobSchema } from '../../src/sync/queue.js';
+import { testRedisPrefix } from '../helpers/redis-keys.js';
 
-let stack: Stack;
+const connection = { url: inject('redisUrl'), maxRetriesPerRequest: null };
+const prefix = testRedisPrefix();
+const queues = createSyncQueues(connection, prefix);
 
-afterEach(async () => {
-  await stack.close();
+afterAll(async () => {
+  await closeSyncQueues(queues);
 });
 
 /** The people whose history turns a worker takes, in the order it takes them, until `count`. */
@@ -23,40 +24,34 @@ async function turnOrder(count: number): Promise<number[]> {
       order.push(turnJobSchema.parse(job.data).userId);
       if (order.length === count) allTaken();
     },
-    { connection: { url: inject('redisUrl'), maxRetriesPerRequest: null }, prefix: stack.config.redis.prefix, concurrency: 1 },
+    { connection, prefix, concurrency: 1 },
   );
   await taken;
   await worker.close();
   return order;
 }
 
-const hintOf = (window?: number) => createHistoryHint(stack.db, stack.syncQueues, createLogger('silent'), window);
-
 describe('the hint of an import', () => {
-  it("gives a history that begins its first turn ahead of everyone's waiting, and one under way at the head of the rotation its turn at the back", async () => {
-    stack = await startStack();
-    const [first, second, third, underWay, begun] = await peopleWithHistory(stack, 5);
-    await queueTurns(stack.syncQueues, 'history', [first!, second!, third!]);
-    await hintOf()(underWay!, { began: false });
-    await hintOf()(begun!, { began: true });
-    expect(await turnOrder(5)).toEqual([begun, first, second, third, underWay]);
+  it("gives a history that begins its first turn ahead of everyone's waiting", async () => {
+    const hint = createHistoryHint(queues, createLogger('silent'));
+    await queueTurns(queues, 'history', [1, 2, 3]);
+    await hint(5, { began: true });
+    expect(await turnOrder(4)).toEqual([5, 1, 2, 3]);
   });
 
-  it('queues no turn for a history under way further back than the head of the rotation: the rotation reaches it in its order', async () => {
-    stack = await startStack();
-    const [first, second, third] = await peopleWithHistory(stack, 3);
-    await hintOf(2)(third!, { began: false });
-    await hintOf(2)(second!, { began: false });
-    await queueTurns(stack.syncQueues, 'history', [first!]);
-    expect(await turnOrder(2)).toEqual([second, first]);
-    expect(await stack.syncQueues.history.getWaitingCount()).toBe(0);
+  it('queues no turn for a history under way: it keeps its place in the rotation, and growing earns it no turn', async () => {
+    const hint = createHistoryHint(queues, createLogger('silent'));
+    await queueTurns(queues, 'history', [8, 9]);
+    await hint(10, { began: false });
+    await hint(9, { began: false });
+    expect(await turnOrder(2)).toEqual([8, 9]);
+    expect(await queues.history.getWaitingCount()).toBe(0);
   });
 
   it('leaves a turn already queued where it is', async () => {
-    stack = await startStack();
-    const [first, second] = await peopleWithHistory(stack, 2);
-    await queueTurns(stack.syncQueues, 'history', [first!, second!]);
-    await hintOf()(second!, { began: true });
-    expect(await turnOrder(2)).toEqual([first, second]);
+    const hint = createHistoryHint(queues, createLogger('silent'));
+    await queueTurns(queues, 'history', [6, 7]);
+    await hint(7, { began: true });
+    expect(await turnOrder(2)).toEqual([6, 7]);
   });
 });

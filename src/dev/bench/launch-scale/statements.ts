@@ -2,7 +2,7 @@ import { CompiledQuery, sql, type Transaction } from 'kysely';
 import { connectedConnectionsAfter } from '../../../connections/connection.repository.js';
 import { KEEP_ALIVE_BATCH } from '../../../connections/keep-alive.js';
 import type { Database, Db } from '../../../db/database.js';
-import { peopleInTurnOrder, standsInHead } from '../../../sync/history.js';
+import { peopleInTurnOrder } from '../../../sync/history.js';
 import { HISTORY_WINDOW } from '../../../sync/rotation.js';
 import { freshEntriesDue, historyEntries, historyWaiting, nextFreshChangeAfter, peopleWithFreshChangesDue } from '../../../sync/lanes.js';
 import { forgetScheduledRetries } from '../../../sync/outbox.js';
@@ -45,7 +45,6 @@ function statementsAt(middleUserId: number, now: Date): Statement[] {
     { name: 'fresh poller: people with changes due', run: (db) => peopleWithFreshChangesDue(db, dueBefore, now, 1000) },
     { name: 'fresh poller: the next change', run: (db) => nextFreshChangeAfter(db, dueBefore) },
     { name: 'sweeper: the head of the rotation', run: (db) => peopleInTurnOrder(db, HISTORY_WINDOW) },
-    { name: "history turn's end: whether the person stands at the head", run: (db) => standsInHead(db, middleUserId, HISTORY_WINDOW) },
     { name: 'rebuild: forgetting the scheduled retries', run: (db) => forgetScheduledRetries(db) },
     { name: 'keep-alive: the first page', run: (db) => connectedConnectionsAfter(db, 0, KEEP_ALIVE_BATCH) },
     { name: 'keep-alive: a page half way', run: (db) => connectedConnectionsAfter(db, middleUserId, KEEP_ALIVE_BATCH) },
