@@ -8,6 +8,7 @@ import { withLogContext } from '../observability/log-context.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { Lane } from '../budget/request-budget.js';
 import { logUnlessRedisUnreachable } from '../redis/redis.js';
+import { recordTurn } from './history.js';
 import { JOB, LANES, SYNC_QUEUES, queueNextTurn, turnJobSchema, type SyncQueues, type TurnJob } from './queue.js';
 import type { RotationHead } from './rotation.js';
 import { backoffMs, takeTurn, type TurnDependencies, type TurnNext, type TurnOutcome, type TurnSettings } from './turn.js';
@@ -66,6 +67,18 @@ function createLaneWorker(settings: SyncWorkerSettings, lane: Lane): Worker {
     await queueNextTurn(queues, nextLane, job, next.next === 'history' ? 0 : next.afterMs);
   }
 
+  /**
+   * A history turn that failed without an answer to go by still sends its person to the back of the
+   * rotation until its backoff ends, as a failed upsert does (turn.ts), so that people whose turns
+   * keep failing do not hold the head against everyone else. With the store away it cannot: their
+   * place stays, and so does everyone else's.
+   */
+  async function waitBehindEveryone(userId: number, backoffMs: number): Promise<void> {
+    await recordTurn(deps.db, userId, new Date(deps.clock().getTime() + backoffMs)).catch((error: unknown) =>
+      log.warn({ userId, err: error }, 'could not move the person behind the rotation for their backoff'),
+    );
+  }
+
   async function runJob(job: Job): Promise<JobResult> {
     if (job.name === JOB.keepAlive) {
       return { outcome: 'done', refreshed: await keepConnectionsAlive(deps.db, accessTokens, deps.clock, log) };
@@ -85,7 +98,9 @@ function createLaneWorker(settings: SyncWorkerSettings, lane: Lane): Worker {
       // Not the service's answer (the database or Redis away, a bug): backed off like a failure,
       // so that the store's loops, which find the same entries again, do not run it in a loop.
       log.error({ userId, err: error }, 'turn failed; retried after a backoff');
-      await queueNextTurn(queues, lane, { userId, failures: failures + 1 }, backoffMs(failures + 1));
+      const retry = { next: 'retry', afterMs: backoffMs(failures + 1) } as const;
+      if (lane === 'history') await waitBehindEveryone(userId, retry.afterMs);
+      await queueWhatComesNext(parsed.data, retry);
       throw error;
     }
     await queueWhatComesNext(parsed.data, outcome.next);
