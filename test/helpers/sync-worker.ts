@@ -13,13 +13,14 @@ export interface RunningSync {
 /**
  * A worker process's sync in this process (its lane workers, fresh poller and sweeper), on the
  * stack's queues and settings, as worker.ts builds it. `deps` defaults to the stack's own;
- * `historyWindow` to the app's head of the rotation (HISTORY_WINDOW).
+ * `historyWindow` to the app's head of the rotation (HISTORY_WINDOW); `concurrency` (turns at once
+ * in each lane) to 2.
  */
 export async function startSync(
   stack: Stack,
   deps: SendEntryDependencies = stack.sendDependencies(),
   logger: Logger = createLogger('silent'),
-  { historyWindow }: { historyWindow?: number } = {},
+  { historyWindow, concurrency = 2 }: { historyWindow?: number; concurrency?: number } = {},
 ): Promise<RunningSync> {
   const connection = createRedisConnection(stack.config.redis.target);
   const { sync, redis } = stack.config;
@@ -28,7 +29,7 @@ export async function startSync(
     redis: connection,
     prefix: redis.prefix,
     sweepIntervalMs: sync.sweepIntervalMs,
-    concurrency: 2,
+    concurrency,
     lockDurationMs: 30_000,
     queues: stack.syncQueues,
     turns: { quietMs: sync.quietMs, freshAttempts: sync.attempts },
