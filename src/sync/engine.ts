@@ -13,8 +13,8 @@ export interface SyncEngineSettings extends Omit<SyncWorkerSettings, 'rotationHe
   /** The connection the sweeper checks the queue's mark on. */
   redis: RedisConnection;
   sweepIntervalMs: number;
-  /** People at the head of the history rotation with a turn queued (HISTORY_WINDOW unless a test asks for fewer). */
-  historyWindow?: number;
+  /** People at the head of the history rotation with a turn queued (ROTATION_HEAD_SIZE unless a test asks for fewer). */
+  rotationHeadSize?: number;
 }
 
 /** A worker process's sync: its lane workers, and the two loops that hand them turns from the store. */
@@ -45,7 +45,7 @@ function reportOnceAMinute(logger: Logger, what: string): (error: unknown) => vo
  * lost with Redis is filled again from the store.
  */
 export async function startSyncEngine(settings: SyncEngineSettings): Promise<SyncEngine> {
-  const { deps, queues, redis, prefix, turns, sweepIntervalMs, historyWindow, logger } = settings;
+  const { deps, queues, redis, prefix, turns, sweepIntervalMs, rotationHeadSize, logger } = settings;
   await scheduleKeepAlive(queues);
   const head = rotationHead();
   const workers = createSyncWorkers({ ...settings, rotationHead: head });
@@ -61,7 +61,7 @@ export async function startSyncEngine(settings: SyncEngineSettings): Promise<Syn
     ),
     runEvery(
       Math.min(QUEUE_LOSS_CHECK_MS, sweepIntervalMs),
-      sweepWhenDue({ db: deps.db, queues, redis, redisPrefix: prefix, window: historyWindow, head }, sweepIntervalMs),
+      sweepWhenDue({ db: deps.db, queues, redis, redisPrefix: prefix, headSize: rotationHeadSize, head }, sweepIntervalMs),
       reportOnceAMinute(logger, 'sweep failed'),
     ),
   ];

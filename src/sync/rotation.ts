@@ -9,10 +9,11 @@ import { canTakeTurns, queueTurns, type SyncQueues } from './queue.js';
  * of the rotation; the sweeper tops the head up again, in the rotation's order, whenever fewer than
  * half of it wait in the queue. So turns go round everyone in the rotation's order, while what
  * Redis holds, and what a rebuild after a lost Redis queues, stays the same for ten people as for
- * 100,000. Many times the turns running at once (WORKER_CONCURRENCY a process), so the lane never
- * runs dry between two top-ups.
+ * 100,000. The lane runs dry only if more than half of the head ends its turns between two looks
+ * of the sweeper (each process looks every second): 500 turns a second. It also bounds the turns
+ * running at once, since a person keeps their place at the head while their turn runs.
  */
-export const HISTORY_WINDOW = 1000;
+export const ROTATION_HEAD_SIZE = 1000;
 
 /**
  * What a process's last look at the head of the rotation found, shared by its sweeper, which looks,
@@ -28,8 +29,8 @@ export interface RotationHead {
 export interface RotationDependencies {
   db: Db;
   queues: SyncQueues;
-  /** HISTORY_WINDOW unless a test asks for fewer. */
-  window: number;
+  /** ROTATION_HEAD_SIZE unless a test asks for fewer. */
+  headSize: number;
   head: RotationHead;
 }
 
@@ -43,9 +44,9 @@ export function rotationHead(): RotationHead {
  * already (it keeps its place). Idempotent, so processes that top the head up at the same moment
  * queue nobody twice. Returns how many people it found there.
  */
-export async function queueRotationHead({ db, queues, window, head }: RotationDependencies): Promise<number> {
-  const people = await peopleInTurnOrder(db, window);
-  head.everyoneFits = people.length < window;
+export async function queueRotationHead({ db, queues, headSize, head }: RotationDependencies): Promise<number> {
+  const people = await peopleInTurnOrder(db, headSize);
+  head.everyoneFits = people.length < headSize;
   const ready = people.filter(canTakeTurns);
   // A user id no turn can be queued for (a hand edit) would stand first for ever.
   for (const userId of people) if (!canTakeTurns(userId)) await endHistory(db, userId);

@@ -5,7 +5,7 @@ import { RELEASE_IF_OWNER } from '../redis/redis-lock.js';
 import type { RedisConnection } from '../redis/redis-target.js';
 import { forgetScheduledRetries } from './outbox.js';
 import { scheduleKeepAlive, type SyncQueues } from './queue.js';
-import { HISTORY_WINDOW, queueRotationHead, rotationHead, type RotationDependencies, type RotationHead } from './rotation.js';
+import { ROTATION_HEAD_SIZE, queueRotationHead, rotationHead, type RotationDependencies, type RotationHead } from './rotation.js';
 
 /**
  * How often each worker process looks whether Redis lost the queue (one EXISTS) and whether the
@@ -27,8 +27,8 @@ export interface SweepDependencies {
   redis: RedisConnection;
   /** REDIS_PREFIX: where the mark of a queue built from the store lives. */
   redisPrefix: string;
-  /** People at the head of the rotation with a turn queued (HISTORY_WINDOW unless a test asks for fewer). */
-  window?: number;
+  /** People at the head of the rotation with a turn queued (ROTATION_HEAD_SIZE unless a test asks for fewer). */
+  headSize?: number;
   /** What the sweeps find at the head, for the process's history turns (rotation.ts); a sweep on its own keeps it to itself. */
   head?: RotationHead;
 }
@@ -59,8 +59,8 @@ export async function sweepHistory(deps: SweepDependencies): Promise<number> {
   }
 }
 
-function rotationOf({ db, queues, window = HISTORY_WINDOW, head = rotationHead() }: SweepDependencies): RotationDependencies {
-  return { db, queues, window, head };
+function rotationOf({ db, queues, headSize = ROTATION_HEAD_SIZE, head = rotationHead() }: SweepDependencies): RotationDependencies {
+  return { db, queues, headSize, head };
 }
 
 /**

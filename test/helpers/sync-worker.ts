@@ -13,14 +13,14 @@ export interface RunningSync {
 /**
  * A worker process's sync in this process (its lane workers, fresh poller and sweeper), on the
  * stack's queues and settings, as worker.ts builds it. `deps` defaults to the stack's own;
- * `historyWindow` to the app's head of the rotation (HISTORY_WINDOW); `concurrency` (turns at once
+ * `rotationHeadSize` to the app's head of the rotation (ROTATION_HEAD_SIZE); `concurrency` (turns at once
  * in each lane) to 2.
  */
 export async function startSync(
   stack: Stack,
   deps: SendEntryDependencies = stack.sendDependencies(),
   logger: Logger = createLogger('silent'),
-  { historyWindow, concurrency = 2 }: { historyWindow?: number; concurrency?: number } = {},
+  { rotationHeadSize, concurrency = 2 }: { rotationHeadSize?: number; concurrency?: number } = {},
 ): Promise<RunningSync> {
   const connection = createRedisConnection(stack.config.redis.target);
   const { sync, redis } = stack.config;
@@ -33,7 +33,7 @@ export async function startSync(
     lockDurationMs: 30_000,
     queues: stack.syncQueues,
     turns: { quietMs: sync.quietMs, freshAttempts: sync.attempts },
-    historyWindow,
+    rotationHeadSize,
     deps: { ...deps, budget: stack.budget, freshAllowance: stack.freshAllowance, logger },
     accessTokens: stack.accessTokens(),
     logger,

@@ -491,7 +491,7 @@ describe('the history lane', () => {
 
     await Promise.all(
       workers.map(({ redis, recording }) =>
-        sweepHistory({ db: recording.db, queues: stack.syncQueues, redis, redisPrefix: stack.config.redis.prefix, window: 10 }),
+        sweepHistory({ db: recording.db, queues: stack.syncQueues, redis, redisPrefix: stack.config.redis.prefix, headSize: 10 }),
       ),
     );
     await otherRedis.quit();
@@ -508,7 +508,7 @@ describe('the history lane', () => {
     const people = await peopleWithHistory(stack, 25);
     await retryScheduled(people[0]!);
     const sweep = (queues: typeof stack.syncQueues, db = stack.db) =>
-      sweepHistory({ db, queues, redis: stack.redis, redisPrefix: stack.config.redis.prefix, window: 10 });
+      sweepHistory({ db, queues, redis: stack.redis, redisPrefix: stack.config.redis.prefix, headSize: 10 });
     // Redis goes away as the rebuild queues the head of the rotation.
     const history = stack.syncQueues.history;
     const failingHistory = Object.create(history, {

@@ -53,12 +53,12 @@ async function queueBuiltEarlier(): Promise<void> {
   await stack.redis.set(`${stack.config.redis.prefix}:sync:queue-built`, new Date().toISOString());
 }
 
-const sweepDeps = (window: number) => ({
+const sweepDeps = (headSize: number) => ({
   db: stack.db,
   queues: stack.syncQueues,
   redis: stack.redis,
   redisPrefix: stack.config.redis.prefix,
-  window,
+  headSize,
 });
 
 describe('the rotation, with more people than its head', () => {
@@ -67,7 +67,7 @@ describe('the rotation, with more people than its head', () => {
     const athletes = ['A', 'B', 'C', 'D', 'E', 'F'];
     for (const athlete of athletes) await connectedPerson(stack, athlete, 12);
     // Connect queued each person's first turn; the head of two is what is queued from then on.
-    sync = await startSync(stack, undefined, undefined, { historyWindow: 2 });
+    sync = await startSync(stack, undefined, undefined, { rotationHeadSize: 2 });
     const mostWaiting: number[] = [];
     const spreads: number[] = [];
     await eventually(
@@ -97,7 +97,7 @@ describe('the rotation, with more people than its head', () => {
     const api = upsertsThrough(stack.serviceApi(), () =>
       Promise.reject(new ServiceError('retryable', 'HTTP 503: temporarily_unavailable')),
     );
-    sync = await startSync(stack, stack.sendDependencies(api), createLogger('silent'), { historyWindow: 2 });
+    sync = await startSync(stack, stack.sendDependencies(api), createLogger('silent'), { rotationHeadSize: 2 });
     await eventually('the failing turn to end', async () => ((await historyTurnsTaken()).get(failing) ? true : undefined));
 
     const { last_turn_at } = await stack.db

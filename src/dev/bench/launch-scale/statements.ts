@@ -3,7 +3,7 @@ import { connectedConnectionsAfter } from '../../../connections/connection.repos
 import { KEEP_ALIVE_BATCH } from '../../../connections/keep-alive.js';
 import type { Database, Db } from '../../../db/database.js';
 import { peopleInTurnOrder } from '../../../sync/history.js';
-import { HISTORY_WINDOW } from '../../../sync/rotation.js';
+import { ROTATION_HEAD_SIZE } from '../../../sync/rotation.js';
 import { freshEntriesDue, historyEntries, historyWaiting, nextFreshChangeAfter, peopleWithFreshChangesDue } from '../../../sync/lanes.js';
 import { forgetScheduledRetries } from '../../../sync/outbox.js';
 import { syncKinds } from '../../../sync/sync-kinds.js';
@@ -44,7 +44,7 @@ function statementsAt(middleUserId: number, now: Date): Statement[] {
     { name: "metrics: the waiting counts (a scrape's)", run: (db) => waitingEntries(db) },
     { name: 'fresh poller: people with changes due', run: (db) => peopleWithFreshChangesDue(db, dueBefore, now, 1000) },
     { name: 'fresh poller: the next change', run: (db) => nextFreshChangeAfter(db, dueBefore) },
-    { name: 'sweeper: the head of the rotation', run: (db) => peopleInTurnOrder(db, HISTORY_WINDOW) },
+    { name: 'sweeper: the head of the rotation', run: (db) => peopleInTurnOrder(db, ROTATION_HEAD_SIZE) },
     { name: 'rebuild: forgetting the scheduled retries', run: (db) => forgetScheduledRetries(db) },
     { name: 'keep-alive: the first page', run: (db) => connectedConnectionsAfter(db, 0, KEEP_ALIVE_BATCH) },
     { name: 'keep-alive: a page half way', run: (db) => connectedConnectionsAfter(db, middleUserId, KEEP_ALIVE_BATCH) },
