@@ -41,11 +41,12 @@ export async function peopleInTurnOrder(db: Db, limit: number): Promise<number[]
 }
 
 /**
- * A turn of the person's ended: they go to the back of the rotation, at `nextTurnAt`: now, or when
- * a retry's backoff ends, so that someone waiting out a backoff stands behind everyone until then.
+ * A turn of the person's ended at `now`: they go to the back of the rotation, `delayMs` later when
+ * a retry's backoff must end first, so that someone waiting out a backoff stands behind everyone until then.
  */
-export async function recordTurn(db: Db, userId: number, nextTurnAt: Date): Promise<void> {
-  await db.updateTable('histories').set({ last_turn_at: nextTurnAt.toISOString() }).where('user_id', '=', userId).execute();
+export async function recordTurn(db: Db, userId: number, now: Date, delayMs = 0): Promise<void> {
+  const place = new Date(now.getTime() + delayMs).toISOString();
+  await db.updateTable('histories').set({ last_turn_at: place }).where('user_id', '=', userId).execute();
 }
 
 export async function endHistory(trx: Writer, userId: number): Promise<void> {

@@ -11,7 +11,7 @@ import { logUnlessRedisUnreachable } from '../redis/redis.js';
 import { recordTurn } from './history.js';
 import { JOB, LANES, SYNC_QUEUES, queueNextTurn, turnJobSchema, type SyncQueues, type TurnJob } from './queue.js';
 import type { RotationHead } from './rotation.js';
-import { backoffMs, takeTurn, type TurnDependencies, type TurnNext, type TurnOutcome, type TurnSettings } from './turn.js';
+import { backoffMs, delayOf, takeTurn, type TurnDependencies, type TurnNext, type TurnOutcome, type TurnSettings } from './turn.js';
 
 export interface SyncWorkerSettings {
   connection: ConnectionOptions;
@@ -64,7 +64,7 @@ function createLaneWorker(settings: SyncWorkerSettings, lane: Lane): Worker {
     const nextLane = next.next === 'history' ? 'history' : lane;
     if (nextLane === 'history' && !settings.rotationHead.everyoneFits) return;
     const job = { userId, failures: next.next === 'retry' ? failures + 1 : 0 };
-    await queueNextTurn(queues, nextLane, job, next.next === 'history' ? 0 : next.afterMs);
+    await queueNextTurn(queues, nextLane, job, delayOf(next));
   }
 
   /**
@@ -74,7 +74,7 @@ function createLaneWorker(settings: SyncWorkerSettings, lane: Lane): Worker {
    * place stays, and so does everyone else's.
    */
   async function waitBehindEveryone(userId: number, backoffMs: number): Promise<void> {
-    await recordTurn(deps.db, userId, new Date(deps.clock().getTime() + backoffMs)).catch((error: unknown) =>
+    await recordTurn(deps.db, userId, deps.clock(), backoffMs).catch((error: unknown) =>
       log.warn({ userId, err: error }, 'could not move the person behind the rotation for their backoff'),
     );
   }

@@ -39,6 +39,11 @@ export interface TurnSettings {
  */
 export type TurnNext = { next: 'done' } | { next: 'again'; afterMs?: number } | { next: 'retry'; afterMs: number } | { next: 'history' };
 
+/** How long after the turn the person's next one may run: a backoff, a give-way, or none. */
+export function delayOf(next: TurnNext): number {
+  return next.next === 'again' || next.next === 'retry' ? (next.afterMs ?? 0) : 0;
+}
+
 export interface TurnOutcome {
   sent: number;
   next: TurnNext;
@@ -147,8 +152,7 @@ async function historyTurn(deps: OneTurn, userId: number, granted: SyncKind[], f
   );
   const more = run.stoppedEarly || entries.length === HISTORY_TURN_ENTRIES || !(await endHistoryIfSent(deps, userId, granted));
   const next = nextAfter(run, failures, more);
-  const delayMs = next.next === 'again' || next.next === 'retry' ? (next.afterMs ?? 0) : 0;
-  await recordTurn(deps.db, userId, new Date(deps.clock().getTime() + delayMs));
+  await recordTurn(deps.db, userId, deps.clock(), delayOf(next));
   return { run, next };
 }
 
