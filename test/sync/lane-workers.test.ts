@@ -50,6 +50,18 @@ function completedTurns(lane: 'fresh' | 'history') {
   return stack.syncQueues[lane].getJobs(['completed']).then((jobs) => jobs.filter((job) => job.name === JOB.turn));
 }
 
+/**
+ * The lane's completed turns once there are at least `count`. A turn marks its day synced as it
+ * sends it, and BullMQ marks the job completed a moment later, so a test that has seen the day
+ * synced waits here before reading the turns.
+ */
+function turnsCompleted(lane: 'fresh' | 'history', count: number) {
+  return eventually(`${count} ${lane} turns to complete`, async () => {
+    const turns = await completedTurns(lane);
+    return turns.length >= count ? turns : undefined;
+  });
+}
+
 /** How many entries the lane's finished turns sent. */
 async function sentIn(lane: 'fresh' | 'history'): Promise<number> {
   const turns = await completedTurns(lane);
@@ -75,7 +87,7 @@ describe('the fresh lane', () => {
     await startWorker(stack.serviceApi());
     await writeDay(client, DATE);
     await daySynced(client);
-    expect(await completedTurns('fresh')).toHaveLength(1);
+    expect(await turnsCompleted('fresh', 1)).toHaveLength(1);
     expect(stack.syncQueues.fresh.keys.completed).toMatch(new RegExp(`^${prefix.replace(/[{}]/g, '\\$&')}:`));
   });
 
@@ -138,11 +150,7 @@ describe('the fresh lane', () => {
     const { nextAttemptAt } = pendingWhileFailing as { nextAttemptAt: string };
     expect(Date.parse(nextAttemptAt) - Date.now()).toBeLessThan(200);
     expect(Date.now() - Date.parse(nextAttemptAt)).toBeLessThan(1500);
-    // The day shows synced as the turn sends it; BullMQ marks the job completed a moment later.
-    const outcomes = await eventually('the sending turn to complete', async () => {
-      const returned = (await completedTurns('fresh')).map((turn) => turn.returnvalue);
-      return returned.length >= 2 ? returned : undefined;
-    });
+    const outcomes = (await turnsCompleted('fresh', 2)).map((turn) => turn.returnvalue);
     expect(outcomes).toEqual(
       expect.arrayContaining([
         { outcome: 'retry', sent: 0 },
@@ -233,7 +241,7 @@ describe('job logs', () => {
     await writeDay(client, DATE);
     await daySynced(client);
 
-    const [job] = await completedTurns('fresh');
+    const [job] = await turnsCompleted('fresh', 1);
     const lines = stack.logs.map((line) => JSON.parse(line) as { msg: string; jobId?: string });
     const ofTheJob = lines.filter((line) => line.msg === 'tokens refreshed' || line.msg === 'turn taken');
     expect(ofTheJob.map((line) => line.msg)).toEqual(['tokens refreshed', 'turn taken']);
