@@ -50,11 +50,17 @@ export interface TurnOutcome {
 }
 
 /**
- * A history turn ends after this long or this many entries, whichever comes first, so that people
- * with history take turns in small shares of the budget (fair within seconds), while at a high rate
- * one turn still carries enough entries to make the queue's cost per entry small.
+ * A history turn ends after this long of its own work or this many entries, whichever comes first,
+ * so that people with history take turns in small shares of the budget (fair within seconds), while
+ * at a high rate one turn still carries enough entries to make the queue's cost per entry small.
+ * Time spent waiting for a permit does not count as work: when many turns share the budget, each
+ * waits for most of its time, and counted by the clock a turn would send one or two entries for the
+ * fixed cost of a turn (its job, reading the connection and the entries, recording its place).
+ * HISTORY_TURN_MAX_MS bounds a turn whatever it waits, so that the rotation keeps moving and a
+ * stopping worker's turns end soon.
  */
-const HISTORY_TURN_MS = 250;
+const HISTORY_TURN_WORK_MS = 250;
+const HISTORY_TURN_MAX_MS = 2000;
 const HISTORY_TURN_ENTRIES = 50;
 /** A fresh turn sends every change of the person that is due, up to this many. */
 const FRESH_TURN_ENTRIES = 20;
@@ -142,13 +148,12 @@ async function joinHistory(deps: OneTurn, userId: number, granted: SyncKind[], d
 }
 
 async function historyTurn(deps: OneTurn, userId: number, granted: SyncKind[], failures: number): Promise<LaneTurn> {
-  const started = performance.now();
   const entries = await historyEntries(deps.db, userId, granted, HISTORY_TURN_ENTRIES);
   const run = await sendEntries(
     deps,
     'history',
     await setAsideUnsendableEntries(deps, entries),
-    () => performance.now() - started < HISTORY_TURN_MS,
+    ({ ms, waitingMs }) => ms - waitingMs < HISTORY_TURN_WORK_MS && ms < HISTORY_TURN_MAX_MS,
   );
   const more = run.stoppedEarly || entries.length === HISTORY_TURN_ENTRIES || !(await endHistoryIfSent(deps, userId, granted));
   const next = nextAfter(run, failures, more);
@@ -166,16 +171,26 @@ interface Run {
   gaveWay?: boolean;
 }
 
+/** How long a run of sends has lasted, and how much of that it waited for permits. */
+interface RunTime {
+  ms: number;
+  waitingMs: number;
+}
+
 /**
- * Sends the entries in order while `goOn()`, each under its own permit; stops at the first retryable
- * failure, when the connection turned out to need the person (the next turn reads it anew), and, in
- * history, when the person's change of now is being sent (it goes first).
+ * Sends the entries in order while `goOn(time so far)`, each under its own permit; stops at the
+ * first retryable failure, when the connection turned out to need the person (the next turn reads
+ * it anew), and, in history, when the person's change of now is being sent (it goes first).
  */
-async function sendEntries(deps: OneTurn, lane: Lane, entries: DirtyEntry[], goOn: () => boolean): Promise<Run> {
+async function sendEntries(deps: OneTurn, lane: Lane, entries: DirtyEntry[], goOn: (time: RunTime) => boolean): Promise<Run> {
+  const started = performance.now();
+  let waitingMs = 0;
   let sent = 0;
   for (const [index, entry] of entries.entries()) {
-    if (index > 0 && !goOn()) return { sent, stoppedEarly: true };
+    if (index > 0 && !goOn({ ms: performance.now() - started, waitingMs })) return { sent, stoppedEarly: true };
+    const asked = performance.now();
     const permit = await deps.budget.take(lane, entry.userId);
+    waitingMs += performance.now() - asked;
     if (!permit) return { sent, stoppedEarly: true, gaveWay: true };
     let outcome: SendEntryOutcome;
     try {

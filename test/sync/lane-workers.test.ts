@@ -462,6 +462,16 @@ describe('the history lane', () => {
     expect(days.map((date) => sent.find((day) => day.date === date)?.writes)).toEqual([1, 1, 1]);
   });
 
+  it('counts its own work toward a turn’s length, not its waits for the budget: at 10 requests/s one turn sends for up to 2 s', async () => {
+    stack = await startStack({ env: { ATHLETE_RATE_LIMIT_PER_S: '10' } });
+    await connectedPerson(stack, 'Ana', 40);
+    await startWorker(stack.serviceApi());
+    const [turn] = await turnsCompleted('history', 1);
+    // Counted by the clock, a quarter second at 10 requests/s would hold 3 entries.
+    expect((turn!.returnvalue as { sent: number }).sent).toBeGreaterThanOrEqual(10);
+    expect(turn!.finishedOn! - turn!.processedOn!).toBeLessThan(2600);
+  });
+
   it('is queued again from the store, in the rotation’s order, when Redis lost the queue', async () => {
     stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
     const people = [await connectedUser(stack), await connectedUser(stack), await connectedUser(stack)];

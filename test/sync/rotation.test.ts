@@ -65,7 +65,7 @@ describe('the rotation, with more people than its head', () => {
   it('sends everyone’s history in turns that go round everyone, while the queue holds no more than the head', async () => {
     stack = await startStack({ env: { ATHLETE_RATE_LIMIT_PER_S: '20' } });
     const athletes = ['A', 'B', 'C', 'D', 'E', 'F'];
-    for (const athlete of athletes) await connectedPerson(stack, athlete, 12);
+    for (const athlete of athletes) await connectedPerson(stack, athlete, 30);
     // Connect queued each person's first turn; the head of two is what is queued from then on.
     sync = await startSync(stack, undefined, undefined, { rotationHeadSize: 2 });
     const mostWaiting: number[] = [];
@@ -79,7 +79,7 @@ describe('the rotation, with more people than its head', () => {
           spreads.push(Math.max(...taken.values()) - Math.min(...taken.values()));
         }
         const days = await Promise.all(athletes.map((athlete) => serviceDays(stack, athlete)));
-        return days.every((sent) => sent.length === 12) ? true : undefined;
+        return days.every((sent) => sent.length === 30) ? true : undefined;
       },
       60_000,
     );
