@@ -11,21 +11,27 @@ import { startWorkerEntryPoint } from '../helpers/worker-process.js';
 /**
  * People writing a new day through the single-write API many times a second, as a script replaying
  * history would, against another person's history (logged before Connect) and a change of now, with a real worker and the
- * sandbox over HTTP: past SYNC_FRESH_PER_PERSON_PER_MINUTE (30 by default) their changes wait as
- * their own history, so the other history keeps its share of the rate, the change of now still goes
- * first, and every flooded day still arrives, once.
+ * sandbox over HTTP: past SYNC_FRESH_PER_PERSON_PER_MINUTE their changes wait as their own
+ * history, so the other history keeps its share of the rate, the change of now still goes first,
+ * and every flooded day still arrives, once.
  */
 
 const RATE_PER_S = 10;
 const QUIET_MS = 1000;
 const HISTORY_DAYS = 30;
+/**
+ * SYNC_FRESH_PER_PERSON_PER_MINUTE: a third of its default (30), still several times what anyone
+ * makes by hand, so that the flooders' changes of now are sent, and the flood waits as history,
+ * three times sooner. Every flooded day is one more to write and to send.
+ */
+const FRESH_PER_MINUTE = 10;
 /** Each flooder writes a new day, then waits this long: together, several times the rate. */
 const FLOOD_EVERY_MS = 50;
 /**
- * The flood runs this long before the import: the flooders' changes of now of the minute (30 each,
- * 9 s of the rate for the three) are sent by then, and what they write after waits as history.
+ * The flood runs this long before the import: the flooders' changes of now of the minute (10 each,
+ * 3 s of the rate for the three) are sent by then, and what they write after waits as history.
  */
-const FLOOD_AHEAD_MS = 12_000;
+const FLOOD_AHEAD_MS = 5000;
 
 let stack: Stack | undefined;
 let worker: Running | undefined;
@@ -87,7 +93,11 @@ describe('changes of now past what anyone makes by hand', () => {
     stack = await startStack();
     const flooders = [await connectedPerson(stack, 'W1'), await connectedPerson(stack, 'W2'), await connectedPerson(stack, 'W3')];
     const changer = await connectedPerson(stack, 'F');
-    worker = await startWorkerEntryPoint(stack, { ATHLETE_RATE_LIMIT_PER_S: String(RATE_PER_S), SYNC_QUIET_MS: String(QUIET_MS) });
+    worker = await startWorkerEntryPoint(stack, {
+      ATHLETE_RATE_LIMIT_PER_S: String(RATE_PER_S),
+      SYNC_QUIET_MS: String(QUIET_MS),
+      SYNC_FRESH_PER_PERSON_PER_MINUTE: String(FRESH_PER_MINUTE),
+    });
 
     let stopped = false;
     const floods = flooders.map((person, index) => flood(person, `${2000 + 10 * index}-01-01`, () => stopped));
@@ -110,8 +120,8 @@ describe('changes of now past what anyone makes by hand', () => {
         40_000,
       );
       // Four people have history waiting, so H's fair share is a quarter of what the flooders'
-      // 30 changes of now a minute leave: about a fifth of the days sent meanwhile. Asked for: an
-      // eighth. Counted in days sent rather than days a second, so a machine too busy to send at
+      // 10 changes of now a minute leave: a fifth to a quarter of the days sent meanwhile. Asked
+      // for: an eighth. Counted in days sent rather than days a second, so a machine too busy to send at
       // the full rate asks H for an eighth of what it did send.
       const sentMeanwhile = await arrivalsBetween(['W1', 'W2', 'W3', 'F', 'H'], connectedAt, lastDay);
       expect(HISTORY_DAYS / sentMeanwhile).toBeGreaterThanOrEqual(1 / 8);
@@ -124,7 +134,11 @@ describe('changes of now past what anyone makes by hand', () => {
 
     // The rest at a rate without limit: every day each flooder wrote reaches the service, once.
     await worker.stop('SIGTERM');
-    worker = await startWorkerEntryPoint(stack, { ATHLETE_RATE_LIMIT_PER_S: '100000', SYNC_QUIET_MS: String(QUIET_MS) });
+    worker = await startWorkerEntryPoint(stack, {
+      ATHLETE_RATE_LIMIT_PER_S: '100000',
+      SYNC_QUIET_MS: String(QUIET_MS),
+      SYNC_FRESH_PER_PERSON_PER_MINUTE: String(FRESH_PER_MINUTE),
+    });
     const sent = await eventually(
       'every flooded day to reach the service',
       async () => {
