@@ -15,6 +15,8 @@ import { startWorkerEntryPoint } from '../helpers/worker-process.js';
 
 /** Refreshed at half their life; longer than the hold, so a refreshed token is still fresh when its answer arrives. */
 const ACCESS_TOKEN_TTL_S = 6;
+/** The life of the token issued at Connect: short, so that the worker's job must refresh it a second later. */
+const FIRST_TOKEN_TTL_S = 2;
 /** The worker's patience with the token endpoint (ATHLETE_TIMEOUT_S); its refresh lease lasts 2 × this + 5 s. */
 const TOKEN_TIMEOUT_S = 3;
 /** How long the service holds the refresh: time to stop the worker before it would give up waiting. */
@@ -48,14 +50,14 @@ async function startWorker(env: Record<string, string> = {}): Promise<Running> {
  */
 async function workerWithRefreshHeldOpen(sandbox: Partial<Settings>): Promise<{ client: CookieClient; userId: number; worker: Running }> {
   stack = await startStack({
-    sandbox: { autoApprove: 'Ana', accessTokenTtlS: ACCESS_TOKEN_TTL_S, ...sandbox },
+    sandbox: { autoApprove: 'Ana', accessTokenTtlS: FIRST_TOKEN_TTL_S, ...sandbox },
     env: { ATHLETE_TIMEOUT_S: String(TOKEN_TIMEOUT_S), SYNC_QUIET_MS: '200' },
   });
   const { client, userId } = await connectedUser(stack);
-  const refreshDueAt = Date.now() + (ACCESS_TOKEN_TTL_S * 1000) / 2;
+  const refreshDueAt = Date.now() + (FIRST_TOKEN_TTL_S * 1000) / 2;
   const worker = await startWorker();
   await sleep(Math.max(0, refreshDueAt - Date.now()));
-  await stack.changeSandbox({ tokenDelayMs: HELD_MS });
+  await stack.changeSandbox({ accessTokenTtlS: ACCESS_TOKEN_TTL_S, tokenDelayMs: HELD_MS });
   await writeDay(client, DATE);
   await eventually('the service to hold the worker’s refresh', async () =>
     (await stack.sandboxState()).counters.refreshRequests === 1 ? true : undefined,
