@@ -10,6 +10,8 @@ export interface HeldUpload {
   answer(): Promise<{ status: number; at: number }>;
   /** Sends the rest of the body, and resolves with the answer's status and Location. */
   finish(): Promise<{ status: number; location: string | undefined }>;
+  /** Closes the connection without sending the rest, as a client that leaves does. */
+  abandon(): void;
 }
 
 /**
@@ -69,6 +71,9 @@ export async function holdUpload(
       response.resume();
       await once(response, 'end');
       return { status: response.statusCode ?? 0, location: response.headers.location };
+    },
+    abandon() {
+      req.destroy();
     },
   };
 }
