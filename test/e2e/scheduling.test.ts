@@ -17,6 +17,11 @@ const RATE_PER_S = 10;
 const QUIET_MS = 1000;
 /** How long two histories are watched sharing the rate, from half a second after the second one began: about 25 days each. */
 const SHARING_MS = 5000;
+/**
+ * C's history: more than the whole rate could send of it by the sharing window's end (55 days), so
+ * it is still waiting throughout, even if it were not sharing; each day more is one more to write and send.
+ */
+const C_DAYS = 100;
 const PASSWORD = 'a long password';
 
 let stack: Stack;
@@ -90,7 +95,7 @@ describe('who waits when the request budget is short', () => {
       const arrived = await eventually('B’s change to reach the service', async () => (await arrivals()).get('B')?.[0]);
       expect(arrived - posted - QUIET_MS).toBeLessThan(1000);
 
-      await connectedPerson(stack, 'C', 300);
+      await connectedPerson(stack, 'C', C_DAYS);
       const cStarted = await eventually(
         'C’s history to reach the service',
         async () => (await arrivals()).get('C')?.sort((x, y) => x - y)[0],
@@ -113,7 +118,7 @@ describe('who waits when the request budget is short', () => {
       await startWorkers(workerCount, 100_000);
       await eventually(
         'every day of history to arrive',
-        async () => ((await arrivedCount('A')) === 600 && (await arrivedCount('C')) === 300 ? true : undefined),
+        async () => ((await arrivedCount('A')) === 600 && (await arrivedCount('C')) === C_DAYS ? true : undefined),
         60_000,
       );
       for (const athlete of ATHLETES) {
