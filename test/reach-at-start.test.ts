@@ -41,7 +41,8 @@ describe('retryUntilReachable', () => {
     const startedAt = Date.now();
     const hanging = retryUntilReachable(target, () => new Promise(() => {}), isUnreachable);
     await expect(hanging).rejects.toThrow(/within 1 s \(STARTUP_TIMEOUT_S\): no answer$/);
-    expect(Date.now() - startedAt).toBeGreaterThanOrEqual(1000);
+    // Timers run by a clock of their own and Date.now() counts whole milliseconds: 1,000 ms can read as 999.
+    expect(Date.now() - startedAt).toBeGreaterThanOrEqual(990);
     expect(Date.now() - startedAt).toBeLessThan(1500);
   });
 
