@@ -56,8 +56,8 @@ export interface TurnOutcome {
  * Time spent waiting for a permit does not count as work: when many turns share the budget, each
  * waits for most of its time, and counted by the clock a turn would send one or two entries for the
  * fixed cost of a turn (its job, reading the connection and the entries, recording its place).
- * HISTORY_TURN_MAX_MS bounds a turn whatever it waits, so that the rotation keeps moving and a
- * stopping worker's turns end soon.
+ * Past HISTORY_TURN_MAX_MS a turn starts no new entry, whatever it waited, so that the rotation
+ * keeps moving and a stopping worker's turns end soon.
  */
 const HISTORY_TURN_WORK_MS = 250;
 const HISTORY_TURN_MAX_MS = 2000;
