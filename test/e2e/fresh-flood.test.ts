@@ -33,6 +33,15 @@ const FLOOD_EVERY_MS = 50;
  */
 const FLOOD_AHEAD_MS = 5000;
 
+/** The worker's environment: the test's quiet period and allowance, at `ratePerS` requests a second. */
+function workerSettings(ratePerS: number): Record<string, string> {
+  return {
+    ATHLETE_RATE_LIMIT_PER_S: String(ratePerS),
+    SYNC_QUIET_MS: String(QUIET_MS),
+    SYNC_FRESH_PER_PERSON_PER_MINUTE: String(FRESH_PER_MINUTE),
+  };
+}
+
 let stack: Stack | undefined;
 let worker: Running | undefined;
 
@@ -93,11 +102,7 @@ describe('changes of now past what anyone makes by hand', () => {
     stack = await startStack();
     const flooders = [await connectedPerson(stack, 'W1'), await connectedPerson(stack, 'W2'), await connectedPerson(stack, 'W3')];
     const changer = await connectedPerson(stack, 'F');
-    worker = await startWorkerEntryPoint(stack, {
-      ATHLETE_RATE_LIMIT_PER_S: String(RATE_PER_S),
-      SYNC_QUIET_MS: String(QUIET_MS),
-      SYNC_FRESH_PER_PERSON_PER_MINUTE: String(FRESH_PER_MINUTE),
-    });
+    worker = await startWorkerEntryPoint(stack, workerSettings(RATE_PER_S));
 
     let stopped = false;
     const floods = flooders.map((person, index) => flood(person, `${2000 + 10 * index}-01-01`, () => stopped));
@@ -134,11 +139,7 @@ describe('changes of now past what anyone makes by hand', () => {
 
     // The rest at a rate without limit: every day each flooder wrote reaches the service, once.
     await worker.stop('SIGTERM');
-    worker = await startWorkerEntryPoint(stack, {
-      ATHLETE_RATE_LIMIT_PER_S: '100000',
-      SYNC_QUIET_MS: String(QUIET_MS),
-      SYNC_FRESH_PER_PERSON_PER_MINUTE: String(FRESH_PER_MINUTE),
-    });
+    worker = await startWorkerEntryPoint(stack, workerSettings(100_000));
     const sent = await eventually(
       'every flooded day to reach the service',
       async () => {

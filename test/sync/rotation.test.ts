@@ -61,11 +61,14 @@ const sweepDeps = (headSize: number) => ({
   headSize,
 });
 
+/** Each person's history: at 20 requests/s shared by a head of two, more than one turn's worth (up to 2 s each). */
+const HISTORY_DAYS = 30;
+
 describe('the rotation, with more people than its head', () => {
   it('sends everyone’s history in turns that go round everyone, while the queue holds no more than the head', async () => {
     stack = await startStack({ env: { ATHLETE_RATE_LIMIT_PER_S: '20' } });
     const athletes = ['A', 'B', 'C', 'D', 'E', 'F'];
-    for (const athlete of athletes) await connectedPerson(stack, athlete, 30);
+    for (const athlete of athletes) await connectedPerson(stack, athlete, HISTORY_DAYS);
     // Connect queued each person's first turn; the head of two is what is queued from then on.
     sync = await startSync(stack, undefined, undefined, { rotationHeadSize: 2 });
     const mostWaiting: number[] = [];
@@ -79,7 +82,7 @@ describe('the rotation, with more people than its head', () => {
           spreads.push(Math.max(...taken.values()) - Math.min(...taken.values()));
         }
         const days = await Promise.all(athletes.map((athlete) => serviceDays(stack, athlete)));
-        return days.every((sent) => sent.length === 30) ? true : undefined;
+        return days.every((sent) => sent.length === HISTORY_DAYS) ? true : undefined;
       },
       60_000,
     );
