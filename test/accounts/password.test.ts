@@ -7,9 +7,9 @@ import { FIRST_RELEASE_SCRYPT_HASH } from '../helpers/first-release-hash.js';
 describe('password hashing', () => {
   const passwords = createPasswordHasher();
 
-  it('stores Argon2id with an OWASP profile (9 MiB, 4 passes, 1 lane), and verifies the right password only', async () => {
+  it('stores Argon2id with an OWASP profile (7 MiB, 5 passes, 1 lane), and verifies the right password only', async () => {
     const stored = await passwords.hash('correct horse battery');
-    expect(stored).toMatch(/^\$argon2id\$v=19\$m=9216,p=1,t=4\$/);
+    expect(stored).toMatch(/^\$argon2id\$v=19\$m=7168,p=1,t=5\$/);
     expect(stored).not.toContain('correct horse');
     expect(await passwords.verify('correct horse battery', stored)).toBe(true);
     expect(await passwords.verify('correct horse batterY', stored)).toBe(false);

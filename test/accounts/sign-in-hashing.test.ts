@@ -27,7 +27,7 @@ describe('password hashes at sign-in', () => {
       .execute();
 
     expect((await stack.browser().postJson('/api/login', { email, password })).status).toBe(200);
-    expect(await storedHash(email)).toMatch(/^\$argon2id\$v=19\$m=9216,p=1,t=4\$/);
+    expect(await storedHash(email)).toMatch(/^\$argon2id\$v=19\$m=7168,p=1,t=5\$/);
     expect((await stack.browser().postJson('/api/login', { email, password })).status).toBe(200);
   });
 
