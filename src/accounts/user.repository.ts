@@ -1,6 +1,6 @@
 import type { ExpressionBuilder, Transaction } from 'kysely';
 import type { Database, Db } from '../db/database.js';
-import { lockRows } from '../db/portable.js';
+import { lockRows, readAndLockRows } from '../db/portable.js';
 import type { NewUser, User } from './user.table.js';
 
 /** Inserts the user, or returns undefined when the email is already taken. */
@@ -66,8 +66,10 @@ export async function endEverySession(db: Db, id: number): Promise<void> {
  * they write (a day's item count, the item being changed) run one after another.
  */
 export async function lockUser(trx: Transaction<Database>, id: number): Promise<void> {
-  await lockRows(trx, () => trx.selectFrom('users').select('id').where('id', '=', id));
+  await lockRows(trx, userRow(trx, id));
 }
+
+const userRow = (trx: Transaction<Database>, id: number) => () => trx.selectFrom('users').select('id').where('id', '=', id);
 
 /**
  * The person's account was deleted while their request ran: nothing of theirs is written, and the
@@ -84,8 +86,7 @@ export class AccountGoneError extends Error {
 
 /** lockUser for a change the person asked for, whose account may be deleted while the request runs. */
 export async function lockSignedInUser(trx: Transaction<Database>, id: number): Promise<void> {
-  await lockUser(trx, id);
-  if (!(await findUserById(trx, id))) throw new AccountGoneError();
+  if ((await readAndLockRows(trx, userRow(trx, id))).length === 0) throw new AccountGoneError();
 }
 
 /**

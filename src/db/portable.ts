@@ -34,6 +34,11 @@ export async function lockRows<DB, TB extends keyof DB, O>(db: Kysely<DB>, rows:
   if (onPostgres(db)) await rows().forUpdate().execute();
 }
 
+/** lockRows for a transaction that also needs what it locks (whether a row is still there): one query on either database. */
+export async function readAndLockRows<DB, TB extends keyof DB, O>(db: Kysely<DB>, rows: () => SelectQueryBuilder<DB, TB, O>): Promise<O[]> {
+  return onPostgres(db) ? rows().forUpdate().execute() : rows().execute();
+}
+
 /**
  * The schema the app's tables are created in: Postgres's first schema on the search_path; none for
  * SQLite, whose file is the schema.
