@@ -1,7 +1,7 @@
 import { setting, settingGroup } from '../config/setting.js';
 import { wholePositive } from '../config/value-schemas.js';
 
-/** How many sign-ins, sign-ups, sessions and mailed links one client address or account may ask for in an hour (attempt-limits.ts). */
+/** How many sign-ins, sign-ups, sessions, mailed links and Connects one client address or account may ask for in an hour (attempt-limits.ts). */
 export const attemptLimitSettings = settingGroup({
   readBy: 'web',
   settings: {
@@ -40,6 +40,12 @@ export const attemptLimitSettings = settingGroup({
       meaning:
         'Password resets one client address may ask for in an hour, across all email addresses; past it, 429 with `Retry-After`. Raise it when many people share an address.',
     }),
+    CONNECT_ATTEMPTS_PER_ACCOUNT_PER_HOUR: setting({
+      schema: wholePositive('a number of attempts, e.g. 20'),
+      default: '20',
+      meaning:
+        "Connects (and Reconnects) one account may start in an hour, whether or not they succeed; past it, 429 with `Retry-After`, and the browser is not sent to the service. Each may cost a request to the service's token endpoint, whose limits the service does not document and every person's Connects and token refreshes share. A person connects once and tries again a few times at most, so 20 is met only by a script or a broken client.",
+    }),
   },
   read: (values) => ({
     attemptLimits: {
@@ -49,6 +55,7 @@ export const attemptLimitSettings = settingGroup({
       verificationMailsPerAccountPerHour: values.VERIFICATION_MAILS_PER_ACCOUNT_PER_HOUR,
       passwordResetsPerEmailPerHour: values.PASSWORD_RESETS_PER_EMAIL_PER_HOUR,
       passwordResetsPerAddressPerHour: values.PASSWORD_RESETS_PER_ADDRESS_PER_HOUR,
+      connectAttemptsPerAccountPerHour: values.CONNECT_ATTEMPTS_PER_ACCOUNT_PER_HOUR,
     },
   }),
 });

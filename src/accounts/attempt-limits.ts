@@ -11,6 +11,7 @@ export interface AttemptLimitSettings {
   verificationMailsPerAccountPerHour: number;
   passwordResetsPerEmailPerHour: number;
   passwordResetsPerAddressPerHour: number;
+  connectAttemptsPerAccountPerHour: number;
 }
 
 export interface AttemptLimitsDependencies {
@@ -37,7 +38,12 @@ export interface AttemptLimits {
    * account has it: the answer is the same either way (password-reset.ts).
    */
   startPasswordReset(email: string, address: string): Promise<RetryAfter | undefined>;
-  /** Forgets every sign-in failure and mail counted against the account, from any address (its deletion). */
+  /**
+   * Counts a Connect the account starts, whatever becomes of it: each may end in a request to the
+   * service's token endpoint, whose unknown limits every person's Connects and refreshes share.
+   */
+  startConnect(userId: number): Promise<RetryAfter | undefined>;
+  /** Forgets every sign-in failure, mail and Connect counted against the account, from any address (its deletion). */
   forgetAccount(email: string, userId: number): Promise<void>;
 }
 
@@ -56,7 +62,9 @@ const HOUR_S = 3600;
  * shares them. Guessing across many accounts is slowed by each address's hourly failure budget;
  * sign-ups, which each cost a hash and a row, by an hourly budget per address too; and sessions,
  * each kept in Redis (which must not fill: it holds the queues too) until it ends, by a third. All
- * are settings, as an address may be a NAT shared by many people.
+ * are settings, as an address may be a NAT shared by many people. Connects are counted per account:
+ * each may cost a token request of the service's, which every person shares, and a signed-in
+ * client looping Connect with made-up codes would otherwise spend them without end.
  */
 export function createAttemptLimits({ redis, redisPrefix, settings }: AttemptLimitsDependencies): AttemptLimits {
   const limiter = (name: string, points: number, durationS: number) =>
@@ -68,6 +76,7 @@ export function createAttemptLimits({ redis, redisPrefix, settings }: AttemptLim
   const verificationMailsByAccount = limiter('verification-mail-account', settings.verificationMailsPerAccountPerHour, HOUR_S);
   const passwordResetsByEmail = limiter('password-reset-email', settings.passwordResetsPerEmailPerHour, HOUR_S);
   const passwordResetsByAddress = limiter('password-reset-address', settings.passwordResetsPerAddressPerHour, HOUR_S);
+  const connectsByAccount = limiter('connect-account', settings.connectAttemptsPerAccountPerHour, HOUR_S);
   const accountAtAddress = (email: string, address: string) => `${address}/${email}`;
   // The addresses an account's failures were counted from, so that forgetAccount finds them without
   // scanning Redis; it lives as long as the counts it leads to.
@@ -98,10 +107,15 @@ export function createAttemptLimits({ redis, redisPrefix, settings }: AttemptLim
     // The client's count first: a client past its own limit spends nothing of the address's.
     startPasswordReset: async (email, address) =>
       (await take(passwordResetsByAddress, address)) ?? (await take(passwordResetsByEmail, email)),
+    startConnect: (userId) => take(connectsByAccount, String(userId)),
     async forgetAccount(email, userId) {
       const addresses = await redis.smembers(addressesOf(email));
       await Promise.all(addresses.map((address) => signInFailuresByAccountAndAddress.delete(accountAtAddress(email, address))));
-      await Promise.all([verificationMailsByAccount.delete(String(userId)), passwordResetsByEmail.delete(email)]);
+      await Promise.all([
+        verificationMailsByAccount.delete(String(userId)),
+        passwordResetsByEmail.delete(email),
+        connectsByAccount.delete(String(userId)),
+      ]);
       await redis.del(addressesOf(email));
     },
   };

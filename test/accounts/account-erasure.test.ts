@@ -67,12 +67,16 @@ async function personWithData(athlete = 'Ana'): Promise<Person> {
   return { id, email, client };
 }
 
-/** Every key of the stack's Redis that names the person: their session set, a session of theirs, a sign-in count. */
+/**
+ * Every key of the stack's Redis that names the person: their session set, a session of theirs, a
+ * count of their sign-ins (by email), of their mails or Connects (by id).
+ */
 async function redisKeysNaming(person: Pick<Person, 'id' | 'email'>): Promise<string[]> {
   const keys = await redis.keys(`${stack.config.redis.prefix}:*`);
+  const countedById = (key: string) => key.includes(':attempts:') && key.endsWith(`:${person.id}`);
   const naming: string[] = [];
   for (const key of keys) {
-    if (key.includes(person.email) || key.endsWith(`:user-sessions:${person.id}`)) naming.push(key);
+    if (key.includes(person.email) || key.endsWith(`:user-sessions:${person.id}`) || countedById(key)) naming.push(key);
     if (key.includes(':session:') && (await redis.get(key))?.includes(`"userId":${person.id},`)) naming.push(key);
   }
   return naming;
