@@ -199,6 +199,7 @@ export function createApp(deps: AppDependencies): Express {
       cipher,
       syncQueues,
       sessions,
+      attemptLimits,
       redirectUri: config.athlete.redirectUri,
       renderPage,
       logger,

@@ -1,5 +1,6 @@
 import { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
+import type { AttemptLimits } from '../accounts/attempt-limits.js';
 import { lockSignedInUser } from '../accounts/user.repository.js';
 import type { Db } from '../db/database.js';
 import type { Logger } from '../logger.js';
@@ -14,6 +15,7 @@ import { renderConfirmation } from '../web/confirm-page.js';
 import { flash } from '../web/flash.js';
 import type { RenderPage } from '../web/pages.js';
 import { saveSession } from '../web/session.js';
+import { tooManyAttemptsMessage } from '../web/too-many-attempts.js';
 import type { UserSessions } from '../web/user-sessions.js';
 import { connectionStanding, type Standing } from './connection-standing.js';
 import { deleteConnection, findConnection, saveConnection } from './connection.repository.js';
@@ -28,6 +30,7 @@ interface Dependencies {
   cipher: TokenCipher;
   syncQueues: SyncQueues;
   sessions: UserSessions;
+  attemptLimits: Pick<AttemptLimits, 'startConnect'>;
   /** The registered redirect URI; the callback's URL is rebuilt on it for the code exchange. */
   redirectUri: string;
   renderPage: RenderPage;
@@ -77,6 +80,15 @@ const SPENT_ATTEMPT: Outcome = {
 };
 const NOT_COMPLETED: Outcome = { tone: 'error', heading: 'Connecting did not complete', message: 'Nothing was saved.' };
 
+/** Past the account's Connects of the hour: the browser was not sent to the service. */
+function tooManyConnectsOutcome(retryAfterS: number): Outcome {
+  return {
+    tone: 'warning',
+    heading: 'Too many connection attempts',
+    message: `${tooManyAttemptsMessage(retryAfterS)} Nothing was changed.`,
+  };
+}
+
 /** RFC 6749 §4.1.2.1 access_denied: the person said no; what they said no to depends on what they had. */
 function deniedOutcome(standing: Standing): Outcome {
   return standing.kind === 'not_connected'
@@ -86,14 +98,14 @@ function deniedOutcome(standing: Standing): Outcome {
 
 /** Connect (OAuth authorization code flow with PKCE), its callback, and Disconnect. */
 export function connectRoutes(deps: Dependencies): Router {
-  const { db, redis, redisPrefix, oauth, cipher, syncQueues, sessions, redirectUri, renderPage, logger, clock } = deps;
+  const { db, redis, redisPrefix, oauth, cipher, syncQueues, sessions, attemptLimits, redirectUri, renderPage, logger, clock } = deps;
   const router = Router();
   const log = logger.child({ module: 'connect' });
   const callbackQuery = callbackQuerySchema(oauth.issuer);
 
   /**
    * Every attempt that does not end connected ends here: what happened, what is still true of the
-   * stored connection, and a button to try again. It rests on the callback and the store only.
+   * stored connection, and a button to try again. It rests on the request and the store only.
    */
   async function showOutcome(
     req: Request,
@@ -107,6 +119,11 @@ export function connectRoutes(deps: Dependencies): Router {
   }
 
   router.get('/connect', requireUserPage, async (req, res) => {
+    const wait = await attemptLimits.startConnect(currentUser(res).id);
+    if (wait) {
+      res.set('Retry-After', String(wait.retryAfterS));
+      return showOutcome(req, res, 429, tooManyConnectsOutcome(wait.retryAfterS));
+    }
     const attempt = await oauth.startAuthorization();
     req.session.pendingConnects = addPendingConnect(req.session.pendingConnects, attempt, clock());
     // The session must hold the verifier before the browser can come back with a code.

@@ -5,6 +5,7 @@ import { SYNCED_KINDS } from '../../src/kinds.js';
 import type { SyncedKind } from '../../src/kinds/kind.js';
 import { testDatabaseKind } from '../helpers/database.js';
 import { PENDING_CONNECT_TTL_MS } from '../../src/connections/pending-connects.js';
+import { SESSION_COOKIE } from '../../src/web/session.js';
 import { connect, connectedUser, signUpNewUser, startConnect } from '../helpers/flows.js';
 import { bodyOf, type CookieClient, type Me } from '../helpers/http-client.js';
 import { startStack, type Stack } from '../helpers/stack.js';
@@ -330,6 +331,78 @@ describe('the OAuth callback', () => {
     // The sandbox issues recognisable tokens: sbx_at_…, sbx_rt_….
     expect(bytes.includes('sbx_at_')).toBe(false);
     expect(bytes.includes('sbx_rt_')).toBe(false);
+  });
+});
+
+describe('Connecting too often', () => {
+  /** A Connect looped by a client with a made-up code: the service is asked for a token, and refuses. */
+  async function connectWithMadeUpCode(client: CookieClient): Promise<void> {
+    const callback = await startConnect(client);
+    callback.searchParams.set('code', 'sbx_code_made_up');
+    expect((await client.get(callback.href)).status).toBe(502);
+  }
+
+  /** The states of the Connects the client's session holds, waiting for the service's answer. */
+  async function pendingStates(client: CookieClient): Promise<string[]> {
+    const cookie = decodeURIComponent(client.cookie(SESSION_COOKIE) ?? '');
+    const sessionId = cookie.slice('s:'.length, cookie.lastIndexOf('.'));
+    const session = JSON.parse((await stack.redis.get(`${stack.config.redis.prefix}:session:${sessionId}`))!) as {
+      pendingConnects?: Record<string, unknown>;
+    };
+    return Object.keys(session.pendingConnects ?? {});
+  }
+
+  it('past CONNECT_ATTEMPTS_PER_ACCOUNT_PER_HOUR, answers 429 with Retry-After, sends the browser nowhere and keeps no attempt', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' }, env: { CONNECT_ATTEMPTS_PER_ACCOUNT_PER_HOUR: '2' } });
+    const client = stack.browser();
+    await signUpNewUser(client);
+    await connectWithMadeUpCode(client);
+    // The second, approved at the service, its callback not yet opened: the session keeps it.
+    await startConnect(client);
+    const waiting = await pendingStates(client);
+
+    for (let i = 0; i < 3; i++) {
+      const refused = await client.get('/connect');
+      expect(refused.status).toBe(429);
+      expect(refused.headers.get('location')).toBeNull();
+      const retryAfterS = Number(refused.headers.get('retry-after'));
+      expect(retryAfterS).toBeGreaterThan(0);
+      expect(retryAfterS).toBeLessThanOrEqual(3600);
+      const page = await refused.text();
+      expect(page).toContain('Too many connection attempts');
+      expect(page).toMatch(/Too many attempts\. Please try again in \d+ minutes?\. Nothing was changed\./);
+      expect(standingOn(page)).toEqual(NOT_CONNECTED);
+    }
+
+    expect(await pendingStates(client)).toEqual(waiting);
+    expect(await tokenRequests()).toBe(1);
+  });
+
+  it('counts a Connect that succeeded too, and leaves the connection it made as it was', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' }, env: { CONNECT_ATTEMPTS_PER_ACCOUNT_PER_HOUR: '2' } });
+    const { client } = await connectedUser(stack);
+    await connectWithMadeUpCode(client);
+
+    const refused = await client.get('/connect');
+
+    expect(refused.status).toBe(429);
+    expect(standingOn(await refused.text())).toEqual(STILL_CONNECTED);
+    expect((await me(client)).connection?.status).toBe('connected');
+    expect(await tokenRequests()).toBe(2);
+  });
+
+  it('counts each account on its own: another person connects while one is refused', async () => {
+    stack = await startStack({ sandbox: { autoApprove: 'Ana' }, env: { CONNECT_ATTEMPTS_PER_ACCOUNT_PER_HOUR: '2' } });
+    const looping = stack.browser();
+    await signUpNewUser(looping);
+    await connectWithMadeUpCode(looping);
+    await connectWithMadeUpCode(looping);
+    expect((await looping.get('/connect')).status).toBe(429);
+
+    const other = stack.browser();
+    await signUpNewUser(other);
+    expect((await connect(other)).status).toBe(303);
+    expect((await me(other)).connection?.status).toBe('connected');
   });
 });
 
