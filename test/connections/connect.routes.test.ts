@@ -338,7 +338,7 @@ describe('Connecting too often', () => {
   /** A Connect looped by a client with a made-up code: the service is asked for a token, and refuses. */
   async function connectWithMadeUpCode(client: CookieClient): Promise<void> {
     const callback = await startConnect(client);
-    callback.searchParams.set('code', 'sbx_code_made_up');
+    callback.searchParams.set('code', 'made-up-code');
     expect((await client.get(callback.href)).status).toBe(502);
   }
 
