@@ -1,8 +1,10 @@
 import { DateTime } from 'luxon';
 import type { BrowserContextOptions, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
+import { RESET_PASSWORD_PATH, VERIFY_EMAIL_PATH } from '../../src/accounts/account-mails.js';
 import { KINDS } from '../../src/kinds.js';
 import type { AppClient } from '../../src/kinds/workload.js';
+import { UNSUBSCRIBE_PATH } from '../../src/notices/unsubscribe-link.js';
 import { SCREENS, SCREENSHOTS, openEveryDisclosure, pageWidth, smallTapTargets, useSignedInPerson } from '../helpers/browser.js';
 import { fitFile } from '../helpers/fit-files.js';
 import { workload, writeDay } from '../helpers/kinds.js';
@@ -11,8 +13,26 @@ import { uploadRide } from '../helpers/workouts.js';
 const ZONE = 'Europe/Madrid';
 const EMAIL = 'a-rather-long-address.for-layout@example.com';
 
-const SIGNED_IN_PAGES = ['/', ...KINDS.map((kind) => kind.page.path), '/account', '/account/delete', '/disconnect'];
-const SIGNED_OUT_PAGES = ['/login', '/signup', '/password/forgot'];
+const SIGNED_IN_PAGES = [
+  '/',
+  ...KINDS.map((kind) => kind.page.path),
+  '/account',
+  '/account/delete',
+  '/disconnect',
+  // What a Connect that did not connect shows, and a page that is not there.
+  '/oauth/callback?state=unknown&code=unknown',
+  '/no-such-page',
+];
+const SIGNED_OUT_PAGES = [
+  '/login',
+  '/signup',
+  '/password/forgot',
+  '/account-deleted',
+  // Where a mailed link that is no longer valid leads.
+  `${RESET_PASSWORD_PATH}?link=unknown`,
+  `${VERIFY_EMAIL_PATH}?link=unknown`,
+  `${UNSUBSCRIBE_PATH}?link=unknown`,
+];
 /** A workout whose every column is filled, with a name as long as people give them. */
 const LONG_WORKOUT_NAME = 'Early morning ride along the harbour wall and back through the old town';
 const SCREENSHOT_PAGES: Record<string, string> = {
