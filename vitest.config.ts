@@ -1,4 +1,6 @@
+import { fileURLToPath } from 'node:url';
 import { configDefaults, defineConfig } from 'vitest/config';
+import { kindFolders } from './test/helpers/kind-folders.js';
 import { LongFilesFirst } from './test/long-files-first.js';
 
 // A zone far from UTC (+14:00) for the test processes, so server-local time cannot pass for UTC or a user's zone.
@@ -14,16 +16,21 @@ const postgresUrl = process.env.TEST_POSTGRES_URL;
 /** A kind's files that run only once copied into src/ of a copy of the app (test/e2e/partner-copy.test.ts). */
 const FIXTURE_KIND = 'test/e2e/fixtures/hydration-kind/**';
 
+/** The kinds' folders (src/kinds.ts): each kind's tests and end-to-end tests run on Postgres too. */
+const KINDS = kindFolders(fileURLToPath(new URL('.', import.meta.url)));
+
 const DATABASE_TESTS = [
-  'test/{accounts,activities,connections,dashboard,db,notices,nutrition,sync,web,wellness,workouts}/**/*.test.ts',
-  'test/e2e/{activities-sync,check-memory,fresh-flood,multi-host,nutrition-sync,read-only-store,reads-and-history,shutdown,token-canary,token-key-rotation,token-single-flight,wellness-sync,worker-stopped-mid-refresh,worker-takeover}.test.ts',
+  'test/{accounts,connections,dashboard,db,notices,sync,web}/**/*.test.ts',
+  'test/e2e/{fresh-flood,multi-host,read-only-store,reads-and-history,shutdown,token-canary,token-key-rotation,token-single-flight,worker-stopped-mid-refresh,worker-takeover}.test.ts',
+  ...KINDS.flatMap((kind) => [`test/${kind}/**/*.test.ts`, `test/e2e/${kind}/*.test.ts`]),
 ];
 /**
  * In those folders, the files whose subject is not the database: pure functions, the sync queues'
- * job options, the session store's touches, each person's counts of workouts lists and of changes of now (Redis alone), and the
- * fuzz tests of the API's input (1,000 requests each).
+ * job options, the session store's touches, each person's counts of workouts lists and of changes of now (Redis alone), the
+ * fuzz tests of the API's input (1,000 requests each), and the pages in a browser.
  */
 const NOT_ABOUT_THE_DATABASE = [
+  'test/**/*.browser.test.ts',
   'test/web/json-api.fuzz.test.ts',
   'test/nutrition/meals-api.fuzz.test.ts',
   'test/accounts/password.test.ts',

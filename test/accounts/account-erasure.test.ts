@@ -18,7 +18,7 @@ import { createWorkoutReadLimits } from '../../src/workouts/read-limits.js';
 import { listWorkouts } from '../../src/workouts/workouts.js';
 import { workoutReadSettings } from '../../src/workouts/workouts.settings.js';
 import { PASSWORD, sendJson, signedInAgain } from '../helpers/account.js';
-import { uploadActivity } from '../helpers/activities.js';
+import { uploadActivity } from '../activities/helpers.js';
 import { fitFile } from '../helpers/fit-files.js';
 import { connect, connectHeldAtTokenAnswer, signUpNewUser } from '../helpers/flows.js';
 import { bodyOf, hiddenField, type ApiError, type CookieClient } from '../helpers/http-client.js';
@@ -26,7 +26,7 @@ import { appDay, serviceDays, workload, writeDay } from '../helpers/kinds.js';
 import { cellsNaming } from '../helpers/person-traces.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 import { eventually } from '../helpers/wait.js';
-import { putWellness } from '../helpers/wellness.js';
+import { putWellness } from '../wellness/helpers.js';
 
 let stack: Stack;
 let redis: RedisConnection;

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postActivity, uploadActivity } from '../helpers/activities.js';
+import { postActivity, uploadActivity } from '../activities/helpers.js';
 import { STORED_PIECE_BYTES } from '../../src/activities/activity-file-store.js';
 import { KINDS } from '../../src/kinds.js';
 import { fitFile, fitFileOfSize } from '../helpers/fit-files.js';
 import { connect, signUpNewUser } from '../helpers/flows.js';
 import type { CookieClient } from '../helpers/http-client.js';
 import { startStack, type Stack } from '../helpers/stack.js';
-import { putWellness } from '../helpers/wellness.js';
+import { putWellness } from '../wellness/helpers.js';
 
 let stack: Stack;
 

@@ -10,10 +10,8 @@ import {
   createDatabaseActivityFileStore,
   type ActivityFileStore,
 } from '../../src/activities/activity-file-store.js';
-import { readWhole } from '../helpers/file-content.js';
 import { activitySender } from '../../src/activities/activity-sender.js';
 import { SESSION_COOKIE } from '../../src/web/session.js';
-import { activityTraces, listActivities, postActivity, renameActivity, uploadActivity } from '../helpers/activities.js';
 import {
   emptyFile,
   fitFile,
@@ -28,7 +26,9 @@ import { createLogger } from '../../src/logger.js';
 import { serveWithErrorHandler } from '../helpers/bare-app.js';
 import { bodyOf, type ApiError, type CookieClient } from '../helpers/http-client.js';
 import { startStack, type Stack } from '../helpers/stack.js';
-import { streamUpload } from '../helpers/stream-upload.js';
+import { readWhole } from './activity-files.js';
+import { activityTraces, listActivities, postActivity, renameActivity, uploadActivity } from './helpers.js';
+import { streamUpload } from './stream-upload.js';
 
 const MAX_BYTES = 64 * 1024;
 

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { markFailed } from '../../src/sync/outbox.js';
-import { listActivities, uploadActivity } from '../helpers/activities.js';
 import { fitFile, notAFitFile } from '../helpers/fit-files.js';
 import { signUpNewUser } from '../helpers/flows.js';
 import { hiddenField, type CookieClient } from '../helpers/http-client.js';
 import { startStack, type Stack } from '../helpers/stack.js';
+import { listActivities, uploadActivity } from './helpers.js';
 
 const MAX_BYTES = 64 * 1024;
 

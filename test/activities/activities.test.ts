@@ -12,9 +12,9 @@ import { createLogger } from '../../src/logger.js';
 import { createRedisConnection } from '../../src/redis/redis.js';
 import { redisServer } from '../../src/redis/redis-target.js';
 import { createTestDatabase, openDb, type TestDatabase } from '../helpers/database.js';
-import { receivedFileOf } from '../helpers/file-content.js';
 import { fitFile } from '../helpers/fit-files.js';
 import { deleteKeys, testRedisPrefix } from '../helpers/redis-keys.js';
+import { receivedFileOf } from './activity-files.js';
 
 let database: TestDatabase;
 let db: Db;

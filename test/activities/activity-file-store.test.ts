@@ -11,8 +11,9 @@ import {
 import type { Db } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { createTestDatabase, openDb, type TestDatabase } from '../helpers/database.js';
-import { fileContentOf, readWhole } from '../helpers/file-content.js';
+import { fileContentOf } from '../helpers/file-content.js';
 import { fitFile, fitFileWithBadCrc } from '../helpers/fit-files.js';
+import { readWhole } from './activity-files.js';
 
 let database: TestDatabase;
 let db: Db;

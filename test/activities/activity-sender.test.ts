@@ -6,11 +6,11 @@ import { activitySender } from '../../src/activities/activity-sender.js';
 import { createPrometheusMetrics } from '../../src/observability/metrics.js';
 import { createServiceApi } from '../../src/provider/api.js';
 import { sendEntry } from '../../src/sync/send-entry.js';
-import { listActivities, uploadActivity } from '../helpers/activities.js';
 import { fitFile } from '../helpers/fit-files.js';
 import { connectedUser } from '../helpers/flows.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 import { eventually } from '../helpers/wait.js';
+import { listActivities, uploadActivity } from './helpers.js';
 
 let stack: Stack;
 

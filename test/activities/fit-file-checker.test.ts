@@ -4,7 +4,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { CHECK_BASE_MS, SMALL_FIT_FILE_BYTES, checkDeadlineMs, createFitFileChecker } from '../../src/activities/fit-file-checker.js';
 import { fitFileProblem } from '../../src/activities/fit-file.js';
-import { receivedFileOf } from '../helpers/file-content.js';
 import {
   fitFile,
   fitFileOfDeveloperFields,
@@ -15,6 +14,7 @@ import {
   truncatedFitFile,
 } from '../helpers/fit-files.js';
 import { eventually } from '../helpers/wait.js';
+import { receivedFileOf } from './activity-files.js';
 
 /**
  * The longest the event loop stood still, sampled every `everyMs`, while `work` ran. Sampling starts

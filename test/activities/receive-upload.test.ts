@@ -10,9 +10,9 @@ import { receiveUpload } from '../../src/activities/receive-upload.js';
 import { withUploadedFile } from '../../src/activities/upload-folder.js';
 import { serveWithErrorHandler, type ServedApp } from '../helpers/bare-app.js';
 import { fitFile } from '../helpers/fit-files.js';
-import { BOUNDARY, dribbleUpload, streamUpload } from '../helpers/stream-upload.js';
 import { temporaryFolder } from '../helpers/temporary-folders.js';
 import { eventually } from '../helpers/wait.js';
+import { BOUNDARY, dribbleUpload, streamUpload } from './stream-upload.js';
 
 const MAX_BYTES = 64 * 1024;
 const TIMEOUT_MS = 2000;

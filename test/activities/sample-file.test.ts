@@ -2,12 +2,12 @@ import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../src/activities/activity-file-store.js';
 import { SAMPLE_FIT_FILE } from '../../src/dev/sample-activity.js';
-import { uploadActivity } from '../helpers/activities.js';
 import { sampleRun } from '../helpers/fit-files.js';
 import { connectedUser } from '../helpers/flows.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 import { startSync, type RunningSync } from '../helpers/sync-worker.js';
 import { eventually } from '../helpers/wait.js';
+import { uploadActivity } from './helpers.js';
 
 let stack: Stack;
 let sync: RunningSync;

@@ -4,16 +4,16 @@ import express from 'express';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createUploadReception } from '../../src/activities/upload-slots.js';
 import { SESSION_COOKIE } from '../../src/web/session.js';
-import { postActivity, postActivityFrom } from '../helpers/activities.js';
 import { serveWithErrorHandler, type ServedApp } from '../helpers/bare-app.js';
 import { fitFile, fitFileOfDeveloperFields, fitFileOfRecords, fitFileOfSize, fitFileWithEndlessLookups } from '../helpers/fit-files.js';
 import { signUpNewUser } from '../helpers/flows.js';
-import { holdUpload } from '../helpers/held-upload.js';
 import type { CookieClient } from '../helpers/http-client.js';
 import { startStack, type Stack } from '../helpers/stack.js';
-import { dribbleUpload, streamUpload, type Dribble, type StreamedUpload } from '../helpers/stream-upload.js';
 import { temporaryFolder } from '../helpers/temporary-folders.js';
 import { eventually } from '../helpers/wait.js';
+import { postActivity, postActivityFrom } from './helpers.js';
+import { holdUpload } from './held-upload.js';
+import { dribbleUpload, streamUpload, type Dribble, type StreamedUpload } from './stream-upload.js';
 
 /**
  * Uploads held open by their clients, and files built to hold the checks, on the app over HTTP at

@@ -8,7 +8,7 @@ import { connectedUser } from '../helpers/flows.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 import { startSync } from '../helpers/sync-worker.js';
 import { eventually } from '../helpers/wait.js';
-import { sendWellness, wellnessDays } from '../helpers/wellness.js';
+import { sendWellness, wellnessDays } from '../wellness/helpers.js';
 
 /**
  * The Postgres server closes a connection of the app's (an operator's pg_terminate_backend, a

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { addDays } from '../../src/dates/local-today.js';
 import { sendEntry } from '../../src/sync/send-entry.js';
 import { SCREENS, SCREENSHOTS, expectDayChart, pageWidth, signedInPageAt, useSignedInPerson } from '../helpers/browser.js';
-import { EVERY_MEASUREMENT, MEASUREMENT_NAMES } from '../helpers/wellness.js';
+import { EVERY_MEASUREMENT, MEASUREMENT_NAMES } from '../wellness/helpers.js';
 
 const ZONE = 'Europe/Madrid';
 const EMAIL = 'at-a-glance@example.com';

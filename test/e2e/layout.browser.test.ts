@@ -8,7 +8,7 @@ import { UNSUBSCRIBE_PATH } from '../../src/notices/unsubscribe-link.js';
 import { SCREENS, SCREENSHOTS, openEveryDisclosure, pageWidth, smallTapTargets, useSignedInPerson } from '../helpers/browser.js';
 import { fitFile } from '../helpers/fit-files.js';
 import { workload, writeDay } from '../helpers/kinds.js';
-import { uploadRide } from '../helpers/workouts.js';
+import { uploadRide } from '../workouts/helpers.js';
 
 const ZONE = 'Europe/Madrid';
 const EMAIL = 'a-rather-long-address.for-layout@example.com';

@@ -5,7 +5,7 @@ import { appDay, serviceDay, workload } from '../helpers/kinds.js';
 import type { Running } from '../helpers/processes.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 import { eventually } from '../helpers/wait.js';
-import { listingRequests } from '../helpers/workouts.js';
+import { listingRequests } from '../workouts/helpers.js';
 import { startWebEntryPoint, type WebProcess } from '../helpers/web-process.js';
 import { startWorkerEntryPoint } from '../helpers/worker-process.js';
 

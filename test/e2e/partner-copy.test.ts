@@ -1,6 +1,7 @@
 import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { kindPlaces } from '../helpers/kind-folders.js';
 import { copyProject, expectScriptPasses, expectTestsPass, npmScript, PROJECT_ROOT } from '../helpers/project-copy.js';
 
 /**
@@ -10,20 +11,10 @@ import { copyProject, expectScriptPasses, expectTestsPass, npmScript, PROJECT_RO
  */
 
 /**
- * What a partner deletes to remove the nutrition kind: its folder, its views and its tests, and this
- * test, which starts from the kinds this app comes with.
+ * What a partner deletes to remove the nutrition kind: its four folders (src/, views/, test/ and
+ * test/e2e/ nutrition), and this test, which starts from the kinds this app comes with.
  */
-const NUTRITION_FILES = [
-  'src/nutrition',
-  'views/nutrition',
-  'test/nutrition',
-  'test/e2e/nutrition-sync.test.ts',
-  'test/e2e/meals.browser.test.ts',
-  'test/e2e/meals-at-a-glance.browser.test.ts',
-  'test/e2e/meals-confirmations.browser.test.ts',
-  'test/e2e/meals-dates.browser.test.ts',
-  'test/e2e/partner-copy.test.ts',
-];
+const NUTRITION_FILES = [...kindPlaces('nutrition'), 'test/e2e/partner-copy.test.ts'];
 
 /** Replaces `from` with `to` in the copy's `file`, expecting `from` to be there once. */
 function edit(copy: string, file: string, from: string, to: string): void {
@@ -103,7 +94,7 @@ const TESTS_OF_THE_COPY = [
   'test/wellness/wellness.fields.test.ts',
   'test/wellness/wellness.api.test.ts',
   'test/wellness/wellness.pages.test.ts',
-  'test/e2e/wellness-sync.test.ts',
+  'test/e2e/wellness/wellness-sync.test.ts',
   'test/sync/lane-workers.test.ts',
   'test/e2e/redis-flushed.test.ts',
   `test/hydration/${HYDRATION_TEST}`,

@@ -159,14 +159,6 @@ export function pageWidth(page: Page): Promise<number> {
   return page.locator('html').evaluate((html) => html.scrollWidth);
 }
 
-/** A meal item's form on the meals page, opened from its line in the day's list as a person taps it (a `<details>`). */
-export async function openMealItem(page: Page, label: string | RegExp): Promise<Locator> {
-  const form = page.getByRole('form', { name: label, includeHidden: true });
-  const line = page.locator('details.meal-item').filter({ has: form });
-  if ((await line.getAttribute('open')) === null) await line.locator('summary').first().click();
-  return page.getByRole('form', { name: label });
-}
-
 /**
  * A chart of views/day-chart.eta is drawn within the screen's width, summed up in its title (what
  * its aria-labelledby names), with its numbers in a table for screen readers, `rows` of them.

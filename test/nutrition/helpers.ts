@@ -1,3 +1,4 @@
+import type { Locator, Page } from 'playwright-core';
 import { expect } from 'vitest';
 import { fieldNames } from '../../src/fields/field-values.js';
 import { MEAL_AMOUNTS, type Amounts } from '../../src/nutrition/meal.fields.js';
@@ -50,4 +51,12 @@ export async function storedMealIds(stack: Stack, email: string): Promise<number
     .where('users.email', '=', email)
     .execute();
   return rows.map((row) => row.id);
+}
+
+/** A meal item's form on the meals page, opened from its line in the day's list as a person taps it (a `<details>`). */
+export async function openMealItem(page: Page, label: string | RegExp): Promise<Locator> {
+  const form = page.getByRole('form', { name: label, includeHidden: true });
+  const line = page.locator('details.meal-item').filter({ has: form });
+  if ((await line.getAttribute('open')) === null) await line.locator('summary').first().click();
+  return page.getByRole('form', { name: label });
 }

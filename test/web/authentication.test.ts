@@ -3,7 +3,7 @@ import { sessionKeyPrefix, SESSION_COOKIE } from '../../src/web/session.js';
 import { PASSWORD, sendJson, signedInAgain } from '../helpers/account.js';
 import { fitFile } from '../helpers/fit-files.js';
 import { connectHeldAtTokenAnswer, signUpNewUser } from '../helpers/flows.js';
-import { holdUpload, type HeldUpload } from '../helpers/held-upload.js';
+import { holdUpload, type HeldUpload } from '../activities/held-upload.js';
 import { hiddenField, type CookieClient } from '../helpers/http-client.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 import { eventually } from '../helpers/wait.js';

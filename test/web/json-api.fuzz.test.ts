@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, it } from 'vitest';
-import { uploadActivity } from '../helpers/activities.js';
+import { uploadActivity } from '../activities/helpers.js';
 import { fitFile } from '../helpers/fit-files.js';
 import {
   expectOnlyHarmlessAnswers,
@@ -12,7 +12,7 @@ import {
   useFuzzedStack,
   type ApiRequest,
 } from '../helpers/json-fuzz.js';
-import { MEASUREMENT_NAMES, putWellness } from '../helpers/wellness.js';
+import { MEASUREMENT_NAMES, putWellness } from '../wellness/helpers.js';
 
 /**
  * The JSON routes of accounts, wellness, activities and the sync status, and paths no route has,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendJson } from '../helpers/account.js';
-import { listActivities, uploadActivity } from '../helpers/activities.js';
+import { listActivities, uploadActivity } from '../activities/helpers.js';
 import { fitFile } from '../helpers/fit-files.js';
 import { signUpNewUser } from '../helpers/flows.js';
 import { bodyOf, type ApiError } from '../helpers/http-client.js';

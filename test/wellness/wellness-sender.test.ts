@@ -6,7 +6,7 @@ import { wellnessSender } from '../../src/wellness/wellness-sender.js';
 import { connectedUser } from '../helpers/flows.js';
 import { serviceApiWith } from '../helpers/service-api.js';
 import { startStack, type Stack } from '../helpers/stack.js';
-import { deleteWellness, putWellness, wellnessDays } from '../helpers/wellness.js';
+import { deleteWellness, putWellness, wellnessDays } from './helpers.js';
 
 let stack: Stack;
 

@@ -4,7 +4,7 @@ import { signUpNewUser } from '../helpers/flows.js';
 import { bodyOf, type ApiError, type CookieClient } from '../helpers/http-client.js';
 import { syncStatus } from '../helpers/sync-status.js';
 import { startStack, type Stack } from '../helpers/stack.js';
-import { EVERY_MEASUREMENT, MEASUREMENT_NAMES, NOW, deleteWellness, putWellness, sendWellness, wellnessDays } from '../helpers/wellness.js';
+import { EVERY_MEASUREMENT, MEASUREMENT_NAMES, NOW, deleteWellness, putWellness, sendWellness, wellnessDays } from './helpers.js';
 
 let stack: Stack;
 

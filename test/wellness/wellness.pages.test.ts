@@ -5,7 +5,7 @@ import { markFailed, markSynced, recordPendingReason } from '../../src/sync/outb
 import { signUpNewUser } from '../helpers/flows.js';
 import { hiddenField, type CookieClient } from '../helpers/http-client.js';
 import { startStack, type Stack } from '../helpers/stack.js';
-import { BLANK_WELLNESS_FORM, MEASUREMENT_NAMES, NOW, putWellness, wellnessDays } from '../helpers/wellness.js';
+import { BLANK_WELLNESS_FORM, MEASUREMENT_NAMES, NOW, putWellness, wellnessDays } from './helpers.js';
 
 let stack: Stack;
 

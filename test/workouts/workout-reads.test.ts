@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { CookieClient } from '../helpers/http-client.js';
 import { startStack, type Stack } from '../helpers/stack.js';
-import { LISTING_AS_DEFAULT, connectedAthlete, listingRequests, uploadRide, type WorkoutsListing } from '../helpers/workouts.js';
+import { LISTING_AS_DEFAULT, connectedAthlete, listingRequests, uploadRide, type WorkoutsListing } from './helpers.js';
 
 /**
  * How often a person's workouts list asks the service, with the default settings: a list fetched

@@ -1,8 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { bodyOf } from '../helpers/http-client.js';
 import { startStack, type Stack } from '../helpers/stack.js';
-import { LISTING_AS_DEFAULT, connectedAthlete, listingRequests, uploadRide, type WorkoutsListing } from '../helpers/workouts.js';
 import { signUpNewUser } from '../helpers/flows.js';
+import { LISTING_AS_DEFAULT, connectedAthlete, listingRequests, uploadRide, type WorkoutsListing } from './helpers.js';
 
 let stack: Stack;
 

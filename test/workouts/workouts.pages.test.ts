@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { signUpNewUser } from '../helpers/flows.js';
 import type { CookieClient } from '../helpers/http-client.js';
 import { startStack, type Stack } from '../helpers/stack.js';
-import { LISTING_AS_DEFAULT, connectedAthlete, uploadRide } from '../helpers/workouts.js';
+import { LISTING_AS_DEFAULT, connectedAthlete, uploadRide } from './helpers.js';
 
 let stack: Stack;
 

@@ -6,7 +6,7 @@ import { listWorkouts } from '../../src/workouts/workouts.js';
 import type { ServiceApi } from '../../src/provider/api.js';
 import { serviceApiWith } from '../helpers/service-api.js';
 import { startStack, type Stack } from '../helpers/stack.js';
-import { connectedAthlete } from '../helpers/workouts.js';
+import { connectedAthlete } from './helpers.js';
 
 let stack: Stack;
 /** Every list here asks the service: the recent list and the person's rate have tests of their own (workout-reads.test.ts). */

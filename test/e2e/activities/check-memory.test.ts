@@ -1,9 +1,9 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHECK_THREAD_RESOURCE_LIMITS, checkHeapMegabytes } from '../../src/activities/fit-file-checker.js';
-import { SESSION_COOKIE } from '../../src/web/session.js';
-import { postActivity, postActivityFrom } from '../helpers/activities.js';
+import { CHECK_THREAD_RESOURCE_LIMITS, checkHeapMegabytes } from '../../../src/activities/fit-file-checker.js';
+import { SESSION_COOKIE } from '../../../src/web/session.js';
+import { postActivity, postActivityFrom } from '../../activities/helpers.js';
 import {
   fitFileOfArrays,
   fitFileOfDeveloperFields,
@@ -11,13 +11,13 @@ import {
   fitFileOfRecords,
   fitFileOfSize,
   fitFileOfTexts,
-} from '../helpers/fit-files.js';
-import { signUpNewUser } from '../helpers/flows.js';
-import { holdUpload } from '../helpers/held-upload.js';
-import { CookieClient } from '../helpers/http-client.js';
-import { startStack, type Stack } from '../helpers/stack.js';
-import { eventually } from '../helpers/wait.js';
-import { startWebAsNpmStart, type WebProcess } from '../helpers/web-process.js';
+} from '../../helpers/fit-files.js';
+import { signUpNewUser } from '../../helpers/flows.js';
+import { holdUpload } from '../../activities/held-upload.js';
+import { CookieClient } from '../../helpers/http-client.js';
+import { startStack, type Stack } from '../../helpers/stack.js';
+import { eventually } from '../../helpers/wait.js';
+import { startWebAsNpmStart, type WebProcess } from '../../helpers/web-process.js';
 
 /**
  * The web process as `npm start` runs it, at its default settings, sent one at a time the .fit

@@ -4,7 +4,7 @@ import { FORM_COLUMNS } from '../../src/wellness/wellness-form.js';
 import { WELLNESS_MEASUREMENTS } from '../../src/wellness/wellness.fields.js';
 import type { Measurements } from '../../src/wellness/wellness.schemas.js';
 import type { WellnessDayView, WellnessRecordView } from '../../src/wellness/wellness.js';
-import { bodyOf, type CookieClient } from './http-client.js';
+import { bodyOf, type CookieClient } from '../helpers/http-client.js';
 
 /**
  * A fixed "now" for the app's clock in wellness tests, so the user's today and tomorrow are known:

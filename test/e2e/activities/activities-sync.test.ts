@@ -1,14 +1,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ActivityView } from '../../src/activities/activities.js';
-import { activityFileKey, sha256Hex } from '../../src/activities/activity-file-store.js';
-import { sendEntry } from '../../src/sync/send-entry.js';
-import { activityTraces, listActivities, renameActivity, uploadActivity } from '../helpers/activities.js';
-import { fitFile, fitFileOfSize, fitFileWithBadCrc } from '../helpers/fit-files.js';
-import { connectedUser } from '../helpers/flows.js';
-import type { CookieClient } from '../helpers/http-client.js';
-import { startStack, type SandboxWorkout, type Stack } from '../helpers/stack.js';
-import { startSync, type RunningSync } from '../helpers/sync-worker.js';
-import { eventually } from '../helpers/wait.js';
+import type { ActivityView } from '../../../src/activities/activities.js';
+import { activityFileKey, sha256Hex } from '../../../src/activities/activity-file-store.js';
+import { sendEntry } from '../../../src/sync/send-entry.js';
+import { activityTraces, listActivities, renameActivity, uploadActivity } from '../../activities/helpers.js';
+import { fitFile, fitFileOfSize, fitFileWithBadCrc } from '../../helpers/fit-files.js';
+import { connectedUser } from '../../helpers/flows.js';
+import type { CookieClient } from '../../helpers/http-client.js';
+import { startStack, type SandboxWorkout, type Stack } from '../../helpers/stack.js';
+import { startSync, type RunningSync } from '../../helpers/sync-worker.js';
+import { eventually } from '../../helpers/wait.js';
 
 let stack: Stack;
 let sync: RunningSync | undefined;

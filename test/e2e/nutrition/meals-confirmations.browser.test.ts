@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { flashed, openMealItem, useSignedUpWithoutJavaScript } from '../helpers/browser.js';
+import { flashed, useSignedUpWithoutJavaScript } from '../../helpers/browser.js';
+import { openMealItem } from '../../nutrition/helpers.js';
 
 const DATE = '2026-07-01';
 /** The day as the pages write it for en-GB. */

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Settings } from '../../src/sandbox/settings.js';
-import { fileContentOf } from './file-content.js';
-import { fitFileWithSession } from './fit-files.js';
-import { connectedUser } from './flows.js';
-import type { Stack } from './stack.js';
+import { fileContentOf } from '../helpers/file-content.js';
+import { fitFileWithSession } from '../helpers/fit-files.js';
+import { connectedUser } from '../helpers/flows.js';
+import type { Stack } from '../helpers/stack.js';
 
 /** The sandbox settings these tests change, as they are by default. */
 export const LISTING_AS_DEFAULT: Partial<Settings> = {

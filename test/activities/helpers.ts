@@ -4,8 +4,8 @@ import { performance } from 'node:perf_hooks';
 import { expect } from 'vitest';
 import type { ActivityView } from '../../src/activities/activities.js';
 import { SESSION_COOKIE } from '../../src/web/session.js';
-import { bodyOf, type CookieClient } from './http-client.js';
-import type { Stack } from './stack.js';
+import { bodyOf, type CookieClient } from '../helpers/http-client.js';
+import type { Stack } from '../helpers/stack.js';
 
 export interface UploadOptions {
   name?: string;

@@ -1,8 +1,9 @@
 import { DateTime } from 'luxon';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium, openMealItem, signUpAndConnect } from '../helpers/browser.js';
-import { startStack, type Stack } from '../helpers/stack.js';
+import { launchChromium, signUpAndConnect } from '../../helpers/browser.js';
+import { startStack, type Stack } from '../../helpers/stack.js';
+import { openMealItem } from '../../nutrition/helpers.js';
 
 const ZONE = 'Pacific/Auckland';
 

@@ -1,10 +1,11 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ServiceError } from '../../src/provider/service-error.js';
-import { sendEntry } from '../../src/sync/send-entry.js';
-import { launchChromium, openMealItem, signUpAndConnect } from '../helpers/browser.js';
-import { serviceApiWith } from '../helpers/service-api.js';
-import { startStack, type Stack } from '../helpers/stack.js';
+import { ServiceError } from '../../../src/provider/service-error.js';
+import { sendEntry } from '../../../src/sync/send-entry.js';
+import { launchChromium, signUpAndConnect } from '../../helpers/browser.js';
+import { serviceApiWith } from '../../helpers/service-api.js';
+import { startStack, type Stack } from '../../helpers/stack.js';
+import { openMealItem } from '../../nutrition/helpers.js';
 
 let stack: Stack;
 let browser: Browser;

@@ -1,14 +1,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { addDays, localToday } from '../../src/dates/local-today.js';
-import { wellnessRecord } from '../../src/wellness/wellness-record.js';
-import type { Measurements } from '../../src/wellness/wellness.schemas.js';
-import { connect, signUpNewUser } from '../helpers/flows.js';
-import { hiddenField, type CookieClient } from '../helpers/http-client.js';
-import type { Running } from '../helpers/processes.js';
-import { startStack, type Stack } from '../helpers/stack.js';
-import { eventually } from '../helpers/wait.js';
-import { BLANK_WELLNESS_FORM, EVERY_MEASUREMENT, putWellness, sendWellness, wellnessDays } from '../helpers/wellness.js';
-import { startWorkerProcess } from '../helpers/worker-process.js';
+import { addDays, localToday } from '../../../src/dates/local-today.js';
+import { wellnessRecord } from '../../../src/wellness/wellness-record.js';
+import type { Measurements } from '../../../src/wellness/wellness.schemas.js';
+import { connect, signUpNewUser } from '../../helpers/flows.js';
+import { hiddenField, type CookieClient } from '../../helpers/http-client.js';
+import type { Running } from '../../helpers/processes.js';
+import { startStack, type Stack } from '../../helpers/stack.js';
+import { eventually } from '../../helpers/wait.js';
+import { BLANK_WELLNESS_FORM, EVERY_MEASUREMENT, putWellness, sendWellness, wellnessDays } from '../../wellness/helpers.js';
+import { startWorkerProcess } from '../../helpers/worker-process.js';
 
 let stack: Stack;
 let worker: Running | undefined;

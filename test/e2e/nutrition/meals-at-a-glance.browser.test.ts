@@ -1,7 +1,15 @@
 import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
-import { SCREENS, SCREENSHOTS, expectDayChart, pageWidth, signedInPageAt, smallTapTargets, useSignedInPerson } from '../helpers/browser.js';
-import { AMOUNT_NAMES } from '../nutrition/helpers.js';
+import {
+  SCREENS,
+  SCREENSHOTS,
+  expectDayChart,
+  pageWidth,
+  signedInPageAt,
+  smallTapTargets,
+  useSignedInPerson,
+} from '../../helpers/browser.js';
+import { AMOUNT_NAMES } from '../../nutrition/helpers.js';
 
 const ZONE = 'Europe/Madrid';
 /** Every amount an item has: its carbs, then each declared amount (src/nutrition/meal.fields.ts). */
