@@ -31,8 +31,7 @@ const DATABASE_TESTS = [
  */
 const NOT_ABOUT_THE_DATABASE = [
   'test/**/*.browser.test.ts',
-  'test/web/json-api.fuzz.test.ts',
-  'test/nutrition/meals-api.fuzz.test.ts',
+  'test/**/*.fuzz.test.ts',
   'test/accounts/password.test.ts',
   'test/activities/fit-file.test.ts',
   'test/activities/fit-file-checker.test.ts',
