@@ -25,6 +25,7 @@ import { signUpNewUser } from '../helpers/flows.js';
 import { createLogger } from '../../src/logger.js';
 import { serveWithErrorHandler } from '../helpers/bare-app.js';
 import { bodyOf, type ApiError, type CookieClient } from '../helpers/http-client.js';
+import { NOT_UTF8, utf16 } from '../helpers/json-charsets.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 import { readWhole } from './activity-files.js';
 import { activityTraces, listActivities, postActivity, renameActivity, uploadActivity } from './helpers.js';
@@ -64,6 +65,11 @@ const nothing = { rows: 0, files: 0, outbox: 0, fresh: 0 };
 /** A JSON object `depth` (at least 2) levels deep, in few characters: {"a":[[…[]…]]}. */
 function nestedJson(depth: number): string {
   return `{"a":${'['.repeat(depth - 1)}${']'.repeat(depth - 1)}}`;
+}
+
+/** `{"metadata":{"k":"\u4122","d":[[…]]}}`: in UTF-16LE, 䄢 is the bytes `"A`, a quote to a reader of UTF-8. */
+function deepMetadata(depth: number): string {
+  return `{"metadata":{"k":"\u4122","d":${'['.repeat(depth)}${']'.repeat(depth)}}}`;
 }
 
 /** Metadata (as JSON text) holding a key that JavaScript objects have as a member of their prototype, and that key. */
@@ -304,6 +310,38 @@ describe('PATCH /api/activities/:id', () => {
       error: 'bad_request',
       message: expect.stringContaining('nested more than 32 deep'),
     });
+    expect(await listActivities(client)).toMatchObject([{ id: activity.id, metadata: {} }]);
+  });
+
+  it('refuses metadata nested 20,000 deep in UTF-16, with a character that reads as a quote in UTF-8, with 415, changing nothing', async () => {
+    const { client } = await newUser();
+    const activity = await uploadActivity(client, fitFile(201));
+    for (const order of ['LE', 'BE'] as const) {
+      const response = await client.request(`/api/activities/${activity.id}`, {
+        method: 'PATCH',
+        headers: { 'content-type': `application/json; charset=utf-16${order.toLowerCase()}` },
+        body: utf16(deepMetadata(20_000), order),
+      });
+      expect(response.status).toBe(415);
+      expect(await bodyOf<ApiError>(response)).toEqual(NOT_UTF8);
+    }
+    expect(await listActivities(client)).toMatchObject([{ id: activity.id, metadata: {} }]);
+  });
+
+  it('refuses metadata nested too deep in UTF-8 with 400 whatever the bytes around a quote, malformed ones too', async () => {
+    const { client } = await newUser();
+    const activity = await uploadActivity(client, fitFile(202));
+    const prefix = Buffer.from('{"metadata":{"k":"');
+    for (const stray of [[0xe4, 0x84], [0xe2], [0xf0, 0x9f, 0x98], [0xc0], [0xff]]) {
+      const rest = Buffer.from(`","d":${'['.repeat(20_000)}${']'.repeat(20_000)}}}`);
+      const response = await client.request(`/api/activities/${activity.id}`, {
+        method: 'PATCH',
+        headers: { 'content-type': 'application/json' },
+        body: Buffer.concat([prefix, Buffer.from(stray), rest]),
+      });
+      expect(response.status).toBe(400);
+      expect(await bodyOf<ApiError>(response)).toMatchObject({ message: 'The body must not be nested more than 32 deep.' });
+    }
     expect(await listActivities(client)).toMatchObject([{ id: activity.id, metadata: {} }]);
   });
 
