@@ -21,7 +21,7 @@ const KINDS = kindFolders(fileURLToPath(new URL('.', import.meta.url)));
 
 const DATABASE_TESTS = [
   'test/{accounts,connections,dashboard,db,notices,sync,web}/**/*.test.ts',
-  'test/e2e/{fresh-flood,multi-host,read-only-store,reads-and-history,shutdown,token-canary,token-key-rotation,token-single-flight,worker-stopped-mid-refresh,worker-takeover}.test.ts',
+  'test/e2e/{fresh-flood,multi-host,read-only-store,shutdown,token-canary,token-key-rotation,token-single-flight,worker-stopped-mid-refresh,worker-takeover}.test.ts',
   ...KINDS.flatMap((kind) => [`test/${kind}/**/*.test.ts`, `test/e2e/${kind}/*.test.ts`]),
 ];
 /**

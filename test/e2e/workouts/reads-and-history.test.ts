@@ -1,14 +1,14 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { localToday } from '../../src/dates/local-today.js';
-import { arrivalsOf, connectedPerson, type Person } from '../helpers/history.js';
-import { CookieClient } from '../helpers/http-client.js';
-import { writeDay } from '../helpers/kinds.js';
-import { eachInOrder, type Running } from '../helpers/processes.js';
-import { startStack, type Stack } from '../helpers/stack.js';
-import { eventually } from '../helpers/wait.js';
-import { startWebEntryPoint, type WebProcess } from '../helpers/web-process.js';
-import { startWorkerEntryPoint } from '../helpers/worker-process.js';
+import { localToday } from '../../../src/dates/local-today.js';
+import { arrivalsOf, connectedPerson, type Person } from '../../helpers/history.js';
+import { CookieClient } from '../../helpers/http-client.js';
+import { writeDay } from '../../helpers/kinds.js';
+import { eachInOrder, type Running } from '../../helpers/processes.js';
+import { startStack, type Stack } from '../../helpers/stack.js';
+import { eventually } from '../../helpers/wait.js';
+import { startWebEntryPoint, type WebProcess } from '../../helpers/web-process.js';
+import { startWorkerEntryPoint } from '../../helpers/worker-process.js';
 
 /**
  * People reading their workouts as fast as they can, against the history and the changes of
