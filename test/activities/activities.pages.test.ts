@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { markFailed } from '../../src/sync/outbox.js';
+import type { SyncOverview } from '../../src/dashboard/sync-overview.js';
+import { markDirty, markFailed } from '../../src/sync/outbox.js';
 import { fitFile, notAFitFile } from '../helpers/fit-files.js';
 import { signUpNewUser } from '../helpers/flows.js';
-import { hiddenField, type CookieClient } from '../helpers/http-client.js';
+import { bodyOf, hiddenField, type CookieClient } from '../helpers/http-client.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 import { listActivities, uploadActivity } from './helpers.js';
 
@@ -118,5 +119,18 @@ describe('the Activities page', () => {
     const response = await client.postForm(`/activities/${activity.id}/delete`, { _csrf: hiddenField(page, '_csrf') });
     expect(response.status).toBe(303);
     expect(await listActivities(client)).toEqual([]);
+  });
+});
+
+describe('the dashboard’s sync overview', () => {
+  it('shows an activity entry whose subject names no row there can be (a hand edit) by its subject, on every database', async () => {
+    const client = stack.browser();
+    const email = await signUpNewUser(client);
+    const { id: userId } = await stack.db.selectFrom('users').select('id').where('email', '=', email).executeTakeFirstOrThrow();
+    for (const subject of ['abc', String(2 ** 31)]) await markDirty(stack.db, { userId, kind: 'activities', subject }, new Date());
+    const overview = await bodyOf<SyncOverview>(await client.get('/api/sync/overview'));
+    const labels = overview.kinds.find((kind) => kind.kind === 'activities')?.entries.map((entry) => entry.label);
+    expect(labels?.sort()).toEqual([`Activity ${2 ** 31}`, 'Activity abc']);
+    expect((await client.get('/')).status).toBe(200);
   });
 });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KINDS } from '../../src/kinds.js';
 import { signUpNewUser, startConnect } from '../helpers/flows.js';
 import type { CookieClient } from '../helpers/http-client.js';
 import { startStack, type Stack } from '../helpers/stack.js';
@@ -87,19 +88,20 @@ describe('the route label of requests (logs and metrics)', () => {
     const before = await routeLabels();
     const anonymous = stack.browser();
     const variants = [
-      '/api/activities',
-      '/API/activities',
-      '/api/ACTIVITIES',
-      '/Api/Activities/',
-      '/api/activities/1/2',
+      '/api/sync/overview',
+      '/API/sync/overview',
+      '/api/SYNC/OVERVIEW',
+      '/Api/Sync/Overview/',
+      '/api/sync/overview/1/2',
       '/ASSETS/style.css',
-      '/Meals',
+      // A kind's page in another case, signed out.
+      KINDS[0]!.page.path.toUpperCase(),
       '/no-such-page-1',
       '/no-such-page-2',
     ];
     for (const path of variants) await anonymous.get(path);
-    for (const path of ['/API/ACTIVITIES', '/api/Activities']) expect((await client.get(path)).status).toBe(200);
+    for (const path of ['/API/SYNC/OVERVIEW', '/api/Sync/overview']) expect((await client.get(path)).status).toBe(200);
     const added = [...(await routeLabels())].filter((label) => !before.has(label));
-    expect(added.sort()).toEqual(['/api/activities', 'unmatched'].filter((label) => !before.has(label)));
+    expect(added.sort()).toEqual(['/api/sync/overview', 'unmatched'].filter((label) => !before.has(label)));
   });
 });

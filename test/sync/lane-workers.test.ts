@@ -369,25 +369,6 @@ describe('a turn', () => {
     }
   });
 
-  it('marks an activity entry naming an id no row can have failed, and sends the person’s other entries', async () => {
-    stack = await startStack({ sandbox: { autoApprove: 'Ana' }, env: { SYNC_QUIET_MS: '50' } });
-    const { client, userId } = await connectedUser(stack);
-    // A hand edit: larger than an id column holds on Postgres (32 bits).
-    const tooLarge = String(2 ** 31);
-    await markDirty(stack.db, { userId, kind: 'activities', subject: tooLarge }, new Date(Date.now() - 60_000));
-    await startWorker(stack.serviceApi());
-    await writeDay(client, DATE);
-    await daySynced(client);
-
-    const entry = await stack.db
-      .selectFrom('outbox')
-      .select(['version', 'failed_version', 'last_error'])
-      .where('subject', '=', tooLarge)
-      .executeTakeFirstOrThrow();
-    expect(entry.failed_version).toBe(entry.version);
-    expect(entry.last_error).toBe(`Not sent: "${tooLarge}" must be an activity id (a positive whole number up to 2147483647).`);
-  });
-
   it('whose job Redis lost while the turn ran ends with a warning, not an error, and what it sent stays sent', async () => {
     stack = await startStack({ sandbox: { autoApprove: 'Ana' } });
     const { client } = await connectedUser(stack);

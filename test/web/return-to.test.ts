@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KINDS } from '../../src/kinds.js';
 import { sameSitePath } from '../../src/web/return-to.js';
 import { signUpNewUser } from '../helpers/flows.js';
 import { hiddenField, type CookieClient } from '../helpers/http-client.js';
@@ -84,12 +85,13 @@ describe('signing in from a page that needs it', () => {
 
   it('leads back to the page asked for, with its query', async () => {
     const { client, email } = await signedOutPerson();
-    const asked = await client.get('/wellness?date=2026-11-01');
+    const page = `${KINDS[0]!.page.path}?date=2026-11-01`;
+    const asked = await client.get(page);
     expect(asked.status).toBe(303);
-    expect(asked.headers.get('location')).toBe('/login?next=%2Fwellness%3Fdate%3D2026-11-01');
+    expect(asked.headers.get('location')).toBe(`/login?next=${encodeURIComponent(page)}`);
 
     const loginPage = await (await client.get(asked.headers.get('location')!)).text();
-    expect(hiddenField(loginPage, 'next')).toBe('/wellness?date=2026-11-01');
+    expect(hiddenField(loginPage, 'next')).toBe(page);
     const signIn = await client.postForm('/login', {
       email,
       password,
@@ -97,7 +99,7 @@ describe('signing in from a page that needs it', () => {
       _csrf: hiddenField(loginPage, '_csrf'),
     });
     expect(signIn.status).toBe(303);
-    expect(signIn.headers.get('location')).toBe('/wellness?date=2026-11-01');
+    expect(signIn.headers.get('location')).toBe(page);
   });
 
   it('sends to sign in without naming the dashboard, which is where signing in leads anyway', async () => {

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
+import { KINDS } from '../../src/kinds.js';
 import { createRedisConnection } from '../../src/redis/redis.js';
 import { FORM_TOKEN_COOKIE } from '../../src/web/csrf.js';
 import { SESSION_COOKIE } from '../../src/web/session.js';
@@ -168,7 +169,7 @@ describe('session lifetimes', () => {
     const sessionKeys = () => withRedis((redis) => redis.keys(`${stack.config.redis.prefix}:session:*`));
     const before = await sessionKeys();
     const client = stack.browser();
-    for (const path of ['/login', '/signup', '/', '/meals', '/no-such-page', '/login', '/signup']) {
+    for (const path of ['/login', '/signup', '/', ...KINDS.map((kind) => kind.page.path), '/no-such-page', '/login', '/signup']) {
       const response = await client.get(path);
       expect(response.headers.getSetCookie().filter((cookie) => cookie.startsWith(`${SESSION_COOKIE}=`))).toEqual([]);
     }

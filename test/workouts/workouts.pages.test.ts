@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { signUpNewUser } from '../helpers/flows.js';
-import type { CookieClient } from '../helpers/http-client.js';
+import { hiddenField, type CookieClient } from '../helpers/http-client.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 import { LISTING_AS_DEFAULT, connectedAthlete, uploadRide } from './helpers.js';
 
@@ -87,6 +87,15 @@ describe('the Workouts page', () => {
     const page = await workoutsPage(client);
     expect(page).toContain('does not allow reading your workouts (workout:read)');
     expect(page).toContain(RECONNECT_BUTTON);
+  });
+
+  it('tells a person who disconnected plainly that connecting shows their workouts', async () => {
+    const { client } = await connectedAthlete(stack);
+    const disconnect = hiddenField(await (await client.get('/disconnect')).text(), '_csrf');
+    expect((await client.postForm('/disconnect', { _csrf: disconnect })).status).toBe(303);
+    const page = await workoutsPage(client);
+    expect(page).toContain('You are not connected to the Athlete Data Service: connect to see your workouts.');
+    expect(page).not.toContain('yet');
   });
 
   it('offers Connect to a person who has not connected', async () => {
