@@ -2,12 +2,15 @@ import { mkdirSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withRequestedScopes } from '../../src/connections/capabilities.js';
+import { KINDS } from '../../src/kinds.js';
 import { launchChromium } from '../helpers/browser.js';
 import { workload } from '../helpers/kinds.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 
 const SCREENSHOTS = 'test-output';
-const WITHHELD_SCOPE = 'workout:read';
+/** A kind whose scope the service withholds at consent: the first registered one whose scope the test kind does not need. */
+const WITHHELD_KIND = KINDS.find((kind) => kind.scope !== workload.scope)!;
+const WITHHELD_SCOPE = WITHHELD_KIND.scope;
 
 let stack: Stack;
 let browser: Browser;
@@ -48,7 +51,7 @@ describe('Connect in a real browser', () => {
     const granted = withRequestedScopes({}).scopes.filter((scope) => scope !== WITHHELD_SCOPE);
     expect((await page.getByTestId('granted-scopes').textContent())?.split(' ').sort()).toEqual([...granted].sort());
     expect(await page.locator(`[data-capability="${workload.name}"] .on`).count()).toBe(1);
-    expect(await page.locator('[data-capability="workouts"] .off').count()).toBe(1);
+    expect(await page.locator(`[data-capability="${WITHHELD_KIND.name}"] .off`).count()).toBe(1);
     await page.screenshot({ path: `${SCREENSHOTS}/connected-dashboard.png`, fullPage: true });
 
     const state = await stack.sandboxState();

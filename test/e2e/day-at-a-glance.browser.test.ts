@@ -1,38 +1,21 @@
 import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
-import { addDays } from '../../src/dates/local-today.js';
 import { sendEntry } from '../../src/sync/send-entry.js';
-import { SCREENS, SCREENSHOTS, expectDayChart, pageWidth, signedInPageAt, useSignedInPerson } from '../helpers/browser.js';
-import { EVERY_MEASUREMENT, MEASUREMENT_NAMES } from '../wellness/helpers.js';
+import { SCREENS, SCREENSHOTS, appClientOf, expectDayChart, pageWidth, signedInPageAt, useSignedInPerson } from '../helpers/browser.js';
+import { workload, writeDay } from '../helpers/kinds.js';
 
 const ZONE = 'Europe/Madrid';
 const EMAIL = 'at-a-glance@example.com';
-const WELLNESS_DAYS_BACK = [0, 3, 10];
-/** A day's measurements, a little different each day so the lines move. */
-const measurementsOf = (back: number) => Object.fromEntries(Object.entries(EVERY_MEASUREMENT).map(([name, value]) => [name, value - back]));
-
+/** The person's day of today, written through the test kind (test/helpers/kinds.ts) and sent. */
 const person = useSignedInPerson(ZONE, EMAIL, async (page, stack) => {
   const today = DateTime.now().setZone(ZONE).toISODate()!;
-  for (const back of WELLNESS_DAYS_BACK) {
-    const day = await page.request.put(`${stack.appUrl}/api/wellness/${addDays(today, -back)}`, { data: measurementsOf(back) });
-    expect(day.ok()).toBe(true);
-  }
+  await writeDay(await appClientOf(page, stack.appUrl), today);
   const { id: userId } = await stack.db.selectFrom('users').select('id').where('email', '=', EMAIL).executeTakeFirstOrThrow();
-  await sendEntry(stack.sendDependencies(), { userId, kind: 'wellness', subject: today });
+  await sendEntry(stack.sendDependencies(), { userId, kind: workload.syncKind, subject: today });
 });
 
-describe.each(SCREENS)('charts at a glance on a %s', (screen, options) => {
+describe.each(SCREENS)('the dashboard’s chart at a glance on a %s', (screen, options) => {
   const width = options.viewport!.width;
-
-  it('charts each wellness measurement’s last 30 days within the screen, with the numbers as text', async () => {
-    const page = await signedInPageAt(person, options, ZONE, '/wellness');
-    for (const name of MEASUREMENT_NAMES) {
-      await expectDayChart(page.locator(`figure[data-chart="chart-${name}"]`), width, WELLNESS_DAYS_BACK.length);
-    }
-    expect(await pageWidth(page)).toBeLessThanOrEqual(width);
-    await page.screenshot({ path: `${SCREENSHOTS}/wellness-charts-${screen}.png`, fullPage: true });
-    await page.context().close();
-  });
 
   it('draws a sparkline of what the service received on the dashboard, within the screen', async () => {
     const page = await signedInPageAt(person, options, ZONE, '/');

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium, signUpAndConnect } from '../helpers/browser.js';
-import { DEMO_START_MS, demoEnvironment, demoPorts, startDemo, type DemoPorts } from '../helpers/demo.js';
+import { DEMO_START_MS, demoEnvironment, demoPorts, printedAfter, startDemo, type DemoPorts } from '../helpers/demo.js';
 import { connect, signUpNewUser } from '../helpers/flows.js';
 import { CookieClient } from '../helpers/http-client.js';
 import { workload, writeDay } from '../helpers/kinds.js';
@@ -28,16 +28,6 @@ afterAll(async () => {
   await demo?.stop('SIGINT');
 });
 
-/** What the demo printed after `label`, up to the end of its line. */
-function printed(label: string): string {
-  const line = demo
-    .output()
-    .split('\n')
-    .find((candidate) => candidate.startsWith(label));
-  if (line === undefined) throw new Error(`the demo printed no line starting ${label}`);
-  return line.slice(label.length).trim();
-}
-
 /** How wide the page is laid out: wider than the screen means sideways scrolling of the whole page. */
 function pageWidth(page: Page): Promise<number> {
   return page.locator('html').evaluate((html) => html.scrollWidth);
@@ -48,22 +38,6 @@ describe('the demo in a browser', () => {
     const page = await browser.newPage();
     await signUpAndConnect(page, appUrl, `at-${host}-${Date.now()}@example.com`, `http://${host}:${ports.web}`);
     expect(await page.getByText('Not connected').count()).toBe(0);
-    await page.close();
-  });
-
-  it('offers a .fit file that the app takes and sends to the sandbox', async () => {
-    const page = await browser.newPage();
-    await signUpAndConnect(page, appUrl, `sample-${Date.now()}@example.com`);
-    await page.goto(`${appUrl}/activities`);
-    const form = page.getByRole('form', { name: 'Upload a .fit file' });
-    await form.locator('input[type=file]').setInputFiles(printed('A .fit file to upload:'));
-    await form.getByRole('button', { name: 'Upload' }).click();
-    await eventually('the sample at the sandbox', async () => {
-      const state = (await (await fetch(`http://127.0.0.1:${ports.sandbox}/_sandbox/state`)).json()) as {
-        athletes: Record<string, { workouts: Record<string, unknown> }>;
-      };
-      return Object.values(state.athletes).some((athlete) => Object.keys(athlete.workouts).length > 0) ? true : undefined;
-    });
     await page.close();
   });
 
@@ -103,8 +77,8 @@ describe('the demo in a browser', () => {
     }, 60_000);
 
     it.each([
-      ['sandbox-state', () => printed("The sandbox's state page:")],
-      ['mail-page', () => printed('Mails the app sent:').split(' ')[0]!],
+      ['sandbox-state', () => printedAfter(demo, "The sandbox's state page:")],
+      ['mail-page', () => printedAfter(demo, 'Mails the app sent:').split(' ')[0]!],
     ])('fits %s in the screen’s width', async (name, address) => {
       const page = await browser.newPage({ viewport: { width, height: 800 } });
       await page.goto(address());

@@ -1,7 +1,9 @@
 import { mkdirSync } from 'node:fs';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { chromium, type Browser, type BrowserContextOptions, type Locator, type Page } from 'playwright-core';
+import type { AppClient } from '../../src/kinds/workload.js';
 import { startStack, type Stack } from './stack.js';
+import { eventually } from './wait.js';
 
 /** Where the browser tests leave their screenshots (git-ignored; see docs/testing.md). */
 export const SCREENSHOTS = 'test-output/screenshots';
@@ -114,6 +116,27 @@ export async function signedInPageAt(person: SignedInPerson, screen: BrowserCont
   return page;
 }
 
+/** The person signed in on `page` as a client of the app's API, sending the page's cookies (as a kind's workload takes it). */
+export async function appClientOf(page: Page, appUrl: string): Promise<AppClient> {
+  const cookie = (await page.context().cookies()).map(({ name, value }) => `${name}=${value}`).join('; ');
+  return {
+    request: (path, init = {}) => {
+      const headers = new Headers(init.headers);
+      headers.set('cookie', cookie);
+      return fetch(`${appUrl}${path}`, { ...init, headers });
+    },
+  };
+}
+
+/** The dashboard's sync line of one of a kind's entries, named by `label`, once the worker has sent it (the page is reloaded until then). */
+export function sentOnDashboard(page: Page, appUrl: string, kind: string, label: string): Promise<string> {
+  return eventually(`${kind} "${label}" to show as sent`, async () => {
+    await page.goto(`${appUrl}/`);
+    const entry = page.locator(`[data-sync-kind="${kind}"] li[data-sync-state="synced"]`, { hasText: label });
+    return (await entry.count()) === 1 ? ((await entry.textContent()) ?? '') : undefined;
+  });
+}
+
 /** The screens a page is checked on: a phone 390 px wide, and a desktop 1280 px wide. */
 export const SCREENS: Array<[string, BrowserContextOptions]> = [
   ['phone', { viewport: { width: 390, height: 844 }, deviceScaleFactor: 3, isMobile: true, hasTouch: true }],
@@ -157,6 +180,33 @@ export async function openEveryDisclosure(page: Page): Promise<void> {
 /** How wide the page is laid out: wider than the screen means sideways scrolling of the whole page. */
 export function pageWidth(page: Page): Promise<number> {
   return page.locator('html').evaluate((html) => html.scrollWidth);
+}
+
+/** The controls a person uses that lie (partly) beyond the screen's left or right edge, by their names. */
+function controlsOffScreen(page: Page, width: number): Promise<string[]> {
+  const controls = page.locator('a, button, input:not([type="hidden"]), select, textarea, summary').and(page.locator(':not(.skip-link)'));
+  return controls.evaluateAll(
+    (elements, screenWidth) =>
+      elements
+        .filter((control) => control.getClientRects().length > 0)
+        .filter((control) => {
+          const box = control.getBoundingClientRect();
+          return box.left < 0 || box.right > screenWidth + 0.5;
+        })
+        .map((control) => String(control.getAttribute('aria-label') ?? control.getAttribute('name') ?? control.textContent?.trim())),
+    width,
+  );
+}
+
+/**
+ * The page, its disclosures opened, fits a screen `width` wide: no sideways scrolling, every control
+ * on screen and large enough to tap. Soft expectations: every problem of the page is reported.
+ */
+export async function expectFitsTheScreen(page: Page, width: number): Promise<void> {
+  await openEveryDisclosure(page);
+  expect.soft(await pageWidth(page)).toBeLessThanOrEqual(width);
+  expect.soft(await controlsOffScreen(page, width)).toEqual([]);
+  expect.soft(await smallTapTargets(page)).toEqual([]);
 }
 
 /**

@@ -50,3 +50,13 @@ export async function startDemo(env: NodeJS.ProcessEnv): Promise<Running> {
   }
   return started;
 }
+
+/** What the demo printed after `label`, up to the end of its line. */
+export function printedAfter(demo: Running, label: string): string {
+  const line = demo
+    .output()
+    .split('\n')
+    .find((candidate) => candidate.startsWith(label));
+  if (line === undefined) throw new Error(`the demo printed no line starting ${label}`);
+  return line.slice(label.length).trim();
+}
