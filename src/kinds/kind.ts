@@ -24,7 +24,8 @@ import type { KindWorkload } from './workload.js';
  * one declaration of this shape. src/kinds.ts lists the declarations; the shared app (the web app,
  * the worker, the dashboard, the account's export and deletion, the tools) reads each kind only
  * through them, and never imports a kind's folder. Adding a kind is a folder and a line in
- * src/kinds.ts; removing one is deleting them (with its views and tests).
+ * src/kinds.ts; removing one is deleting them (with its views, tests and end-to-end tests: views/,
+ * test/ and test/e2e/ folders of its name).
  *
  * Two sorts of kinds share this shape. A kind the app keeps in the service has a `sync` part: its
  * changes go through the outbox, and a sender sends them. A read feature (the workouts list) has
