@@ -17,17 +17,17 @@ const postgresUrl = process.env.TEST_POSTGRES_URL;
 const FIXTURE_KIND = 'test/e2e/fixtures/hydration-kind/**';
 
 /** The kinds' folders (src/kinds.ts): each kind's tests and end-to-end tests run on Postgres too. */
-const KINDS = kindFolders(fileURLToPath(new URL('.', import.meta.url)));
+const KIND_FOLDERS = kindFolders(fileURLToPath(new URL('.', import.meta.url)));
 
 const DATABASE_TESTS = [
   'test/{accounts,connections,dashboard,db,notices,sync,web}/**/*.test.ts',
   'test/e2e/{fresh-flood,multi-host,read-only-store,shutdown,token-canary,token-key-rotation,token-single-flight,worker-stopped-mid-refresh,worker-takeover}.test.ts',
-  ...KINDS.flatMap((kind) => [`test/${kind}/**/*.test.ts`, `test/e2e/${kind}/*.test.ts`]),
+  ...KIND_FOLDERS.flatMap((kind) => [`test/${kind}/**/*.test.ts`, `test/e2e/${kind}/*.test.ts`]),
 ];
 /**
  * In those folders, the files whose subject is not the database: pure functions, the sync queues'
  * job options, the session store's touches, each person's counts of workouts lists and of changes of now (Redis alone), the
- * fuzz tests of the API's input (1,000 requests each), and the pages in a browser.
+ * fuzz tests of the API's input (hundreds of requests each), and the pages in a browser.
  */
 const NOT_ABOUT_THE_DATABASE = [
   'test/**/*.browser.test.ts',
