@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sessionKeyPrefix, SESSION_COOKIE } from '../../src/web/session.js';
-import { PASSWORD, sendJson, signedInAgain } from '../helpers/account.js';
+import { SESSION_COOKIE } from '../../src/web/session.js';
+import { PASSWORD, sendJson } from '../helpers/account.js';
 import { fitFile } from '../helpers/fit-files.js';
-import { signUpNewUser } from '../helpers/flows.js';
 import { hiddenField, type CookieClient } from '../helpers/http-client.js';
+import { personWithTwoSessions, storedSessionsOf } from '../helpers/sessions.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 import { eventually } from '../helpers/wait.js';
 import { holdUpload, type HeldUpload } from './held-upload.js';
@@ -25,15 +25,6 @@ afterAll(async () => {
 
 const NEW_PASSWORD = 'another long password';
 let files = 0;
-
-/** The person's two browsers: the one that acts, and another whose session it ends. */
-async function personWithTwoSessions(): Promise<{ id: number; acting: CookieClient; other: CookieClient }> {
-  const acting = stack.browser();
-  const email = await signUpNewUser(acting);
-  const other = await signedInAgain(acting, email);
-  const { id } = await stack.db.selectFrom('users').select('id').where('email', '=', email).executeTakeFirstOrThrow();
-  return { id, acting, other };
-}
 
 /**
  * An upload from the Activities page's form of `client`, held open after its first bytes once the
@@ -58,18 +49,9 @@ async function heldUploadFrom(client: CookieClient): Promise<HeldUpload> {
   }
 }
 
-/** The sessions in Redis that name the person. */
-async function storedSessionsOf(userId: number): Promise<string[]> {
-  const keys = await stack.redis.keys(`${sessionKeyPrefix(stack.config.redis.prefix)}*`);
-  const named = await Promise.all(
-    keys.map(async (key) => ((await stack.redis.get(key))?.includes(`"userId":${userId},`) ? key : undefined)),
-  );
-  return named.filter((key) => key !== undefined);
-}
-
 describe('a session ended while an upload of its is under way', () => {
   it('stays ended after a new password, though the request writes it back as it finishes (401)', async () => {
-    const { acting, other } = await personWithTwoSessions();
+    const { acting, other } = await personWithTwoSessions(stack);
     const upload = await heldUploadFrom(other);
 
     expect((await acting.postJson('/api/account/password', { current_password: PASSWORD, new_password: NEW_PASSWORD })).status).toBe(204);
@@ -82,7 +64,7 @@ describe('a session ended while an upload of its is under way', () => {
   });
 
   it('stays ended after signing out everywhere (401)', async () => {
-    const { acting, other } = await personWithTwoSessions();
+    const { acting, other } = await personWithTwoSessions(stack);
     const upload = await heldUploadFrom(other);
 
     expect((await acting.postJson('/api/account/logout-everywhere', {})).status).toBe(204);
@@ -95,7 +77,7 @@ describe('a session ended while an upload of its is under way', () => {
   });
 
   it('one written back and then outlived by its account signs no one in, and leaves Redis at its next request', async () => {
-    const { id, acting, other } = await personWithTwoSessions();
+    const { id, acting, other } = await personWithTwoSessions(stack);
     const upload = await heldUploadFrom(other);
     expect((await acting.postJson('/api/account/password', { current_password: PASSWORD, new_password: NEW_PASSWORD })).status).toBe(204);
     expect((await upload.finish()).status).toBe(303);
@@ -103,6 +85,6 @@ describe('a session ended while an upload of its is under way', () => {
     expect((await sendJson(acting, 'DELETE', '/api/account', { password: NEW_PASSWORD })).status).toBe(204);
 
     expect((await other.get('/api/me')).status).toBe(401);
-    expect(await storedSessionsOf(id)).toEqual([]);
+    expect(await storedSessionsOf(stack, id)).toEqual([]);
   });
 });

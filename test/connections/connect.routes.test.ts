@@ -5,9 +5,9 @@ import { SYNCED_KINDS } from '../../src/kinds.js';
 import type { SyncedKind } from '../../src/kinds/kind.js';
 import { testDatabaseKind } from '../helpers/database.js';
 import { PENDING_CONNECT_TTL_MS } from '../../src/connections/pending-connects.js';
-import { SESSION_COOKIE } from '../../src/web/session.js';
 import { connect, connectedUser, signUpNewUser, startConnect } from '../helpers/flows.js';
 import { bodyOf, type CookieClient, type Me } from '../helpers/http-client.js';
+import { sessionKeyOf } from '../helpers/sessions.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 
 let stack: Stack;
@@ -344,9 +344,7 @@ describe('Connecting too often', () => {
 
   /** The states of the Connects the client's session holds, waiting for the service's answer. */
   async function pendingStates(client: CookieClient): Promise<string[]> {
-    const cookie = decodeURIComponent(client.cookie(SESSION_COOKIE) ?? '');
-    const sessionId = cookie.slice('s:'.length, cookie.lastIndexOf('.'));
-    const session = JSON.parse((await stack.redis.get(`${stack.config.redis.prefix}:session:${sessionId}`))!) as {
+    const session = JSON.parse((await stack.redis.get(sessionKeyOf(stack, client)))!) as {
       pendingConnects?: Record<string, unknown>;
     };
     return Object.keys(session.pendingConnects ?? {});

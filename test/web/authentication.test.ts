@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sessionKeyPrefix, SESSION_COOKIE } from '../../src/web/session.js';
-import { PASSWORD, sendJson, signedInAgain } from '../helpers/account.js';
-import { connectHeldAtTokenAnswer, signUpNewUser } from '../helpers/flows.js';
-import type { CookieClient } from '../helpers/http-client.js';
+import { PASSWORD, sendJson } from '../helpers/account.js';
+import { connectHeldAtTokenAnswer } from '../helpers/flows.js';
+import { personWithTwoSessions, sessionKeyOf, storedSessionsOf } from '../helpers/sessions.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 
 let stack: Stack;
@@ -16,33 +15,9 @@ afterAll(async () => {
 
 const NEW_PASSWORD = 'another long password';
 
-/** The person's two browsers: the one that acts, and another whose session it ends. */
-async function personWithTwoSessions(): Promise<{ id: number; acting: CookieClient; other: CookieClient }> {
-  const acting = stack.browser();
-  const email = await signUpNewUser(acting);
-  const other = await signedInAgain(acting, email);
-  const { id } = await stack.db.selectFrom('users').select('id').where('email', '=', email).executeTakeFirstOrThrow();
-  return { id, acting, other };
-}
-
-/** Where the client's session is kept: its cookie is the session id, signed (`s:<id>.<signature>`). */
-function sessionKeyOf(client: CookieClient): string {
-  const sessionId = /^s:([^.]+)\./.exec(decodeURIComponent(client.cookie(SESSION_COOKIE)!))![1]!;
-  return `${sessionKeyPrefix(stack.config.redis.prefix)}${sessionId}`;
-}
-
-/** The sessions in Redis that name the person. */
-async function storedSessionsOf(userId: number): Promise<string[]> {
-  const keys = await stack.redis.keys(`${sessionKeyPrefix(stack.config.redis.prefix)}*`);
-  const named = await Promise.all(
-    keys.map(async (key) => ((await stack.redis.get(key))?.includes(`"userId":${userId},`) ? key : undefined)),
-  );
-  return named.filter((key) => key !== undefined);
-}
-
 describe('a session ended while one of its requests is under way', () => {
   it('stays ended after a new password, though a request under way writes it back as it finishes (401)', async () => {
-    const { acting, other } = await personWithTwoSessions();
+    const { acting, other } = await personWithTwoSessions(stack);
     const callback = await connectHeldAtTokenAnswer(stack, other, 3000);
 
     expect((await acting.postJson('/api/account/password', { current_password: PASSWORD, new_password: NEW_PASSWORD })).status).toBe(204);
@@ -56,7 +31,7 @@ describe('a session ended while one of its requests is under way', () => {
   });
 
   it('one written back and then outlived by its account signs no one in, and leaves Redis at its next request', async () => {
-    const { id, acting, other } = await personWithTwoSessions();
+    const { id, acting, other } = await personWithTwoSessions(stack);
     const callback = await connectHeldAtTokenAnswer(stack, other, 3000);
     expect((await acting.postJson('/api/account/password', { current_password: PASSWORD, new_password: NEW_PASSWORD })).status).toBe(204);
     expect(callback.answered()).toBe(false);
@@ -65,11 +40,11 @@ describe('a session ended while one of its requests is under way', () => {
     expect((await sendJson(acting, 'DELETE', '/api/account', { password: NEW_PASSWORD })).status).toBe(204);
 
     expect((await other.get('/api/me')).status).toBe(401);
-    expect(await storedSessionsOf(id)).toEqual([]);
+    expect(await storedSessionsOf(stack, id)).toEqual([]);
   });
 
   it("stays ended when Connect's callback, under way, renews it after the person signed out everywhere (401)", async () => {
-    const { acting, other } = await personWithTwoSessions();
+    const { acting, other } = await personWithTwoSessions(stack);
     const callback = await connectHeldAtTokenAnswer(stack, other, 3000);
 
     expect((await acting.postJson('/api/account/logout-everywhere', {})).status).toBe(204);
@@ -83,8 +58,8 @@ describe('a session ended while one of its requests is under way', () => {
   });
 
   it('a session from before sessions kept their generation is ended at its next request; the others go on', async () => {
-    const { acting, other } = await personWithTwoSessions();
-    const key = sessionKeyOf(other);
+    const { acting, other } = await personWithTwoSessions(stack);
+    const key = sessionKeyOf(stack, other);
     const { sessionGeneration: _generation, ...older } = JSON.parse((await stack.redis.get(key))!) as Record<string, unknown>;
     await stack.redis.set(key, JSON.stringify(older), 'KEEPTTL');
 
