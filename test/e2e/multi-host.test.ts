@@ -5,7 +5,7 @@ import { appDay, serviceDay, workload } from '../helpers/kinds.js';
 import type { Running } from '../helpers/processes.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 import { eventually } from '../helpers/wait.js';
-import { startWebEntryPoint, type WebProcess } from '../helpers/web-process.js';
+import { signInOn, startWebEntryPoint, type WebProcess } from '../helpers/web-process.js';
 import { startWorkerEntryPoint } from '../helpers/worker-process.js';
 
 /**
@@ -35,16 +35,6 @@ afterAll(async () => {
   await stack.close();
 });
 
-async function signInOn(web: WebProcess): Promise<string> {
-  const response = await fetch(`${web.url}/api/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email, password: 'a long password' }),
-  });
-  expect(response.status).toBe(200);
-  return response.headers.getSetCookie()[0]!.split(';')[0]!;
-}
-
 /** The person signed in with `cookie`, through `web`. */
 function through(web: WebProcess, cookie: string): AppClient {
   return {
@@ -63,7 +53,7 @@ describe('two web processes and two workers on one database and one Redis', () =
 
   it('keep a person signed in on one web process signed in on the other', async () => {
     const [first, second] = webs as [WebProcess, WebProcess];
-    cookie = await signInOn(first);
+    cookie = await signInOn(first, email);
     const me = await api(second, cookie, '/api/me');
     expect(me.status).toBe(200);
     expect(await me.json()).toMatchObject({ email, connection: { status: 'connected' } });

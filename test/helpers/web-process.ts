@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../../src/dev/free-port.js';
+import { PASSWORD } from './account.js';
 import { start, type Running } from './processes.js';
 import type { Stack } from './stack.js';
 import { appProcessEnvironment } from './worker-process.js';
@@ -33,4 +34,15 @@ async function startWeb(command: string, args: string[], stack: Stack, env: Reco
   const running = start(command, args, appProcessEnvironment(stack, { ...env, PORT: String(port) }));
   await running.waitForOutput(/web listening/);
   return { running, url: `http://127.0.0.1:${port}` };
+}
+
+/** Signs the account in on that web process alone: the session cookie (`name=value`) it answered with. */
+export async function signInOn(web: WebProcess, email: string): Promise<string> {
+  const response = await fetch(`${web.url}/api/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email, password: PASSWORD }),
+  });
+  if (response.status !== 200) throw new Error(`sign-in on ${web.url} answered ${response.status}`);
+  return response.headers.getSetCookie()[0]!.split(';')[0]!;
 }

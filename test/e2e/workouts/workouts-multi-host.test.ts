@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectedUser } from '../../helpers/flows.js';
 import { startStack, type Stack } from '../../helpers/stack.js';
-import { startWebEntryPoint, type WebProcess } from '../../helpers/web-process.js';
+import { signInOn, startWebEntryPoint, type WebProcess } from '../../helpers/web-process.js';
 import { listingRequests } from '../../workouts/helpers.js';
 
 /**
@@ -25,23 +25,13 @@ afterAll(async () => {
   await stack.close();
 });
 
-async function signInOn(web: WebProcess): Promise<string> {
-  const response = await fetch(`${web.url}/api/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email, password: 'a long password' }),
-  });
-  expect(response.status).toBe(200);
-  return response.headers.getSetCookie()[0]!.split(';')[0]!;
-}
-
 const api = (web: WebProcess, cookie: string, path: string) => fetch(`${web.url}${path}`, { headers: { cookie } });
 
 describe('two web processes on one database and one Redis', () => {
   it('answer a person’s workouts list fetched through one web process again through the other, without asking the service', async () => {
     const listingCalls = async () => Object.values(await listingRequests(stack)).reduce((sum, count) => sum + count, 0);
     const [first, second] = webs;
-    const cookie = await signInOn(first);
+    const cookie = await signInOn(first, email);
     const fetched = await api(first, cookie, '/api/workouts');
     expect(fetched.status).toBe(200);
     const calls = await listingCalls();
