@@ -3,6 +3,7 @@ import { afterAll, beforeAll, expect } from 'vitest';
 import { chromium, type Browser, type BrowserContextOptions, type Locator, type Page } from 'playwright-core';
 import type { AppClient } from '../../src/kinds/workload.js';
 import { startStack, type Stack } from './stack.js';
+import { startSync, type RunningSync } from './sync-worker.js';
 import { eventually } from './wait.js';
 
 /** Where the browser tests leave their screenshots (git-ignored; see docs/testing.md). */
@@ -58,19 +59,44 @@ export interface BrowserStack {
 
 /**
  * A BrowserStack started before the file's tests and closed after them, with what `ready` adds to it
- * once started (read it inside a test or hook).
+ * once started (read it inside a test or hook); `syncing`, with a sync worker sending each change
+ * 200 ms after it stops.
  */
-function useBrowserStack<Added extends object>(ready: (started: BrowserStack) => Promise<Added>): Readonly<BrowserStack & Added> {
-  const started: Partial<BrowserStack> = {};
+function useBrowserStack<Added extends object>(
+  ready: (started: BrowserStack) => Promise<Added>,
+  { syncing = false } = {},
+): Readonly<BrowserStack & Added> {
+  const started: Partial<BrowserStack & { sync: RunningSync }> = {};
   beforeAll(async () => {
-    Object.assign(started, { stack: await startStack({ sandbox: { autoApprove: 'Ana' } }), browser: await launchChromium() });
+    const stack = await startStack({ sandbox: { autoApprove: 'Ana' }, ...(syncing && { env: { SYNC_QUIET_MS: '200' } }) });
+    Object.assign(started, { stack, ...(syncing && { sync: await startSync(stack) }), browser: await launchChromium() });
     Object.assign(started, await ready(started as BrowserStack));
   });
   afterAll(async () => {
+    await started.sync?.close();
     await started.browser?.close();
     await started.stack?.close();
   });
   return started as BrowserStack & Added;
+}
+
+/** The zone of a syncing browser's pages: far from UTC, so that a day placed by the server's clock would show. */
+export const SYNCING_ZONE = 'Pacific/Auckland';
+
+/**
+ * The file's BrowserStack with a sync worker running and `page`, in SYNCING_ZONE and British
+ * English, signed up and connected as `email` when one is given. Screenshots go to `test-output/`.
+ */
+export function useSyncingBrowser(email?: string): Readonly<BrowserStack & { page: Page }> {
+  return useBrowserStack(
+    async ({ stack, browser }) => {
+      const page = await (await browser.newContext({ timezoneId: SYNCING_ZONE, locale: 'en-GB' })).newPage();
+      if (email !== undefined) await signUpAndConnect(page, stack.appUrl, email);
+      mkdirSync('test-output', { recursive: true });
+      return { page };
+    },
+    { syncing: true },
+  );
 }
 
 /**
