@@ -4,6 +4,7 @@ import type { CookieClient } from '../helpers/http-client.js';
 import { serviceDay, writeDay } from '../helpers/kinds.js';
 import type { Running } from '../helpers/processes.js';
 import { DisposableRedis } from '../helpers/redis-server.js';
+import { JOB, LANES, turnJobSchema } from '../../src/sync/queue.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 import { eventually } from '../helpers/wait.js';
 import { startWorkerEntryPoint } from '../helpers/worker-process.js';
@@ -41,7 +42,11 @@ afterAll(async () => {
   await redis.stop();
 });
 
-/** When the day's retry is due, as the store has it, once one is scheduled that far ahead. */
+/**
+ * When the day's retry is due, as the store has it, once one is scheduled that far ahead and its
+ * turn waits in Redis: the worker records the retry in the store before it queues the turn, and a
+ * flush between the two would lose nothing.
+ */
 async function retryScheduledAtLeast(aheadMs: number): Promise<number | undefined> {
   const row = await stack.db
     .selectFrom('outbox')
@@ -50,7 +55,16 @@ async function retryScheduledAtLeast(aheadMs: number): Promise<number | undefine
     .where('subject', '=', DAY)
     .executeTakeFirst();
   const dueAt = row?.next_attempt_at ? Date.parse(row.next_attempt_at) : undefined;
-  return dueAt !== undefined && dueAt - Date.now() >= aheadMs ? dueAt : undefined;
+  if (dueAt === undefined || dueAt - Date.now() < aheadMs) return undefined;
+  return (await retryTurnQueued()) ? dueAt : undefined;
+}
+
+async function retryTurnQueued(): Promise<boolean> {
+  for (const lane of LANES) {
+    const delayed = await stack.syncQueues[lane].getDelayed();
+    if (delayed.some((job) => job.name === JOB.turn && turnJobSchema.safeParse(job.data).data?.userId === userId)) return true;
+  }
+  return false;
 }
 
 async function dayAtService(): Promise<true | undefined> {
