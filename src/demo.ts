@@ -1,12 +1,11 @@
-import { relative } from 'node:path';
 import { readableLog } from './dev/child-processes.js';
 import { createAdminAccounts } from './dev/demo-admins.js';
 import { findRedisForRun } from './dev/find-redis.js';
 import { serveMailPage, startMailCatcher } from './dev/mail-catcher.js';
 import { takenPortsError, type PortUse } from './dev/ports-in-use.js';
-import { SAMPLE_FIT_FILE } from './dev/sample-activity.js';
 import { startDevStack } from './dev/stack.js';
 import { closeOnSignal, runEntryPoint } from './entry-point.js';
+import { KINDS } from './kinds.js';
 import { createLogger } from './logger.js';
 
 /**
@@ -82,7 +81,7 @@ runEntryPoint(async () => {
   }
   const metrics = [stack.web, ...stack.workers].map((_, index) => [index === 0 ? 'web' : `worker ${index}`, stack.metricsUrl(index)]);
   if (metrics.every(([, url]) => url !== undefined)) console.log(`Metrics: ${metrics.map(([name, url]) => `${name} ${url}`).join(', ')}`);
-  console.log(`A .fit file to upload: ${relative(process.cwd(), SAMPLE_FIT_FILE)}`);
+  for (const kind of KINDS) if (kind.demoHint) console.log(kind.demoHint());
   console.log(`Mails the app sent: http://127.0.0.1:${mailPageUse.port} (Ctrl+C stops everything)\n`);
 });
 

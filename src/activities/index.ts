@@ -11,6 +11,7 @@ import { activityRetentionSettings, activityUploadSettings } from './activities.
 import { activitySender } from './activity-sender.js';
 import { activityIdSchema } from './activity-subject.js';
 import { createFitFileChecker } from './fit-file-checker.js';
+import { sampleFileHint } from './sample-file.js';
 import { createUploadReception } from './upload-slots.js';
 
 /** Activities: .fit files a person uploads, each sent to the service as it was received (§4.4). */
@@ -82,4 +83,5 @@ export const activities: Kind = {
       href: rowOfPage('/activities'),
     },
   },
+  demoHint: sampleFileHint,
 };

@@ -63,6 +63,8 @@ export interface Kind {
   workload?: KindWorkload;
   /** What it shows on the dashboard, for a kind that sums the person's data up there. */
   dashboard?: KindDashboardPart;
+  /** A line `npm run demo` prints to help a person try the kind, such as where a sample file is. */
+  demoHint?: () => string;
 }
 
 /**

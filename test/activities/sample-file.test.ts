@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../src/activities/activity-file-store.js';
-import { SAMPLE_FIT_FILE } from '../../src/dev/sample-activity.js';
+import { SAMPLE_FIT_FILE } from '../../src/activities/sample-file.js';
 import { sampleRun } from '../helpers/fit-files.js';
 import { connectedUser } from '../helpers/flows.js';
 import { startStack, type Stack } from '../helpers/stack.js';

@@ -10,8 +10,6 @@ import {
   type RecordMesg,
   type SessionMesg,
 } from '@garmin/fitsdk';
-import { writeFileSync } from 'node:fs';
-import { SAMPLE_FIT_FILE } from '../../src/dev/sample-activity.js';
 
 /**
  * .fit files for tests, made with the FIT SDK's encoder (no binary fixtures): one small valid
@@ -98,9 +96,8 @@ export function fitFileWithSession(): Uint8Array {
 }
 
 /**
- * The sample file in the repository (src/dev/sample-activity.ts), for a person trying the demo: a
- * 20-minute run, a record every 10 s (heart rate, distance, speed), its lap, session and activity.
- * Written again with `npx tsx -e "import('./test/helpers/fit-files.ts').then((m) => m.writeSampleRun())"`.
+ * A 20-minute run, a record every 10 s (heart rate, distance, speed), its lap, session and activity,
+ * as a person's watch would record it.
  */
 export function sampleRun(): Uint8Array {
   const start = new Date('2026-11-20T07:00:00Z');
@@ -130,10 +127,6 @@ export function sampleRun(): Uint8Array {
   const activity: Encodable<ActivityMesg> = { mesgNum: mesgNum('ACTIVITY'), timestamp: end, totalTimerTime: seconds, numSessions: 1 };
   for (const message of [lap, session, activity]) encoder.writeMesg(message);
   return encoder.close();
-}
-
-export function writeSampleRun(): void {
-  writeFileSync(SAMPLE_FIT_FILE, sampleRun());
 }
 
 /** A copy of `bytes` with the byte at `index` replaced. */

@@ -5,7 +5,7 @@ import { DEMO_START_MS, demoEnvironment, demoPorts, printedAfter, startDemo, typ
 import type { Running } from '../../helpers/processes.js';
 import { eventually } from '../../helpers/wait.js';
 
-/** The .fit file the demo prints for a person without one at hand (src/dev/sample-activity.ts), in the demo's own browser flow. */
+/** The .fit file the demo prints for a person without one at hand (src/activities/sample-file.ts), in the demo's own browser flow. */
 
 let ports: DemoPorts;
 let demo: Running;
