@@ -38,6 +38,7 @@ import { dropQueuedEntries } from './sync/connection-changes.js';
 import { syncStatusApi } from './sync/sync-status.api.js';
 import { loadCurrentUser } from './web/authentication.js';
 import { createFormProtection } from './web/csrf.js';
+import { kindStylesheets } from './web/kind-stylesheets.js';
 import { noStore } from './web/no-store.js';
 import { warnOfPlainHttp } from './web/plain-http-warning.js';
 import { createErrorHandler } from './web/error-handler.js';
@@ -135,6 +136,7 @@ export function createApp(deps: AppDependencies): Express {
     }),
   );
   app.use('/assets', express.static(ASSETS_FOLDER));
+  app.use(kindStylesheets());
   // Browsers ask for it on every page whatever the page links; it gets no session.
   app.get('/favicon.ico', (_req, res) => {
     res.type('image/svg+xml').sendFile(FAVICON);

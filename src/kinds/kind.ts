@@ -55,6 +55,11 @@ export interface Kind {
    * `config.kindSettings.of(group)`.
    */
   settings?: readonly SettingGroup[];
+  /**
+   * Its own rules for how its pages look, a file under views/ ("wellness/wellness.css"), linked
+   * from every page after the shared stylesheet (web/kind-stylesheets.ts).
+   */
+  stylesheet?: string;
   /** The fields a client may send, for `npm run fields`; none for a kind without declared fields. */
   fieldSets?: readonly FieldSet[];
   /** Present for a kind the app keeps in the service through the outbox. */

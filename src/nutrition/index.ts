@@ -22,6 +22,7 @@ export const nutrition: Kind = {
   label: 'Nutrition: daily meals and their items',
   scope: 'nutrition:write',
   page: { path: '/meals', navLabel: 'Meals' },
+  stylesheet: 'nutrition/nutrition.css',
   settings: [mealSettings],
   web({ config, db, logger, syncQueues, renderPage, clock }) {
     const limits = config.kindSettings.of(mealSettings).meals;

@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { Eta } from 'eta';
 import { KINDS, SYNCED_KINDS } from '../kinds.js';
 import { wordList } from '../text/word-list.js';
+import { KIND_STYLESHEET_HREFS } from './kind-stylesheets.js';
 
 const VIEWS_FOLDER = fileURLToPath(new URL('../../views', import.meta.url));
 
@@ -16,5 +17,6 @@ export type RenderView = (name: string, data?: Record<string, unknown>) => strin
 /** Templates in `views/` (a kind's in `views/<kind>/`); `<%= %>` escapes HTML, so user data is safe to print. */
 export function createViewRenderer(): RenderView {
   const eta = new Eta({ views: VIEWS_FOLDER, cache: true });
-  return (name, data = {}) => eta.render(name, { kindPages: KIND_PAGES, syncedWords: SYNCED_WORDS, ...data });
+  return (name, data = {}) =>
+    eta.render(name, { kindPages: KIND_PAGES, kindStylesheets: KIND_STYLESHEET_HREFS, syncedWords: SYNCED_WORDS, ...data });
 }

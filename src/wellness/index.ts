@@ -21,6 +21,7 @@ export const wellness: Kind = {
   label: `Wellness: ${WELLNESS_WORDS}`,
   scope: 'health:write',
   page: { path: '/wellness', navLabel: 'Wellness' },
+  stylesheet: 'wellness/wellness.css',
   web({ db, renderPage, clock }) {
     const days = createWellness({ db, clock });
     return { api: wellnessApi({ wellness: days }), pages: wellnessPages({ db, wellness: days, renderPage, clock }) };

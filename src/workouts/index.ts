@@ -18,6 +18,7 @@ export const workouts: Kind = {
   label: 'Workouts list: read your workouts',
   scope: WORKOUTS_SCOPE,
   page: { path: '/workouts', navLabel: 'Workouts' },
+  stylesheet: 'workouts/workouts.css',
   settings: [workoutReadSettings],
   web({ config, db, redis, serviceApi, budget, renderPage, clock }) {
     const reads = createWorkoutReadLimits({

@@ -74,8 +74,11 @@ describe.concurrent('npm run build', () => {
       expect((await fetch(`${origin}/healthz`)).status).toBe(200);
       const signIn = await fetch(`${origin}/login`);
       expect(signIn.status).toBe(200);
-      expect(await signIn.text()).toContain('athlete-sync');
-      expect((await fetch(`${origin}/assets/style.css`)).status).toBe(200);
+      const page = await signIn.text();
+      expect(page).toContain('athlete-sync');
+      const stylesheets = [...page.matchAll(/<link rel="stylesheet" href="([^"]+)">/g)].map(([, href]) => href ?? '');
+      expect(stylesheets).toContain('/assets/style.css');
+      for (const href of stylesheets) expect((await fetch(`${origin}${href}`)).status, href).toBe(200);
     } finally {
       await web.stop();
     }
