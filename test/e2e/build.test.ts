@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { freePort } from '../../src/dev/free-port.js';
+import { stylesheetLinks } from '../helpers/http-client.js';
 import { run, start } from '../helpers/processes.js';
 import { minimalAppEnvironment } from '../helpers/minimal-environment.js';
 
@@ -76,7 +77,7 @@ describe.concurrent('npm run build', () => {
       expect(signIn.status).toBe(200);
       const page = await signIn.text();
       expect(page).toContain('athlete-sync');
-      const stylesheets = [...page.matchAll(/<link rel="stylesheet" href="([^"]+)">/g)].map(([, href]) => href ?? '');
+      const stylesheets = stylesheetLinks(page);
       expect(stylesheets).toContain('/assets/style.css');
       for (const href of stylesheets) expect((await fetch(`${origin}${href}`)).status, href).toBe(200);
     } finally {

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { JOB, LANES, turnJobSchema } from '../../src/sync/queue.js';
 import { connectedUser } from '../helpers/flows.js';
 import type { CookieClient } from '../helpers/http-client.js';
 import { serviceDay, writeDay } from '../helpers/kinds.js';
 import type { Running } from '../helpers/processes.js';
 import { DisposableRedis } from '../helpers/redis-server.js';
-import { JOB, LANES, turnJobSchema } from '../../src/sync/queue.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 import { eventually } from '../helpers/wait.js';
 import { startWorkerEntryPoint } from '../helpers/worker-process.js';

@@ -9,6 +9,11 @@ export function hiddenField(html: string, name: string): string {
   return match[1];
 }
 
+/** The stylesheets an HTML page links, in its order. */
+export function stylesheetLinks(html: string): string[] {
+  return [...html.matchAll(/<link rel="stylesheet" href="([^"]+)">/g)].map(([, href]) => href ?? '');
+}
+
 export interface Me {
   email: string;
   timezone: string;

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KINDS } from '../../src/kinds.js';
 import { signUpNewUser } from '../helpers/flows.js';
+import { stylesheetLinks } from '../helpers/http-client.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 
 let stack: Stack;
@@ -17,10 +18,6 @@ afterAll(async () => {
 const STYLED_KINDS = KINDS.flatMap(({ name, stylesheet }) =>
   stylesheet ? [{ name, href: `/assets/kinds/${name}.css`, file: new URL(`../../views/${stylesheet}`, import.meta.url) }] : [],
 );
-
-function stylesheetLinks(page: string): string[] {
-  return [...page.matchAll(/<link rel="stylesheet" href="([^"]+)">/g)].map(([, href]) => href ?? '');
-}
 
 describe("the kinds' stylesheets", () => {
   it('are linked from every page, signed in or not, after the shared one and in the order of the kinds', async () => {
